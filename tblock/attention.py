@@ -1,0 +1,103 @@
+"""Multi-head self-attention, one small step per function, traced."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tblock.config import BlockConfig
+from tblock.layers import softmax
+from tblock.positions import apply_rope
+from tblock.weights import BlockWeights
+
+
+def project_heads(u: np.ndarray, W: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """Per-head projection u @ W[r] + b[r] for every head r."""
+    return np.matmul(u, W).transpose(1, 0, 2) + b  # (n, d) @ (h, d, d_head) -> (h, n, d_head) -> (n, h, d_head)
+
+
+def allowed(n: int, mask: str) -> np.ndarray:
+    """Boolean (n, n): may query i read key j? Causal: only j <= i. Full: always."""
+    if mask == "causal":
+        return np.tri(n, dtype=bool)  # (n, n), lower triangle incl. diagonal
+    return np.ones((n, n), dtype=bool)  # (n, n)
+
+
+def attention_scores(q: np.ndarray, k: np.ndarray, mask: str) -> np.ndarray:
+    """Scaled dot products q_i . k_j / sqrt(d_head), -inf where the mask forbids."""
+    n, _, d_head = q.shape
+    scores = np.matmul(q.transpose(1, 0, 2), k.transpose(1, 2, 0))  # (h, n, dh) @ (h, dh, n) -> (h, n, n)
+    scores /= np.sqrt(d_head)
+    if mask == "causal":
+        scores[:, ~allowed(n, mask)] = -np.inf
+    return scores  # (h, n, n)
+
+
+def mix_values(pattern: np.ndarray, v: np.ndarray) -> np.ndarray:
+    """Each head's mixtures z_r = A_r V_r."""
+    return np.matmul(pattern, v.transpose(1, 0, 2)).transpose(1, 0, 2)  # (h, n, n) @ (h, n, dh) -> (h, n, dh) -> (n, h, dh)
+
+
+def per_head_results(z: np.ndarray, W_O: np.ndarray) -> np.ndarray:
+    """Each head's contribution in stream coordinates: z[:, r] @ W_O[r]."""
+    return np.matmul(z.transpose(1, 0, 2), W_O).transpose(1, 0, 2)  # (h, n, dh) @ (h, dh, d) -> (h, n, d) -> (n, h, d)
+
+
+def concat_then_project(z: np.ndarray, W_O: np.ndarray, b_O: np.ndarray) -> np.ndarray:
+    """The other route: concatenate head mixtures, project once. Equals result.sum(1) + b_O."""
+    n, h, d_head = z.shape
+    z_cat = z.reshape(n, h * d_head)  # (n, h, dh) -> (n, h*dh)
+    W_cat = W_O.reshape(h * d_head, -1)  # (h, dh, d) -> (h*dh, d)
+    return z_cat @ W_cat + b_O  # (n, h*dh) @ (h*dh, d) -> (n, d)
+
+
+def rope_positions(n: int, positions: np.ndarray | None) -> np.ndarray:
+    """The positions RoPE uses: given ones, or 0 .. n-1."""
+    if positions is None:
+        return np.arange(n)
+    positions = np.asarray(positions)
+    if positions.shape != (n,):
+        raise ValueError(f"positions must have shape ({n},), got {positions.shape}")
+    return positions
+
+
+def attention(
+    u: np.ndarray, w: BlockWeights, cfg: BlockConfig, positions: np.ndarray | None = None
+) -> tuple[np.ndarray, dict]:
+    """The attention sublayer on an input u (n, d) that is already normalised (or raw).
+
+    Returns attn_out (n, d) and a trace with q, k, v, rot_q, rot_k, attn_scores,
+    pattern, z, result, attn_out. rot_q / rot_k are q / k themselves unless
+    cfg.positions == 'rope'.
+    """
+    q = project_heads(u, w.W_Q, w.b_Q)  # (n, d) -> (n, h, dh)
+    k = project_heads(u, w.W_K, w.b_K)  # (n, d) -> (n, h, dh)
+    v = project_heads(u, w.W_V, w.b_V)  # (n, d) -> (n, h, dh)
+    rot_q, rot_k = q, k
+    if cfg.positions == "rope":
+        pos = rope_positions(u.shape[0], positions)
+        rot_q = apply_rope(q, pos, cfg.rope_base, cfg.rope_pairing)  # (n, h, dh)
+        rot_k = apply_rope(k, pos, cfg.rope_base, cfg.rope_pairing)  # (n, h, dh)
+    attn_scores = attention_scores(rot_q, rot_k, cfg.mask)  # (h, n, n)
+    pattern = softmax(attn_scores, axis=-1)  # (h, n, n)
+    z = mix_values(pattern, v)  # (n, h, dh)
+    result = per_head_results(z, w.W_O)  # (n, h, d)
+    attn_out = result.sum(axis=1) + w.b_O  # (n, h, d) -> (n, d)
+    trace = dict(q=q, k=k, v=v, rot_q=rot_q, rot_k=rot_k, attn_scores=attn_scores,
+                 pattern=pattern, z=z, result=result, attn_out=attn_out)  # fmt: skip
+    return attn_out, trace
+
+
+def attention_untraced(
+    u: np.ndarray, w: BlockWeights, cfg: BlockConfig, positions: np.ndarray | None = None
+) -> np.ndarray:
+    """The same sublayer without a trace, projecting the concatenated heads once."""
+    q = project_heads(u, w.W_Q, w.b_Q)  # (n, d) -> (n, h, dh)
+    k = project_heads(u, w.W_K, w.b_K)  # (n, d) -> (n, h, dh)
+    v = project_heads(u, w.W_V, w.b_V)  # (n, d) -> (n, h, dh)
+    if cfg.positions == "rope":
+        pos = rope_positions(u.shape[0], positions)
+        q = apply_rope(q, pos, cfg.rope_base, cfg.rope_pairing)  # (n, h, dh)
+        k = apply_rope(k, pos, cfg.rope_base, cfg.rope_pairing)  # (n, h, dh)
+    pattern = softmax(attention_scores(q, k, cfg.mask), axis=-1)  # (h, n, n)
+    z = mix_values(pattern, v)  # (n, h, dh)
+    return concat_then_project(np.ascontiguousarray(z), w.W_O, w.b_O)  # (n, h, dh) -> (n, d)

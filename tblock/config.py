@@ -1,0 +1,75 @@
+"""Block configuration: every architectural choice, explicit and validated."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+NORMS = ("layer", "rms")
+PLACEMENTS = ("pre", "post")
+ACTIVATIONS = ("gelu", "gelu_tanh", "relu")
+MASKS = ("causal", "full")
+POSITIONS = ("none", "sinusoidal", "rope")
+ROPE_PAIRINGS = ("interleaved", "half")
+
+
+def _positive_int(name: str, value: object) -> None:
+    """Raise ValueError unless value is a positive int (bools are refused)."""
+    if isinstance(value, bool) or not isinstance(value, int) or value <= 0:
+        raise ValueError(f"{name} must be a positive integer, got {value!r}")
+
+
+def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
+    """Raise ValueError unless value is one of choices."""
+    if value not in choices:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+@dataclass(frozen=True)
+class BlockConfig:
+    """Shapes and choices of one transformer block.
+
+    >>> cfg = BlockConfig(d_model=4, n_heads=2, d_head=2, d_ff=8, norm="rms")
+    >>> cfg.replace(placement="post").placement
+    'post'
+    """
+
+    d_model: int
+    n_heads: int
+    d_head: int
+    d_ff: int
+    norm: str = "layer"  # 'layer' | 'rms'
+    placement: str = "pre"  # 'pre': x + F(Norm(x)); 'post': Norm(x + F(x))
+    act: str = "gelu"  # 'gelu' | 'gelu_tanh' | 'relu'
+    mask: str = "causal"  # 'causal' | 'full'
+    positions: str = "none"  # 'none' | 'sinusoidal' | 'rope'
+    rope_pairing: str = "interleaved"  # 'interleaved' (RoFormer) | 'half' (llama code)
+    rope_base: float = 10000.0
+    residual: bool = True
+    eps: float = 1e-5
+
+    def __post_init__(self) -> None:
+        for name in ("d_model", "n_heads", "d_head", "d_ff"):
+            _positive_int(name, getattr(self, name))
+        _choice("norm", self.norm, NORMS)
+        _choice("placement", self.placement, PLACEMENTS)
+        _choice("act", self.act, ACTIVATIONS)
+        _choice("mask", self.mask, MASKS)
+        _choice("positions", self.positions, POSITIONS)
+        _choice("rope_pairing", self.rope_pairing, ROPE_PAIRINGS)
+        if not isinstance(self.residual, bool):
+            raise ValueError(f"residual must be True or False, got {self.residual!r}")
+        if isinstance(self.rope_base, bool) or not isinstance(self.rope_base, (int, float)) or not self.rope_base > 1:
+            raise ValueError(f"rope_base must be a number greater than 1, got {self.rope_base!r}")
+        if isinstance(self.eps, bool) or not isinstance(self.eps, (int, float)) or not 0 < self.eps < 1:
+            raise ValueError(f"eps must be a small positive number (0 < eps < 1), got {self.eps!r}")
+        if self.positions == "rope" and self.d_head % 2:
+            raise ValueError(f"d_head must be even for RoPE, which rotates coordinate pairs; got {self.d_head}")
+        if self.positions == "sinusoidal" and self.d_model % 2:
+            raise ValueError(
+                f"d_model must be even for sinusoidal positions, which use sin/cos pairs; got {self.d_model}"
+            )
+
+    def replace(self, **changes: object) -> "BlockConfig":
+        """A copy with some fields changed (validated again)."""
+        return dataclasses.replace(self, **changes)

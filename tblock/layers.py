@@ -1,0 +1,73 @@
+"""Rowwise pieces: normalisations, activations, softmax."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from tblock.config import BlockConfig
+
+
+def layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float = 1e-5) -> np.ndarray:
+    """LayerNorm over the last axis: centre, scale to unit variance, then w * . + b."""
+    mean = x.mean(axis=-1, keepdims=True)  # (n, d) -> (n, 1)
+    var = x.var(axis=-1, keepdims=True)  # (n, d) -> (n, 1)
+    return w * (x - mean) / np.sqrt(var + eps) + b
+
+
+def rms_norm(x: np.ndarray, w: np.ndarray, eps: float = 1e-6) -> np.ndarray:
+    """RMSNorm over the last axis: divide by the root mean square, then w * . (no bias, no centring)."""
+    rms = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)  # (n, d) -> (n, 1)
+    return w * (x / rms)
+
+
+def normalize(x: np.ndarray, w: np.ndarray, b: np.ndarray, cfg: BlockConfig) -> np.ndarray:
+    """The norm cfg asks for. RMSNorm ignores the bias b, as llama-style models have none."""
+    if cfg.norm == "rms":
+        return rms_norm(x, w, cfg.eps)
+    return layer_norm(x, w, b, cfg.eps)
+
+
+def erf(x: np.ndarray) -> np.ndarray:
+    """Error function, Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7).
+
+    NumPy has no erf; this closed form is vectorised and far below the
+    precision any scene prints.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    s = np.sign(x)
+    a = np.abs(x)
+    t = 1.0 / (1.0 + 0.3275911 * a)
+    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
+    return s * (1.0 - poly * np.exp(-a * a))
+
+
+def gelu(x: np.ndarray) -> np.ndarray:
+    """GELU, x * Phi(x) with the erf form (see erf for its accuracy)."""
+    return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
+
+
+def gelu_tanh(x: np.ndarray) -> np.ndarray:
+    """GELU's tanh approximation, as in GPT-2."""
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+
+
+def relu(x: np.ndarray) -> np.ndarray:
+    """max(x, 0)."""
+    return np.maximum(x, 0.0)
+
+
+ACTIVATION_FUNCTIONS = {"gelu": gelu, "gelu_tanh": gelu_tanh, "relu": relu}
+
+
+def activation(x: np.ndarray, name: str) -> np.ndarray:
+    """Apply the activation called name ('gelu' | 'gelu_tanh' | 'relu')."""
+    if name not in ACTIVATION_FUNCTIONS:
+        raise ValueError(f"act must be one of {', '.join(map(repr, ACTIVATION_FUNCTIONS))}, got {name!r}")
+    return ACTIVATION_FUNCTIONS[name](x)
+
+
+def softmax(x: np.ndarray, axis: int = -1) -> np.ndarray:
+    """Numerically stable softmax; -inf entries get weight exactly 0."""
+    m = np.max(x, axis=axis, keepdims=True)  # (..., n) -> (..., 1)
+    e = np.exp(x - m)
+    return e / e.sum(axis=axis, keepdims=True)

@@ -1,0 +1,123 @@
+"""Position information: sinusoidal table (added once) and RoPE (rotates q and k)."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+
+def sinusoidal(n: int, d: int, base: float = 10000.0) -> np.ndarray:
+    """The original Transformer's table: PE[p, 2i] = sin(p w_i), PE[p, 2i+1] = cos(p w_i), w_i = base^(-2i/d)."""
+    if d % 2:
+        raise ValueError(f"d must be even for sinusoidal positions, got {d}")
+    angles = rope_angles(np.arange(n), d, base)  # (n, d/2)
+    pe = np.empty((n, d))
+    pe[:, 0::2] = np.sin(angles)
+    pe[:, 1::2] = np.cos(angles)
+    return pe  # (n, d)
+
+
+def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
+    """theta_i = base^(-2i/d_head) for i = 0 .. d_head/2 - 1 (radians per position)."""
+    return base ** (-np.arange(0, d_head // 2) * 2.0 / d_head)  # (d_head/2,)
+
+
+def rope_angles(positions: np.ndarray, d_head: int, base: float = 10000.0) -> np.ndarray:
+    """Rotation angle of every coordinate pair at every position: p * theta_i."""
+    positions = np.asarray(positions, dtype=np.float64)  # (n,)
+    return positions[:, None] * rope_frequencies(d_head, base)[None, :]  # (n,) x (d_head/2,) -> (n, d_head/2)
+
+
+def apply_rope(
+    x: np.ndarray, positions: np.ndarray, base: float = 10000.0, pairing: str = "interleaved"
+) -> np.ndarray:
+    """Rotate each coordinate pair of x by its position's angle.
+
+    x is (n, h, d_head) or (n, d_head). 'interleaved' pairs (2i, 2i+1) as in
+    the RoFormer paper; 'half' pairs (i, i + d_head/2) as in common llama code.
+    """
+    d_head = x.shape[-1]
+    if d_head % 2:
+        raise ValueError(f"d_head must be even for RoPE, got {d_head}")
+    ang = rope_angles(positions, d_head, base)  # (n, d_head/2)
+    if x.ndim == 3:
+        ang = ang[:, None, :]  # (n, d_head/2) -> (n, 1, d_head/2)
+    cos, sin = np.cos(ang), np.sin(ang)
+    if pairing == "interleaved":
+        x1, x2 = x[..., 0::2], x[..., 1::2]  # (..., d_head) -> 2 x (..., d_head/2)
+        out = np.empty(x.shape, dtype=np.result_type(x, cos))
+        out[..., 0::2] = x1 * cos - x2 * sin
+        out[..., 1::2] = x1 * sin + x2 * cos
+        return out
+    if pairing == "half":
+        half = d_head // 2
+        x1, x2 = x[..., :half], x[..., half:]  # (..., d_head) -> 2 x (..., d_head/2)
+        return np.concatenate([x1 * cos - x2 * sin, x1 * sin + x2 * cos], axis=-1)  # -> (..., d_head)
+    raise ValueError(f"rope_pairing must be 'interleaved' or 'half', got {pairing!r}")
+
+
+def rope_permutation(d_head: int) -> np.ndarray:
+    """Index permutation from interleaved layout to half layout: [0, 2, 4, ..., 1, 3, 5, ...].
+
+    apply_rope(x[..., p], pairing='half') == apply_rope(x, pairing='interleaved')[..., p].
+    """
+    return np.concatenate([np.arange(0, d_head, 2), np.arange(1, d_head, 2)])  # (d_head,)
+
+
+def rope_score_by_offset(
+    q: np.ndarray,
+    k: np.ndarray,
+    offsets: np.ndarray,
+    base: float = 10000.0,
+    pairing: str = "interleaved",
+    m: int = 0,
+) -> np.ndarray:
+    """<R_m q, R_(m+offset) k> for each offset: the score curve against relative position."""
+    offsets = np.asarray(offsets)
+    n = len(offsets)
+    q_rot = apply_rope(np.broadcast_to(q, (n, len(q))), np.full(n, m), base, pairing)  # (n, d_head)
+    k_rot = apply_rope(np.broadcast_to(k, (n, len(k))), m + offsets, base, pairing)  # (n, d_head)
+    return np.einsum("nd,nd->n", q_rot, k_rot)  # (n, d_head) x 2 -> (n,)
+
+
+# --- the lesson's 2-D widget: one coordinate pair, angles in degrees ---
+
+
+def rotate_2d(v: np.ndarray, angle_rad: float) -> np.ndarray:
+    """Rotate 2-vector(s) v (..., 2) counter-clockwise by angle_rad."""
+    c, s = math.cos(angle_rad), math.sin(angle_rad)
+    rot = np.array([[c, s], [-s, c]])  # row-vector form of [[c, -s], [s, c]]
+    return np.asarray(v, dtype=np.float64) @ rot  # (..., 2) -> (..., 2)
+
+
+def widget_angle(position: float, deg_per_pos: float) -> float:
+    """The widget's rotation for a position, in degrees."""
+    return float(position) * float(deg_per_pos)
+
+
+def rope_2d_score(q: np.ndarray, k: np.ndarray, q_pos: float, k_pos: float, deg_per_pos: float) -> dict:
+    """Rotate q and k by their positions' angles and take their dot product.
+
+    Returns q_angle, k_angle (degrees of rotation), relative (q_angle - k_angle),
+    between (angle between the rotated vectors, degrees in [0, 180]), score
+    (q_rot . k_rot), q_rot, k_rot.
+
+    >>> round(rope_2d_score([1, 0], [1, 0], 12, 4, 4)["score"], 2)
+    0.85
+    """
+    q_angle, k_angle = widget_angle(q_pos, deg_per_pos), widget_angle(k_pos, deg_per_pos)
+    q_rot = rotate_2d(q, math.radians(q_angle))  # (2,)
+    k_rot = rotate_2d(k, math.radians(k_angle))  # (2,)
+    cross = q_rot[0] * k_rot[1] - q_rot[1] * k_rot[0]
+    dot = float(q_rot @ k_rot)
+    between = abs(math.degrees(math.atan2(cross, dot)))
+    return {
+        "q_angle": q_angle,
+        "k_angle": k_angle,
+        "relative": q_angle - k_angle,
+        "between": between,
+        "score": dot,
+        "q_rot": q_rot,
+        "k_rot": k_rot,
+    }
