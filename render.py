@@ -1,0 +1,265 @@
+#!/usr/bin/env python
+"""Render tblock's explainer videos.
+
+    python render.py list                        # the topics
+    python render.py show bank                   # a topic's parameters
+    python render.py bank --depth 6 --no-residual -q high
+    python render.py all -q preview --jobs 2
+
+Every field of a topic's ``Params`` is a flag of its command, generated from
+the dataclass; output lands in ``OUT/<topic>/<name>.<ext>`` with an .srt and
+a .json manifest beside it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import sys
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from scenes import load_topics
+from scenes.render_job import (FORMATS, QUALITIES, THEME_NAMES, OptionError, RenderOptions,
+                               missing_latex_tools, output_name, render_topic, validate_options)
+
+TOPICS = load_topics()
+BUILTIN_COMMANDS = ("list", "show", "all")
+
+
+# -- options shared by every render command -----------------------------------------
+
+def render_options(func: Callable) -> Callable:
+    """Attach the common render flags (quality, format, still, alpha, sections, ...)."""
+    options = [
+        click.option("-q", "--quality", type=click.Choice(list(QUALITIES)), default="preview",
+                     show_default=True, help="preview 480p15, medium 720p30, high 1080p60, 4k 2160p60."),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default="mp4", show_default=True,
+                     help="Video container."),
+        click.option("--last-frame", is_flag=True, help="Write a PNG still of the final frame instead of a video."),
+        click.option("--transparent", is_flag=True, help="Alpha background (webm or mov; PNG with --last-frame)."),
+        click.option("--sections", is_flag=True, help="Also write one clip per step, for slides."),
+        click.option("--theme", type=click.Choice(THEME_NAMES), default="dark", show_default=True,
+                     help="dark screen, or light for white slide decks."),
+        click.option("--out", type=click.Path(path_type=Path), default=Path("media"), show_default=True,
+                     help="Output folder; files go to OUT/<topic>/."),
+        click.option("--burn-captions", is_flag=True, help="Draw the step captions into the picture."),
+        click.option("-v", "--verbose", is_flag=True, help="Show manim's log and full errors."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
+    """Build RenderOptions from the common flags, checking the combination."""
+    opts = RenderOptions(quality=kwargs.pop("quality"), format=kwargs.pop("fmt"),
+                         last_frame=kwargs.pop("last_frame"), transparent=kwargs.pop("transparent"),
+                         sections=kwargs.pop("sections"), theme=kwargs.pop("theme"),
+                         out=kwargs.pop("out"), name=name, burn_captions=kwargs.pop("burn_captions"),
+                         verbose=kwargs.pop("verbose"))
+    try:
+        validate_options(opts)
+    except OptionError as err:
+        raise click.UsageError(str(err)) from None
+    return opts
+
+
+# -- topic parameters as flags ------------------------------------------------------
+
+def param_option(f: dataclasses.Field) -> Callable:
+    """One click option for one Params field, with its type, range and help."""
+    flag = "--" + f.name.replace("_", "-")
+    meta = f.metadata
+    if isinstance(f.default, bool):
+        return click.option(f"{flag}/--no-{flag[2:]}", f.name, default=f.default, show_default=True,
+                            help=meta.get("help"))
+    return click.option(flag, f.name, type=click_type(f), default=f.default, show_default=True,
+                        help=meta.get("help"))
+
+
+def click_type(f: dataclasses.Field) -> click.ParamType:
+    """The click type that checks a field's range or choices while parsing."""
+    meta = f.metadata
+    if meta.get("choices"):
+        return click.Choice(list(meta["choices"]))
+    if isinstance(f.default, int):
+        return click.IntRange(meta.get("low"), meta.get("high"))
+    if isinstance(f.default, float):
+        return click.FloatRange(meta.get("low"), meta.get("high"))
+    return click.STRING
+
+
+def range_text(f: dataclasses.Field) -> str:
+    """A field's valid values, for ``show``."""
+    meta = f.metadata
+    if meta.get("choices"):
+        return "|".join(meta["choices"])
+    if isinstance(f.default, bool):
+        return "on|off"
+    low, high = meta.get("low"), meta.get("high")
+    if low is None and high is None:
+        return "any"
+    return f"{'' if low is None else low}..{'' if high is None else high}"
+
+
+def make_params(topic: Any, values: dict) -> Any:
+    """Build a topic's Params, turning its cross-field errors into usage errors."""
+    try:
+        return topic.Params(**values)
+    except ValueError as err:
+        raise click.UsageError(str(err)) from None
+
+
+def topic_command(topic: Any) -> click.Command:
+    """The click command that renders ``topic``, with one flag per Params field."""
+
+    def run(name: str | None, **kwargs: Any) -> None:
+        opts = options_from(kwargs, name)
+        params = make_params(topic, kwargs)
+        check_tools(topic)
+        render_one(topic, params, opts)
+
+    for f in reversed(dataclasses.fields(topic.Params)):
+        run = param_option(f)(run)
+    run = click.option("--name", default=None, help="Output base name (default: the slug, plus a "
+                       "suffix when settings differ from the defaults).")(run)
+    run = render_options(run)
+    return click.command(topic.slug, help=topic.description, short_help=topic.description)(run)
+
+
+# -- running renders ----------------------------------------------------------------
+
+def check_tools(topic: Any) -> None:
+    """Stop with what to install when a topic needs LaTeX and it is missing."""
+    missing = missing_latex_tools() if topic.needs_latex else []
+    if missing:
+        raise click.ClickException(
+            f"{', '.join(missing)} not found on PATH; run `bash scripts/setup.sh` (Debian) or "
+            "`brew install --cask mactex-no-gui` (macOS)")
+
+
+def render_one(topic: Any, params: Any, opts: RenderOptions) -> dict:
+    """Render one topic, print where it landed, turn failures into one clear line."""
+    started = time.monotonic()
+    try:
+        manifest = render_topic(topic, params, opts)
+    except KeyboardInterrupt:
+        raise click.ClickException(f"{topic.slug}: interrupted; nothing was written") from None
+    except Exception as err:  # noqa: BLE001 - one line for the user, details with -v
+        if opts.verbose:
+            raise
+        raise click.ClickException(f"{topic.slug}: render failed: {type(err).__name__}: {err} "
+                                   "(run again with -v for details)") from None
+    path = Path(opts.out) / topic.slug / manifest["files"][0]
+    click.echo(f"{path}  ({time.monotonic() - started:.1f} s)")
+    return manifest
+
+
+def _render_in_worker(slug: str, opts: RenderOptions) -> str:
+    topic = load_topics()[slug]
+    manifest = render_topic(topic, topic.Params(), opts)
+    return str(Path(opts.out) / slug / manifest["files"][0])
+
+
+def render_all(opts: RenderOptions, jobs: int) -> None:
+    """Render every topic with its defaults, ``jobs`` at a time."""
+    for topic in TOPICS.values():
+        check_tools(topic)
+    slugs = list(TOPICS)
+    if jobs <= 1:
+        for i, slug in enumerate(slugs, 1):
+            click.echo(f"[{i}/{len(slugs)}] {slug}", err=True)
+            render_one(TOPICS[slug], TOPICS[slug].Params(), opts)
+        return
+    import concurrent.futures as cf
+    import multiprocessing
+
+    failures = []
+    with cf.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
+        futures = {pool.submit(_render_in_worker, slug, opts): slug for slug in slugs}
+        click.echo(f"rendering {len(slugs)} topics, {jobs} at a time: {', '.join(slugs)}", err=True)
+        for done, future in enumerate(cf.as_completed(futures), 1):
+            slug = futures[future]
+            try:
+                click.echo(f"[{done}/{len(slugs)}] {future.result()}")
+            except Exception as err:  # noqa: BLE001
+                failures.append(f"{slug}: {type(err).__name__}: {err}")
+    if failures:
+        raise click.ClickException("render failed for " + "; ".join(failures))
+
+
+# -- the command group --------------------------------------------------------------
+
+class TopicGroup(click.Group):
+    """Built-in commands plus one generated command per topic."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(super().list_commands(ctx)) + list(TOPICS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        command = super().get_command(ctx, name)
+        if command is not None:
+            return command
+        if name in TOPICS:
+            return topic_command(TOPICS[name])
+        return None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        name = args[0] if args else None
+        if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
+            raise click.UsageError(f"unknown topic {name!r}; `python render.py list` shows the topics")
+        return super().resolve_command(ctx, args)
+
+
+@click.group(cls=TopicGroup, context_settings={"help_option_names": ["-h", "--help"]})
+def cli() -> None:
+    """Render explainer videos of a transformer block; numbers from the tblock engine."""
+
+
+@cli.command("list")
+def list_topics() -> None:
+    """List the topics, one line each."""
+    width = max(len(slug) for slug in TOPICS)
+    for slug, topic in TOPICS.items():
+        click.echo(f"{slug:<{width}}  {topic.description}")
+
+
+@cli.command("show")
+@click.argument("topic_name", metavar="TOPIC")
+def show(topic_name: str) -> None:
+    """Show a topic's parameters: flag, type, default, range, help."""
+    if topic_name not in TOPICS:
+        raise click.UsageError(f"unknown topic {topic_name!r}; `python render.py list` shows the topics")
+    topic = TOPICS[topic_name]
+    click.echo(f"{topic.slug}: {topic.description}\n")
+    rows = [("flag", "type", "default", "range", "help")]
+    for f in dataclasses.fields(topic.Params):
+        flag = "--" + f.name.replace("_", "-")
+        if isinstance(f.default, bool):
+            flag = f"{flag}/--no-{flag[2:]}"
+        rows.append((flag, type(f.default).__name__, str(f.default), range_text(f), f.metadata.get("help", "")))
+    widths = [max(len(r[i]) for r in rows) for i in range(4)]
+    for r in rows:
+        click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
+    click.echo("\nplus the common flags: python render.py " + topic.slug + " --help")
+
+
+@cli.command("all")
+@render_options
+@click.option("--jobs", "-j", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Render this many topics in parallel processes.")
+def render_every_topic(jobs: int, **kwargs: Any) -> None:
+    """Render every topic with its default parameters."""
+    opts = options_from(kwargs)
+    render_all(opts, jobs)
+
+
+def main() -> None:
+    cli(prog_name="render.py")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,180 @@
+"""The step scene, topic parameters, and the topic record render.py reads.
+
+A topic module defines a frozen ``Params`` dataclass whose fields are made
+with :func:`param` (default, help text, range or choices), a scene class
+derived from :class:`StepScene`, and a module-level ``TOPIC``.
+
+Example::
+
+    @dataclass(frozen=True)
+    class Params(TopicParams):
+        depth: int = param(3, "how many blocks", low=1, high=12)
+
+    class DemoScene(StepScene):
+        Params = Params
+
+        def construct(self):
+            self.show_input()
+
+        @step
+        def show_input(self):
+            self.caption("The input vector enters the stream.")
+            self.play(FadeIn(Dot()))
+
+    TOPIC = Topic("demo", "a demonstration", Params, DemoScene)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from manim import FadeIn, FadeOut, Scene, Text, config
+
+from .theme import CAPTION_TOP, FONT, Theme, theme, use_theme
+
+STEP_HOLD = 0.6  # seconds each step rests on its settled last frame
+
+
+def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
+          choices: tuple[str, ...] | None = None) -> Any:
+    """A ``Params`` field with its help text and its valid range or choices."""
+    meta = {"help": help, "low": low, "high": high, "choices": choices}
+    return field(default=default, metadata=meta)
+
+
+@dataclass(frozen=True)
+class TopicParams:
+    """Base of every topic's ``Params``: range checks plus a cross-field hook."""
+
+    def __post_init__(self) -> None:
+        for f in dataclasses.fields(self):
+            check_field(f, getattr(self, f.name))
+        self.check()
+
+    def check(self) -> None:
+        """Cross-field validation; raise ``ValueError`` with a sentence."""
+
+    def changed(self) -> dict[str, Any]:
+        """The fields whose values differ from the defaults."""
+        defaults = type(self)()
+        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
+                if getattr(self, f.name) != getattr(defaults, f.name)}
+
+
+def check_field(f: dataclasses.Field, value: Any) -> None:
+    """Raise ``ValueError`` when ``value`` is outside the field's range or choices."""
+    meta = f.metadata
+    flag = "--" + f.name.replace("_", "-")
+    if meta.get("choices") and value not in meta["choices"]:
+        raise ValueError(f"{flag} must be one of {', '.join(meta['choices'])}; got {value!r}")
+    low, high = meta.get("low"), meta.get("high")
+    if low is not None and value < low:
+        raise ValueError(f"{flag} must be at least {low}; got {value}")
+    if high is not None and value > high:
+        raise ValueError(f"{flag} must be at most {high}; got {value}")
+
+
+@dataclass(frozen=True)
+class Topic:
+    """What render.py needs to know about one topic."""
+
+    slug: str
+    description: str
+    Params: type
+    Scene: type
+    needs_latex: bool = True
+
+
+def step(method: Callable) -> Callable:
+    """Mark a scene method as one named step: a section, one caption, a settled end."""
+
+    @functools.wraps(method)
+    def run(self: "StepScene", *args: Any, **kwargs: Any) -> Any:
+        self.begin_step(method.__name__)
+        result = method(self, *args, **kwargs)
+        self.end_step()
+        return result
+
+    return run
+
+
+class StepScene(Scene):
+    """A scene made of named steps; each step is a section with one caption.
+
+    The captions become the video's subtitles (.srt), the section names its
+    per-step clips, and ``self.numbers`` the values the manifest records.
+    """
+
+    Params: type = TopicParams
+    burn_captions = False
+
+    def __init__(self, params: TopicParams | None = None, theme_name: str | None = None,
+                 burn_captions: bool | None = None, **kwargs: Any) -> None:
+        self.params = params if params is not None else self.Params()
+        self.theme: Theme = use_theme(theme_name) if theme_name else theme()
+        if burn_captions is not None:
+            self.burn_captions = burn_captions
+        self.numbers: dict[str, Any] = {}
+        self.steps: list[dict[str, Any]] = []
+        self._caption_mob: Text | None = None
+        super().__init__(**kwargs)
+
+    def setup(self) -> None:
+        self.camera.background_color = self.theme.background
+        if config.transparent:
+            self.camera.background_opacity = 0
+
+    # -- steps and captions -------------------------------------------------
+
+    def begin_step(self, name: str) -> None:
+        """Open a section called ``name`` and start timing its caption."""
+        self.next_section(name)
+        self.steps.append({"name": name, "caption": "", "start": self.time})
+
+    def caption(self, text: str) -> None:
+        """Set the current step's caption (one per step; the last call wins)."""
+        self.steps[-1]["caption"] = text
+        if self.burn_captions:
+            self._show_burned_caption(text)
+
+    def end_step(self) -> None:
+        """Let the step settle, then write its caption over the step's whole span."""
+        self.wait(STEP_HOLD)
+        current = self.steps[-1]
+        current["end"] = self.time
+        duration = current["end"] - current["start"]
+        if current["caption"] and duration > 0:
+            self.add_subcaption(current["caption"], duration=duration, offset=-duration)
+        if self._caption_mob is not None:
+            self.remove(self._caption_mob)
+            self._caption_mob = None
+
+    def _show_burned_caption(self, text: str) -> None:
+        if self._caption_mob is not None:
+            self.remove(self._caption_mob)
+        mob = Text(text, font=FONT, font_size=20, color=self.theme.text)
+        mob.scale_to_fit_width(min(mob.width, config.frame_width - 1.0))
+        mob.move_to([0, (CAPTION_TOP - config.frame_height / 2) / 2, 0])
+        self._caption_mob = mob
+        self.add_foreground_mobject(mob)
+
+    # -- numbers ------------------------------------------------------------
+
+    def record(self, **values: Any) -> None:
+        """Record named values the video shows (they go into the manifest)."""
+        self.numbers.update(values)
+
+    # -- small conveniences -------------------------------------------------
+
+    def clear_stage(self, run_time: float = 0.6) -> None:
+        """Fade out everything except the burned caption."""
+        mobs = [m for m in self.mobjects if m is not self._caption_mob]
+        if mobs:
+            self.play(*[FadeOut(m) for m in mobs], run_time=run_time)
+
+    def fade_in(self, *mobs: Any, run_time: float = 0.8) -> None:
+        """Fade several objects in together."""
+        self.play(*[FadeIn(m) for m in mobs], run_time=run_time)

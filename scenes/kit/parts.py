@@ -1,0 +1,196 @@
+"""Reusable visual parts: vectors as numbers or heat strips, a 2-D plane, weight bars, the ⊕ node.
+
+Every part takes its numbers from the caller (who takes them from the engine)
+and colours them through the active theme.
+
+Example::
+
+    col = VectorColumn([1.0, 0.0], labels=["structure", "Paris identity"], title="x")
+    self.play(FadeIn(col))
+    self.play(*col.animate_values([1.2483, 0.5035]))
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from manim import (
+    DOWN, LEFT, RIGHT, UP, Arrow, Axes, Circle, DecimalNumber, ImageMobject, Line,
+    Rectangle, RoundedRectangle, Text, VGroup, VMobject, ChangeDecimalToValue,
+    Group,
+)
+from manim.constants import RESAMPLING_ALGORITHMS
+
+from .theme import FONT, MONO, head_color, theme, value_color, value_rgb
+
+
+def label(text: str, size: float = 24, color: str | None = None, mono: bool = False) -> Text:
+    """A Text in the house font and the theme's text colour."""
+    return Text(text, font=MONO if mono else FONT, font_size=size, color=color or theme().text)
+
+
+def number(value: float, places: int = 2, size: float = 28, color: str | None = None,
+           unit: str | None = None) -> DecimalNumber:
+    """A live number in the house format (fixed decimals)."""
+    return DecimalNumber(value, num_decimal_places=places, font_size=size,
+                         color=color or theme().text, unit=unit)
+
+
+class VectorColumn(VGroup):
+    """A column vector drawn as coloured cells, each holding a live DecimalNumber.
+
+    Cells are coloured by value (sign and size, ``scale`` is the size that gets
+    the full hue); ``labels`` names the dimensions on the left, ``title`` sits on top.
+    """
+
+    def __init__(self, values: Sequence[float], labels: Sequence[str] | None = None,
+                 title: str | VMobject | None = None, places: int = 2, scale: float = 1.0,
+                 cell_width: float = 1.2, cell_height: float = 0.5, font_size: float = 26,
+                 label_size: float = 20, horizontal: bool = False) -> None:
+        super().__init__()
+        self.scale_value = scale
+        self.places = places
+        self.cells = VGroup()
+        self.decimals = VGroup()
+        direction = RIGHT if horizontal else DOWN
+        for v in values:
+            cell = RoundedRectangle(corner_radius=0.06, width=cell_width, height=cell_height,
+                                    stroke_width=1.5, stroke_color=theme().muted,
+                                    fill_color=value_color(v, scale), fill_opacity=0.85)
+            dec = number(v, places, font_size).move_to(cell)
+            self.cells.add(cell)
+            self.decimals.add(dec)
+        self.cells.arrange(direction, buff=0.06)
+        for cell, dec in zip(self.cells, self.decimals):
+            dec.move_to(cell)
+        self.add(self.cells, self.decimals)
+        self.dim_labels = VGroup()
+        if labels:
+            for cell, name in zip(self.cells, labels):
+                lab = label(name, label_size, theme().muted)
+                lab.next_to(cell, UP if horizontal else LEFT, buff=0.12)
+                self.dim_labels.add(lab)
+            self.add(self.dim_labels)
+        self.title = None
+        if title is not None:
+            self.title = title if isinstance(title, VMobject) else label(title, 28)
+            self.title.next_to(self.cells, UP, buff=0.2 if not (horizontal and labels) else 0.55)
+            self.add(self.title)
+
+    @property
+    def values(self) -> np.ndarray:
+        """The values the cells show now."""
+        return np.array([d.get_value() for d in self.decimals])
+
+    def entry(self, i: int) -> VGroup:
+        """Cell ``i`` with its number (for arrows and highlights)."""
+        return VGroup(self.cells[i], self.decimals[i])
+
+    def animate_values(self, values: Sequence[float]) -> list:
+        """Animations that count every entry to its new value and recolour its cell."""
+        anims = []
+        for cell, dec, v in zip(self.cells, self.decimals, values):
+            anims.append(ChangeDecimalToValue(dec, float(v)))
+            anims.append(cell.animate.set_fill(value_color(v, self.scale_value), opacity=0.85))
+        return anims
+
+    def set_values(self, values: Sequence[float]) -> "VectorColumn":
+        """Show new values at once."""
+        for cell, dec, v in zip(self.cells, self.decimals, values):
+            dec.set_value(float(v))
+            cell.set_fill(value_color(v, self.scale_value), opacity=0.85)
+        return self
+
+
+class HeatStrip(Group):
+    """A wide vector as one image: one pixel column per entry, coloured by sign and size.
+
+    768 numbers become a single ImageMobject, not 768 objects. ``scale`` is the
+    size that gets the full hue (default: the largest |value|).
+    """
+
+    def __init__(self, values: Sequence[float], width: float = 6.0, height: float = 0.35,
+                 scale: float | None = None, title: str | None = None,
+                 title_size: float = 22) -> None:
+        super().__init__()
+        values = np.asarray(values, dtype=float).reshape(1, -1)   # (1, n)
+        rgb = value_rgb(values, scale)                              # (1, n, 3)
+        self.image = ImageMobject(rgb)
+        self.image.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
+        self.image.stretch_to_fit_width(width)
+        self.image.stretch_to_fit_height(height)
+        self.frame = Rectangle(width=width, height=height, stroke_color=theme().muted,
+                               stroke_width=1.2).move_to(self.image)
+        self.add(self.image, self.frame)
+        self.title = None
+        if title:
+            self.title = label(title, title_size).next_to(self.frame, LEFT, buff=0.2)
+            self.add(self.title)
+
+
+class Plane2D(VGroup):
+    """A small 2-D plane with labelled axes, for drawing 2-D vectors as arrows."""
+
+    def __init__(self, x_label: str, y_label: str, extent: float = 1.5, size: float = 4.0,
+                 step: float = 0.5) -> None:
+        super().__init__()
+        self.axes = Axes(x_range=[-extent, extent, step], y_range=[-extent, extent, step],
+                         x_length=size, y_length=size, tips=False,
+                         axis_config={"color": theme().muted, "stroke_width": 2,
+                                      "include_ticks": True, "tick_size": 0.04})
+        self.x_label = label(x_label, 20, theme().muted).next_to(self.axes.x_axis, DOWN, buff=0.15)
+        self.x_label.align_to(self.axes.x_axis, RIGHT)
+        self.y_label = label(y_label, 20, theme().muted).next_to(self.axes.y_axis, UP, buff=0.1)
+        self.add(self.axes, self.x_label, self.y_label)
+
+    def point(self, vec: Sequence[float]) -> np.ndarray:
+        """Scene point of the plane coordinates ``vec``."""
+        return self.axes.c2p(float(vec[0]), float(vec[1]))
+
+    def arrow(self, vec: Sequence[float], color: str, start: Sequence[float] = (0, 0),
+              width: float = 5) -> Arrow:
+        """An arrow from ``start`` to ``start + vec`` in plane coordinates."""
+        tip = np.asarray(start, dtype=float) + np.asarray(vec, dtype=float)
+        return Arrow(self.point(start), self.point(tip), buff=0, color=color,
+                     stroke_width=width, max_tip_length_to_length_ratio=0.2,
+                     tip_length=0.18)
+
+
+class WeightBars(VGroup):
+    """A row of attention weights: one bar per source token, with its percentage."""
+
+    def __init__(self, tokens: Sequence[str], weights: Sequence[float], color: str | None = None,
+                 bar_height: float = 1.6, bar_width: float = 0.6, gap: float = 0.5,
+                 places: int = 2, font_size: float = 22) -> None:
+        super().__init__()
+        color = color or head_color(0)
+        self.bars = VGroup()
+        self.percents = VGroup()
+        self.token_labels = VGroup()
+        for i, (tok, w) in enumerate(zip(tokens, weights)):
+            x = i * (bar_width + gap)
+            base = Line([x - bar_width / 2, 0, 0], [x + bar_width / 2, 0, 0],
+                        color=theme().muted, stroke_width=2)
+            bar = Rectangle(width=bar_width, height=max(float(w) * bar_height, 1e-3),
+                            fill_color=color, fill_opacity=0.9, stroke_width=0)
+            bar.move_to(base.get_center(), aligned_edge=DOWN)
+            pct_mob = number(100 * float(w), places, font_size, unit=r"\%")
+            pct_mob.next_to(bar, UP, buff=0.1)
+            tok_mob = label(tok, font_size, theme().muted).next_to(base, DOWN, buff=0.15)
+            self.bars.add(VGroup(base, bar))
+            self.percents.add(pct_mob)
+            self.token_labels.add(tok_mob)
+        self.add(self.bars, self.percents, self.token_labels)
+
+
+class AddNode(VGroup):
+    """The ⊕ where an update joins the stream."""
+
+    def __init__(self, radius: float = 0.22, color: str | None = None) -> None:
+        super().__init__()
+        color = color or theme().text
+        circle = Circle(radius=radius, color=color, stroke_width=3)
+        bar_h = Line(LEFT * radius * 0.6, RIGHT * radius * 0.6, color=color, stroke_width=3)
+        bar_v = Line(DOWN * radius * 0.6, UP * radius * 0.6, color=color, stroke_width=3)
+        self.add(circle, bar_h, bar_v)

@@ -1,0 +1,129 @@
+"""Theme, palette and number formats shared by every topic.
+
+A theme is a small frozen record of colours. Scenes never name a colour
+directly: they ask the active theme (``theme()``) for a role (text, muted,
+positive, negative, a head's colour, ...), so one flag switches a whole video
+between a dark screen and a white slide deck.
+
+Example::
+
+    from scenes.kit.theme import theme, use_theme, value_color
+    use_theme("light")
+    color = value_color(-0.4, scale=1.0)   # a light red on white
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from manim import ManimColor, interpolate_color
+
+FONT = "DejaVu Sans"
+MONO = "DejaVu Sans Mono"
+
+# Layout: the frame is 14.22 x 8 units; the bottom band is kept for captions.
+FRAME_TOP = 4.0
+CAPTION_TOP = -3.25  # content stays above this line
+
+
+@dataclass(frozen=True)
+class Theme:
+    """The colours of one look (dark or light)."""
+
+    name: str
+    background: str
+    text: str
+    muted: str
+    faint: str
+    positive: str
+    negative: str
+    accent: str
+    stream: str
+    update: str
+    heads: tuple[str, ...]
+
+
+DARK = Theme(
+    name="dark",
+    background="#101418",
+    text="#ECEFF4",
+    muted="#9AA4B2",
+    faint="#2C333D",
+    positive="#5AB1FF",
+    negative="#FF7A59",
+    accent="#FFD166",
+    stream="#A3B1C6",
+    update="#7BE495",
+    heads=("#F28E2B", "#59A14F", "#B07AA1", "#4E79A7", "#EDC948", "#76B7B2",
+           "#FF9DA7", "#9C755F", "#E15759", "#BAB0AC", "#8CD17D", "#D4A6C8"),
+)
+
+LIGHT = Theme(
+    name="light",
+    background="#FFFFFF",
+    text="#1D232B",
+    muted="#5C6675",
+    faint="#DCE1E8",
+    positive="#1F6FD1",
+    negative="#D1452B",
+    accent="#B7791F",
+    stream="#4A5568",
+    update="#2F9E57",
+    heads=("#D9731A", "#3F8A3A", "#8E5A86", "#3B6594", "#B8961A", "#3E8C87",
+           "#D46A78", "#7D5C48", "#C23B3D", "#7F7772", "#5FA356", "#A7789C"),
+)
+
+THEMES = {"dark": DARK, "light": LIGHT}
+_active = DARK
+
+
+def use_theme(name: str) -> Theme:
+    """Make the theme called ``name`` the active one and return it."""
+    global _active
+    _active = THEMES[name]
+    return _active
+
+
+def theme() -> Theme:
+    """The active theme."""
+    return _active
+
+
+def head_color(r: int) -> str:
+    """The colour of head ``r`` (cycles after twelve heads)."""
+    heads = theme().heads
+    return heads[r % len(heads)]
+
+
+def value_color(value: float, scale: float = 1.0) -> ManimColor:
+    """Colour a number by sign (positive / negative hue) and size (|value| / scale)."""
+    t = float(np.clip(abs(value) / scale, 0.0, 1.0)) if scale > 0 else 0.0
+    end = theme().positive if value >= 0 else theme().negative
+    return interpolate_color(ManimColor(theme().faint), ManimColor(end), t)
+
+
+def value_rgb(values: np.ndarray, scale: float | None = None) -> np.ndarray:
+    """Vectorised ``value_color`` for images: (...,) values -> (..., 3) uint8 RGB."""
+    values = np.asarray(values, dtype=float)
+    scale = float(np.max(np.abs(values))) if scale is None else float(scale)
+    t = np.clip(np.abs(values) / scale, 0.0, 1.0)[..., None] if scale > 0 else np.zeros(values.shape + (1,))
+    faint = np.array(ManimColor(theme().faint).to_rgb())
+    pos = np.array(ManimColor(theme().positive).to_rgb())
+    neg = np.array(ManimColor(theme().negative).to_rgb())
+    end = np.where(values[..., None] >= 0, pos, neg)
+    rgb = faint + (end - faint) * t
+    return np.round(rgb * 255).astype(np.uint8)
+
+
+def fmt(value: float, places: int = 2) -> str:
+    """The house number format: fixed decimals, a true minus sign, no '-0.00'."""
+    text = f"{value:.{places}f}"
+    if float(text) == 0:
+        text = f"{0:.{places}f}"
+    return text.replace("-", "\u2212")
+
+
+def pct(fraction: float, places: int = 2) -> str:
+    """A fraction as a percentage, e.g. 0.50349 -> '50.35%'."""
+    return f"{100 * fraction:.{places}f}%"
