@@ -47,8 +47,8 @@ def gelu(x: np.ndarray) -> np.ndarray:
 
 
 def gelu_tanh(x: np.ndarray) -> np.ndarray:
-    """GELU's tanh approximation, as in GPT-2."""
-    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * x**3)))
+    """GELU's tanh approximation, as in GPT-2 (x*x*x, not x**3: float pow is ~20x slower)."""
+    return 0.5 * x * (1.0 + np.tanh(np.sqrt(2.0 / np.pi) * (x + 0.044715 * (x * x * x))))
 
 
 def relu(x: np.ndarray) -> np.ndarray:
