@@ -61,13 +61,14 @@ class ResidualScene(StepScene):
 
     # -- layout helpers -------------------------------------------------------
 
-    def row(self, name: str, values: np.ndarray, color: str, y: float) -> VGroup:
-        """A named two-number row of the right-hand ledger."""
-        col = VectorColumn(values, horizontal=True, places=4, cell_width=1.35, cell_height=0.48,
-                           font_size=24)
-        name_mob = label(name, 22, color)
-        name_mob.move_to([0.75, y, 0], aligned_edge=LEFT)
-        col.move_to([5.55, y, 0])
+    def row(self, name: str, formula: str, values: np.ndarray, color: str, y: float) -> VGroup:
+        """A named two-number row of the right-hand ledger: name, formula, values."""
+        col = VectorColumn(values, horizontal=True, places=4, cell_width=1.45, cell_height=0.52,
+                           font_size=28)
+        name_mob = VGroup(label(name, 22, color), MathTex(formula, font_size=32, color=color))
+        name_mob.arrange(RIGHT, buff=0.2)
+        name_mob.move_to([0.6, y, 0], aligned_edge=LEFT)
+        col.move_to([5.5, y, 0])
         return VGroup(name_mob, col)
 
     # -- steps ----------------------------------------------------------------
@@ -78,7 +79,8 @@ class ResidualScene(StepScene):
         self.caption(f"Three tokens as 2-D vectors. We follow '{TOKENS[r]}', "
                      f"whose input is x = [{fmt(self.first['x'][0], 4)}, {fmt(self.first['x'][1], 4)}].")
         dims = self.example.dims
-        self.plane = Plane2D(dims[0], dims[1], extent=1.5, size=5.6).move_to([-3.7, -0.1, 0])
+        self.plane = Plane2D(dims[0], dims[1], extent=1.5, size=5.6)
+        self.plane.shift(np.array([-4.0, -0.1, 0]) - self.plane.axes.get_center())
         self.token_arrows = VGroup()
         for i, (tok, vec) in enumerate(zip(TOKENS, self.example.x)):
             color = theme().stream if i == r else theme().muted
@@ -87,11 +89,12 @@ class ResidualScene(StepScene):
                 name = label(tok, 20, color).next_to(mark, DOWN + LEFT, buff=0.08)
             else:
                 mark = self.plane.arrow(vec, color, width=4)
-                name = label(tok, 20, color).next_to(mark.get_end(), UR, buff=0.08)
+                corner = DOWN if vec[1] == 0 else RIGHT
+                name = label(tok, 20, color).next_to(mark.get_end(), corner, buff=0.12)
             self.token_arrows.add(VGroup(mark, name))
         ledger_title = label("at " + TOKENS[r], 24, theme().muted).move_to([3.6, -0.35, 0])
         self.ledger = VGroup(ledger_title)
-        self.x_row = self.row("input x", self.first["x"], theme().stream, -0.95)
+        self.x_row = self.row("input", "x", self.first["x"], theme().stream, -0.95)
         self.play(Create(self.plane), run_time=1.0)
         self.play(*[FadeIn(a) for a in self.token_arrows], run_time=1.0)
         self.play(FadeIn(ledger_title), FadeIn(self.x_row))
@@ -107,8 +110,8 @@ class ResidualScene(StepScene):
                           color=theme().text).move_to([3.6, 3.15, 0])
         scores = VGroup(*[label(fmt(s), 22) for s in run["scores"]])
         self.bars = WeightBars(TOKENS, run["weights"], head_color(0), bar_height=2.2, bar_width=0.6,
-                               gap=0.9)
-        self.bars.move_to([3.6, 1.0, 0])
+                               gap=0.9, font_size=26)
+        self.bars.move_to([3.6, 1.25, 0])
         for s, base in zip(scores, self.bars.bars):
             s.move_to(base.get_center() + UP * 0.4)
         self.play(GrowArrow(q_arrow), FadeIn(q_name))
@@ -135,7 +138,7 @@ class ResidualScene(StepScene):
             start = start + piece
         self.h_arrow = self.plane.arrow(run["h"], head_color(0), width=6)
         self.h_name = label("h", 24, head_color(0)).next_to(self.h_arrow.get_end(), LEFT, buff=0.1)
-        self.h_row = self.row("mixture h = A·V", run["h"], head_color(0), -1.6)
+        self.h_row = self.row("mixture", r"h = A V", run["h"], head_color(0), -1.6)
         self.play(ReplacementTransform(pieces, self.h_arrow), FadeIn(self.h_name), FadeIn(self.h_row))
 
     @step
@@ -151,8 +154,8 @@ class ResidualScene(StepScene):
         self.delta_name = label("Δ", 24, theme().update)
         self.result_name = label("x + Δ", 22, theme().accent)
         self._place_names()
-        self.delta_row = self.row("update Δ = h·W_O", run["delta"], theme().update, -2.25)
-        self.result_row = self.row("result x + Δ", run["result"], theme().accent, -2.9)
+        self.delta_row = self.row("update", r"\Delta = h\,W_O", run["delta"], theme().update, -2.25)
+        self.result_row = self.row("result", r"x + \Delta", run["result"], theme().accent, -2.9)
         self.play(FadeOut(self.ledger[0]), FadeIn(self.wo_tex))
         self.play(self.token_arrows[self.example.receiver].animate.set_opacity(0.25),
                   GrowArrow(self.x_arrow))

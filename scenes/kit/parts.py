@@ -139,8 +139,7 @@ class Plane2D(VGroup):
                          x_length=size, y_length=size, tips=False,
                          axis_config={"color": theme().muted, "stroke_width": 2,
                                       "include_ticks": True, "tick_size": 0.04})
-        self.x_label = label(x_label, 20, theme().muted).next_to(self.axes.x_axis, DOWN, buff=0.15)
-        self.x_label.align_to(self.axes.x_axis, RIGHT)
+        self.x_label = label(x_label, 20, theme().muted).next_to(self.axes.x_axis, RIGHT, buff=0.15)
         self.y_label = label(y_label, 20, theme().muted).next_to(self.axes.y_axis, UP, buff=0.1)
         self.add(self.axes, self.x_label, self.y_label)
 
