@@ -1,13 +1,14 @@
 """The scene kit: theme, step scene, and the visual parts topics share."""
 
 from .base import STEP_HOLD, StepScene, Topic, TopicParams, param, step
+from .grid import MatrixGrid
 from .parts import AddNode, HeatStrip, Plane2D, VectorColumn, WeightBars, label, number
 from .theme import (CAPTION_TOP, FONT, MONO, THEMES, Theme, fmt, head_color, pct, theme,
                     use_theme, value_color, value_rgb)
 
 __all__ = [
     "STEP_HOLD", "StepScene", "Topic", "TopicParams", "param", "step",
-    "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number",
+    "MatrixGrid", "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number",
     "CAPTION_TOP", "FONT", "MONO", "THEMES", "Theme", "fmt", "head_color", "pct", "theme",
     "use_theme", "value_color", "value_rgb",
 ]

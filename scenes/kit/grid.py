@@ -1,0 +1,160 @@
+"""A matrix of live numbers: coloured cells holding DecimalNumbers, rows and columns labelled.
+
+``MatrixGrid`` is the matrix cousin of ``VectorColumn``: every cell is coloured
+by its value (sign and size through the active theme) and holds a live
+``DecimalNumber``, so a whole matrix can count to new values in place with
+``animate_values``. Rows are positions (tokens), columns are features, as in
+the engine's row-vector convention.
+
+Example::
+
+    grid = MatrixGrid(x, row_labels=["token 1", "token 2", "token 3"],
+                      col_labels=["d1", "d2", "d3", "d4"], title="X")
+    self.play(FadeIn(grid))
+    self.play(*grid.animate_values(trace["ln1_normalized"]), run_time=1.5)
+"""
+
+from __future__ import annotations
+
+from typing import Sequence
+
+import numpy as np
+from manim import (LEFT, ORIGIN, UP, ChangeDecimalToValue, DecimalNumber,
+                   RoundedRectangle, SurroundingRectangle, VGroup, VMobject)
+
+from .parts import label
+from .theme import theme, value_color
+
+
+class MatrixGrid(VGroup):
+    """An (r, c) matrix as a grid of coloured cells with live numbers.
+
+    ``scale`` is the |value| that gets the full hue (default: the largest
+    |value| shown first). ``row_labels`` go on the left, ``col_labels`` on top,
+    ``title`` above everything. ``cells[i][j]`` / ``decimals[i][j]`` reach one entry.
+    """
+
+    def __init__(self, values: Sequence[Sequence[float]] | np.ndarray,
+                 row_labels: Sequence[str] | None = None, col_labels: Sequence[str] | None = None,
+                 title: str | VMobject | None = None, places: int = 2, scale: float | None = None,
+                 cell_width: float = 0.9, cell_height: float = 0.44, font_size: float = 22,
+                 label_size: float = 18, gap: float = 0.05, fill_opacity: float = 0.75,
+                 title_size: float = 24) -> None:
+        super().__init__()
+        values = np.asarray(values, dtype=float)
+        if values.ndim != 2:
+            raise ValueError(f"MatrixGrid needs a 2-D array, got shape {values.shape}")
+        self.shape = values.shape
+        self.places = places
+        self.fill_opacity = fill_opacity
+        peak = float(np.max(np.abs(values))) if values.size else 1.0
+        self.scale_value = float(scale) if scale is not None else (peak if peak > 0 else 1.0)
+        self.cells = VGroup()
+        self.decimals = VGroup()
+        rows, cols = self.shape
+        for i in range(rows):
+            cell_row, dec_row = VGroup(), VGroup()
+            for j in range(cols):
+                cell = RoundedRectangle(corner_radius=0.05, width=cell_width, height=cell_height,
+                                        stroke_width=1.2, stroke_color=theme().muted,
+                                        fill_color=value_color(values[i, j], self.scale_value),
+                                        fill_opacity=fill_opacity)
+                cell.move_to([j * (cell_width + gap), -i * (cell_height + gap), 0])
+                dec = DecimalNumber(float(values[i, j]), num_decimal_places=places, font_size=font_size,
+                                    color=theme().text, edge_to_fix=ORIGIN).move_to(cell)
+                cell_row.add(cell)
+                dec_row.add(dec)
+            self.cells.add(cell_row)
+            self.decimals.add(dec_row)
+        self.add(self.cells, self.decimals)
+        self.row_labels = VGroup()
+        if row_labels:
+            for cell_row, name in zip(self.cells, row_labels):
+                self.row_labels.add(label(name, label_size, theme().muted).next_to(cell_row, LEFT, buff=0.15))
+            self.add(self.row_labels)
+        self.col_labels = VGroup()
+        if col_labels:
+            for cell, name in zip(self.cells[0], col_labels):
+                self.col_labels.add(label(name, label_size, theme().muted).next_to(cell, UP, buff=0.1))
+            self.add(self.col_labels)
+        self.title = None
+        if title is not None:
+            self.title = title if isinstance(title, VMobject) else label(title, title_size)
+            self.title.next_to(self.col_labels if col_labels else self.cells, UP, buff=0.18)
+            self.title.set_x(self.cells.get_x())
+            self.add(self.title)
+        self.center()
+
+    # -- reading --------------------------------------------------------------
+
+    @property
+    def values(self) -> np.ndarray:
+        """The values the cells show now, shape (r, c)."""
+        return np.array([[d.get_value() for d in row] for row in self.decimals])
+
+    def entry(self, i: int, j: int) -> VGroup:
+        """Cell (i, j) with its number."""
+        return VGroup(self.cells[i][j], self.decimals[i][j])
+
+    def row(self, i: int) -> VGroup:
+        """Row i's cells and numbers (for highlights)."""
+        return VGroup(self.cells[i], self.decimals[i])
+
+    def column(self, j: int) -> VGroup:
+        """Column j's cells and numbers."""
+        return VGroup(*[self.entry(i, j) for i in range(self.shape[0])])
+
+    def frame(self, i: int | None = None, j: int | None = None, color: str | None = None,
+              buff: float = 0.04) -> SurroundingRectangle:
+        """A rectangle around row i, column j, one cell (i and j), or the whole grid."""
+        if i is not None and j is not None:
+            target = self.cells[i][j]
+        elif i is not None:
+            target = self.cells[i]
+        elif j is not None:
+            target = VGroup(*[row[j] for row in self.cells])
+        else:
+            target = self.cells
+        return SurroundingRectangle(target, color=color or theme().accent, buff=buff, stroke_width=3,
+                                    corner_radius=0.06)
+
+    # -- changing -------------------------------------------------------------
+
+    def animate_values(self, values: Sequence[Sequence[float]] | np.ndarray,
+                       rescale: bool = False) -> list:
+        """Animations that count every entry to its new value and recolour its cell.
+
+        With ``rescale`` the full-hue size becomes the new values' largest |value|.
+        """
+        values = self._checked(values)
+        if rescale:
+            peak = float(np.max(np.abs(values)))
+            self.scale_value = peak if peak > 0 else 1.0
+        anims = []
+        for i, j in np.ndindex(*self.shape):
+            v = float(values[i, j])
+            anims.append(ChangeDecimalToValue(self.decimals[i][j], v))
+            anims.append(self.cells[i][j].animate.set_fill(value_color(v, self.scale_value),
+                                                           opacity=self.fill_opacity))
+        return anims
+
+    def set_values(self, values: Sequence[Sequence[float]] | np.ndarray, rescale: bool = False) -> "MatrixGrid":
+        """Show new values at once."""
+        values = self._checked(values)
+        if rescale:
+            peak = float(np.max(np.abs(values)))
+            self.scale_value = peak if peak > 0 else 1.0
+        for i, j in np.ndindex(*self.shape):
+            v = float(values[i, j])
+            self.decimals[i][j].set_value(v)
+            self.cells[i][j].set_fill(value_color(v, self.scale_value), opacity=self.fill_opacity)
+        return self
+
+    def _checked(self, values: Sequence[Sequence[float]] | np.ndarray) -> np.ndarray:
+        values = np.asarray(values, dtype=float)
+        if values.shape != self.shape:
+            raise ValueError(f"this grid is {self.shape}; got values of shape {values.shape}")
+        return values
+
+
+__all__ = ["MatrixGrid"]
