@@ -6,6 +6,7 @@ Imports numpy only (never manim).
 from tblock.attention import attention, concat_then_project
 from tblock.block import TRACE_KEYS, block_forward, forward_untraced, mlp
 from tblock.config import BlockConfig
+from tblock.ledger import ledger
 from tblock.layers import activation, gelu, gelu_tanh, layer_norm, normalize, relu, rms_norm, softmax
 from tblock.positions import (
     apply_rope,
@@ -25,7 +26,7 @@ __version__ = "0.1.0"
 __all__ = [
     "BlockConfig", "BlockWeights", "TRACE_KEYS", "activation", "apply_rope", "attention", "block_forward",
     "concat_then_project", "decomposition_error", "forward_untraced", "gelu", "gelu_tanh", "layer_norm",
-    "mlp", "normalize", "relu", "rms_norm", "rope_2d_score", "rope_angles", "rope_permutation",
+    "ledger", "mlp", "normalize", "relu", "rms_norm", "rope_2d_score", "rope_angles", "rope_permutation",
     "rope_score_by_offset", "rotate_2d", "run_stack", "run_stack_untraced", "sinusoidal", "softmax",
     "widget_angle", "__version__",
 ]  # fmt: skip

@@ -100,4 +100,4 @@ def attention_untraced(
         k = apply_rope(k, pos, cfg.rope_base, cfg.rope_pairing)  # (n, h, dh)
     pattern = softmax(attention_scores(q, k, cfg.mask), axis=-1)  # (h, n, n)
     z = mix_values(pattern, v)  # (n, h, dh)
-    return concat_then_project(np.ascontiguousarray(z), w.W_O, w.b_O)  # (n, h, dh) -> (n, d)
+    return concat_then_project(z, w.W_O, w.b_O)  # (n, h, dh) -> (n, d)
