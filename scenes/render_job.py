@@ -97,8 +97,11 @@ def validate_out_dir(out: Path) -> None:
         probe = probe.parent
     if not probe.is_dir():
         raise OptionError(f"--out {out} is not usable: {probe} is a file, not a folder")
-    if not os.access(probe, os.W_OK | os.X_OK):
-        raise OptionError(f"--out {out} is not writable (no write permission on {probe})")
+    try:
+        with tempfile.TemporaryFile(dir=probe):
+            pass
+    except OSError as err:
+        raise OptionError(f"--out {out} is not writable ({probe}: {err.strerror})") from None
 
 
 def output_name(slug: str, params: Any, opts: RenderOptions) -> str:

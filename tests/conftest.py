@@ -34,3 +34,18 @@ def render_topic_cli(cli, tmp_path):
         return result, manifest, out
 
     return run
+
+
+# -- manim's frames_comparison from this project's own tests -----------------------
+# Debian 12 ships Cairo 1.16, below manim's MIN_CAIRO_VERSION (1.18): without this
+# the graphical tests would skip silently. Our control frames are made with 1.16.
+import manim.utils.testing.frames_comparison as _frames_comparison  # noqa: E402
+
+_frames_comparison.MIN_CAIRO_VERSION = 11600
+
+
+def pytest_addoption(parser):
+    parser.addoption("--set_test", action="store_true", default=False,
+                     help="write the control frames of the graphical tests instead of checking them")
+    parser.addoption("--show_diff", action="store_true", default=False,
+                     help="show a picture of the difference when a graphical test fails")

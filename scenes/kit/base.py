@@ -33,7 +33,7 @@ from typing import Any, Callable
 
 from manim import FadeIn, FadeOut, Scene, Text, config
 
-from .theme import CAPTION_TOP, FONT, Theme, theme, use_theme
+from .theme import CAPTION_TOP, FONT, Theme, use_theme
 
 STEP_HOLD = 0.6  # seconds each step rests on its settled last frame
 
@@ -114,7 +114,7 @@ class StepScene(Scene):
     def __init__(self, params: TopicParams | None = None, theme_name: str | None = None,
                  burn_captions: bool | None = None, **kwargs: Any) -> None:
         self.params = params if params is not None else self.Params()
-        self.theme: Theme = use_theme(theme_name) if theme_name else theme()
+        self.theme: Theme = use_theme(theme_name or "dark")
         if burn_captions is not None:
             self.burn_captions = burn_captions
         self.numbers: dict[str, Any] = {}
