@@ -1,19 +1,17 @@
-# The two commands: `make render` and `make test`. Each sets everything up first.
-PY := .venv/bin/python
-
+# Conveniences around run.sh (the README's two commands work without make).
 .PHONY: setup render test bench clean
 
 setup:
 	@bash scripts/setup.sh
 
-render: setup
-	$(PY) render.py all $(ARGS)
+render:
+	@bash run.sh render $(ARGS)
 
-test: setup
-	$(PY) -m pytest $(ARGS)
+test:
+	@bash run.sh test $(ARGS)
 
 bench: setup
-	$(PY) bench/engine.py
+	.venv/bin/python bench/engine.py
 
 clean:
 	rm -rf media .pytest_cache
