@@ -1,5 +1,6 @@
 """The scene kit: theme, step scene, and the visual parts topics share."""
 
+from . import compat  # noqa: F401  (HeatStrip images draw with Manim 0.22 + Pillow 13)
 from .base import STEP_HOLD, StepScene, Topic, TopicParams, param, step
 from .grid import MatrixGrid
 from .parts import AddNode, HeatStrip, Plane2D, VectorColumn, WeightBars, label, number
