@@ -164,8 +164,9 @@ def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Pa
     width, height, fps = QUALITIES[opts.quality]
     settings = {
         "media_dir": str(work / "manim"),
-        "tex_dir": str(cache / "Tex"),
-        "text_dir": str(cache / "texts"),
+        # one cache per topic: parallel renders of different topics never race on a file
+        "tex_dir": str(cache / "Tex" / topic.slug),
+        "text_dir": str(cache / "texts" / topic.slug),
         "pixel_width": width,
         "pixel_height": height,
         "frame_rate": fps,
