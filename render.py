@@ -21,12 +21,13 @@ from typing import Any, Callable
 
 import click
 
-from scenes import load_topics
+from scenes import exports, load_topics
 from scenes.render_job import (FORMATS, QUALITIES, THEME_NAMES, OptionError, RenderOptions,
-                               missing_latex_tools, output_name, render_topic, validate_options)
+                               missing_latex_tools, output_name, render_topic, validate_name,
+                               validate_options)
 
 TOPICS = load_topics()
-BUILTIN_COMMANDS = ("list", "show", "all")
+BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard")
 
 
 # -- options shared by every render command -----------------------------------------
@@ -38,8 +39,11 @@ def render_options(func: Callable) -> Callable:
                      show_default=True, help="preview 480p15, medium 720p30, high 1080p60, 4k 2160p60."),
         click.option("--format", "fmt", type=click.Choice(FORMATS), default="mp4", show_default=True,
                      help="Video container."),
+        click.option("--width", type=click.IntRange(64, 3840), default=None,
+                     help=f"GIF width in pixels [default: {exports.GIF_WIDTH}]; with --format gif."),
         click.option("--last-frame", is_flag=True, help="Write a PNG still of the final frame instead of a video."),
-        click.option("--transparent", is_flag=True, help="Alpha background (webm or mov; PNG with --last-frame)."),
+        click.option("--transparent", is_flag=True, help="Alpha background: with --format webm or mov, writes "
+                     "both (webm for browsers, mov for video editors); PNG with --last-frame."),
         click.option("--sections", is_flag=True, help="Also write one clip per step, for slides."),
         click.option("--theme", type=click.Choice(THEME_NAMES), default="dark", show_default=True,
                      help="dark screen, or light for white slide decks."),
@@ -55,7 +59,7 @@ def render_options(func: Callable) -> Callable:
 
 def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
     """Build RenderOptions from the common flags, checking the combination."""
-    opts = RenderOptions(quality=kwargs.pop("quality"), format=kwargs.pop("fmt"),
+    opts = RenderOptions(quality=kwargs.pop("quality"), format=kwargs.pop("fmt"), width=kwargs.pop("width"),
                          last_frame=kwargs.pop("last_frame"), transparent=kwargs.pop("transparent"),
                          sections=kwargs.pop("sections"), theme=kwargs.pop("theme"),
                          out=kwargs.pop("out"), name=name, burn_captions=kwargs.pop("burn_captions"),
@@ -255,6 +259,112 @@ def render_every_topic(jobs: int, **kwargs: Any) -> None:
     """Render every topic with its default parameters."""
     opts = options_from(kwargs)
     render_all(opts, jobs)
+
+
+# -- slides and the web (the work is in scenes/exports.py) ---------------------------
+
+def look_options(func: Callable) -> Callable:
+    """The flags ``deck`` and ``storyboard`` share."""
+    options = [
+        click.option("-q", "--quality", type=click.Choice(list(QUALITIES)), default="preview",
+                     show_default=True, help="preview 480p15, medium 720p30, high 1080p60, 4k 2160p60."),
+        click.option("--theme", type=click.Choice(THEME_NAMES), default="dark", show_default=True,
+                     help="dark screen, or light for white slide decks."),
+        click.option("--burn-captions", is_flag=True, help="Draw the step captions into the picture."),
+        click.option("--out", type=click.Path(path_type=Path), default=Path("media"), show_default=True,
+                     help="Output folder; videos go to OUT/<topic>/."),
+        click.option("--reuse", is_flag=True, help="Use videos already rendered in OUT/<topic>/ with these "
+                     "settings (same engine, parameters, quality, theme) instead of rendering again."),
+        click.option("-v", "--verbose", is_flag=True, help="Show manim's log and full errors."),
+    ]
+    for option in reversed(options):
+        func = option(func)
+    return func
+
+
+def topics_named(names: tuple[str, ...]) -> list[Any]:
+    """The topics called ``names`` (``all`` for every topic), each once, in the order given."""
+    slugs = list(TOPICS) if "all" in names else list(dict.fromkeys(names))
+    for slug in slugs:
+        if slug not in TOPICS:
+            raise click.UsageError(f"unknown topic {slug!r}; `python render.py list` shows the topics")
+    return [TOPICS[slug] for slug in slugs]
+
+
+def rendered(topic: Any, kwargs: dict, sections: bool) -> dict:
+    """A topic's manifest at its default parameters: an earlier render's with --reuse, else a new one."""
+    flags = {key: value for key, value in kwargs.items() if key != "reuse"}
+    opts = options_from(dict(flags, fmt="mp4", width=None, last_frame=False, transparent=False,
+                             sections=sections))
+    params = topic.Params()
+    if kwargs["reuse"]:
+        manifest = exports.reusable_render(opts.out, topic.slug, output_name(topic.slug, params, opts), params,
+                                           quality=opts.quality, theme=opts.theme, sections=sections)
+        if manifest is not None:
+            click.echo(f"{Path(opts.out) / topic.slug / manifest['files'][0]}  (reused)", err=True)
+            return manifest
+    check_tools(topic)
+    return render_one(topic, params, opts)
+
+
+@cli.command("deck")
+@click.argument("topic_names", metavar="TOPIC...", nargs=-1, required=True)
+@look_options
+@click.option("--name", default="deck", show_default=True, help="The deck's folder: OUT/<name>/index.html.")
+@click.option("--offline", is_flag=True, help="Bundle a local copy of reveal.js so the deck opens from disk "
+              "with no network.")
+@click.option("--reveal-js", type=click.Path(path_type=Path, file_okay=False), default=None,
+              help="A local reveal.js 5 folder for --offline [default: the copy the slides extra installs].")
+@click.option("--cdn-url", default=exports.REVEAL_CDN, show_default=True,
+              help="Where the deck loads reveal.js from without --offline.")
+@click.option("--loop", is_flag=True, help="Loop each clip (default: play once, hold the settled frame).")
+@click.option("--pdf", is_flag=True, help="Also write OUT/<name>/<name>.pdf: each step's last frame and caption.")
+def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path | None, cdn_url: str,
+         loop: bool, pdf: bool, **kwargs: Any) -> None:
+    """Build a reveal.js slide deck: one slide per step playing its clip, the caption as speaker notes."""
+    topics = topics_named(topic_names)
+    try:
+        validate_name(name)
+    except OptionError as err:
+        raise click.UsageError(str(err)) from None
+    if name in TOPICS or name.startswith("."):
+        raise click.UsageError(f"--name {name!r} would replace a topic's or the cache's folder; choose another")
+    if offline and exports.find_reveal_js(reveal_js) is None:
+        raise click.UsageError("--offline needs a local copy of reveal.js 5: pip install -e '.[slides]' "
+                               "(sphinx-revealjs ships one), or --reveal-js DIR (an unpacked npm reveal.js@5)")
+    renders = [(m, exports.section_clips(kwargs["out"], m)) for m in
+               (rendered(topic, kwargs, sections=True) for topic in topics)]
+    out = Path(kwargs["out"])
+    try:
+        index = exports.build_deck(renders, out / name, title="tblock: " + ", ".join(t.slug for t in topics),
+                                   offline=offline, reveal_src=reveal_js, cdn_url=cdn_url, loop=loop,
+                                   cache=out / ".cache")
+        if pdf:
+            click.echo(exports.write_handout_pdf(renders, out / name / f"{name}.pdf"))
+    except exports.ExportError as err:
+        raise click.ClickException(str(err)) from None
+    click.echo(index)
+
+
+@cli.command("storyboard")
+@click.argument("topic_names", metavar="TOPIC...", nargs=-1, required=True)
+@look_options
+@click.option("--width", type=click.IntRange(320, 3840), default=1280, show_default=True,
+              help="Sheet width in pixels.")
+@click.option("--columns", type=click.IntRange(1, 8), default=None,
+              help="Panels per row [default: 1 to 3, by the number of steps].")
+def storyboard(topic_names: tuple[str, ...], width: int, columns: int | None, **kwargs: Any) -> None:
+    """Write OUT/<topic>/<name>_storyboard.png: each step's last frame with its caption underneath."""
+    for topic in topics_named(topic_names):
+        manifest = rendered(topic, kwargs, sections=False)
+        folder = Path(kwargs["out"]) / topic.slug
+        png = folder / f"{manifest['name']}_storyboard.png"
+        try:
+            exports.write_storyboard(folder / manifest["files"][0], manifest, png,
+                                     title=f"{topic.slug}: {topic.description}", width=width, columns=columns)
+        except exports.ExportError as err:
+            raise click.ClickException(str(err)) from None
+        click.echo(png)
 
 
 def main() -> None:

@@ -58,6 +58,7 @@ class RenderOptions:
     out: Path = field(default_factory=lambda: Path("media"))
     name: str | None = None
     burn_captions: bool = False
+    width: int | None = None  # GIF width in pixels (--width); None: exports.GIF_WIDTH
     verbose: bool = False
 
     @property
@@ -77,6 +78,8 @@ def validate_options(opts: RenderOptions) -> None:
     if opts.transparent and not opts.last_frame and opts.format not in ALPHA_FORMATS:
         raise OptionError(f"--transparent needs --format webm or mov (or --last-frame for a PNG); "
                           f"{opts.format} has no alpha channel")
+    if opts.width is not None and (opts.format != "gif" or opts.last_frame):
+        raise OptionError("--width sizes a GIF; use it with --format gif")
     if opts.sections and opts.last_frame:
         raise OptionError("--sections makes one clip per step; it cannot go with --last-frame")
     if opts.name is not None:
@@ -170,7 +173,7 @@ def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Pa
         "pixel_width": width,
         "pixel_height": height,
         "frame_rate": fps,
-        "format": "png" if opts.last_frame else opts.format,
+        "format": manim_format(opts),
         "transparent": opts.transparent,
         "save_sections": opts.sections,
         "output_file": name,
@@ -189,8 +192,8 @@ def _stage_outputs(scene: Any, opts: RenderOptions, name: str, stage: Path) -> l
     plan = scene.output_plan
     files = []
     primary = Path(plan.primary_artifact)
-    shutil.move(str(primary), stage / f"{name}.{opts.extension}")
-    files.append(f"{name}.{opts.extension}")
+    shutil.move(str(primary), stage / f"{name}{primary.suffix}")
+    files += [p.name for p in _finish_clip(stage / f"{name}{primary.suffix}", opts, whole=True)]
     if not opts.last_frame:
         (stage / f"{name}.srt").write_text(steps_to_srt(scene.steps), encoding="utf-8")
         files.append(f"{name}.srt")
@@ -205,10 +208,43 @@ def _stage_sections(plan: Any, opts: RenderOptions, name: str, stage: Path) -> l
     folder.mkdir()
     names = []
     for i, section in enumerate(entry for entry in index if entry["name"] != "autocreated"):
-        clip = f"{i + 1:02d}_{section['name']}.{opts.format}"
-        shutil.move(str(Path(plan.sections_dir) / section["video"]), folder / clip)
-        names.append(f"{name}_sections/{clip}")
+        video = Path(plan.sections_dir) / section["video"]
+        clip = folder / f"{i + 1:02d}_{section['name']}{video.suffix}"
+        shutil.move(str(video), clip)
+        names += [f"{name}_sections/{p.name}" for p in _finish_clip(clip, opts, whole=False)]
     return names
+
+
+def manim_format(opts: RenderOptions) -> str:
+    """The container Manim itself writes: a lossless alpha mov for --transparent (a webm is made
+    from it), an mp4 for --format gif (converted with one palette), else the format asked for."""
+    if opts.last_frame:
+        return "png"
+    if opts.transparent:
+        return "mov"
+    return "mp4" if opts.format == "gif" else opts.format
+
+
+def _finish_clip(path: Path, opts: RenderOptions, whole: bool) -> list[Path]:
+    """Turn what Manim wrote into what was asked (see scenes/exports.py); the asked format first.
+
+    GIF: converted from the mp4. --transparent: the whole video comes as webm (browsers) and mov
+    (video editors), both checked to carry alpha; a per-step clip comes in the asked format only.
+    """
+    from scenes import exports
+
+    if opts.last_frame or path.suffix == f".{opts.format}" and not (opts.transparent and whole):
+        return [path]
+    if opts.format == "gif":
+        return [exports.convert_clip(path, "gif", width=opts.width)]
+    webm = exports.convert_clip(path, "webm")
+    made = [webm, path] if opts.format == "webm" else [path, webm]
+    if not whole:
+        made[1].unlink()
+        return made[:1]
+    for clip in made:
+        exports.check_alpha(clip)
+    return made
 
 
 def steps_to_srt(steps: list[dict]) -> str:
