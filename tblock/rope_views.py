@@ -1,0 +1,183 @@
+"""Views of RoPE for the ``rope`` video: the 2-D widget's arcs and the d_head/2 planes.
+
+Thin, pure wrappers over :mod:`tblock.positions` (numpy only). They return the
+numbers the video draws — directions and arcs of the rotated arrows, each
+coordinate pair's rotation and angle between, the score against relative
+distance — so that the scene never computes an angle, a cosine or a dot
+product itself.
+
+Example::
+
+    >>> w = widget_view([1.0, 0.0], [1.0, 0.0], 12, 4, 4.0)
+    >>> round(w["between"], 6), round(w["score"], 2)
+    (32.0, 0.85)
+    >>> v = plane_view(aligned_content(8, "interleaved"), aligned_content(8, "interleaved"), 12, 4)
+    >>> v["pairs"].tolist()
+    [[0, 1], [2, 3], [4, 5], [6, 7]]
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+from tblock.positions import apply_rope, rope_2d_score, rope_frequencies, rope_score_by_offset, rotate_2d
+
+PAIRINGS = ("interleaved", "half")
+
+
+# --- the 2-D widget ---------------------------------------------------------------
+
+
+def content_vector(deg: float) -> np.ndarray:
+    """The unit content vector at ``deg`` degrees from the first axis: [1, 0] rotated."""
+    return rotate_2d(np.array([1.0, 0.0]), math.radians(deg))  # (2,)
+
+
+def direction(v: np.ndarray) -> float:
+    """Direction of a 2-vector in radians, in (-pi, pi]."""
+    v = np.asarray(v, dtype=np.float64)  # (2,)
+    return float(math.atan2(v[1], v[0]))
+
+
+def shortest_sweep(u: np.ndarray, v: np.ndarray) -> float:
+    """Signed smallest angle (radians, in (-pi, pi]) that turns direction u onto direction v."""
+    u, v = np.asarray(u, dtype=np.float64), np.asarray(v, dtype=np.float64)  # (2,), (2,)
+    return float(math.atan2(u[0] * v[1] - u[1] * v[0], u @ v))
+
+
+def widget_view(q: np.ndarray, k: np.ndarray, q_pos: float, k_pos: float, deg_per_pos: float) -> dict:
+    """The lesson's widget (:func:`rope_2d_score`) plus what drawing it needs.
+
+    Adds to rope_2d_score's keys: ``distance`` (q_pos - k_pos), ``q_dir``,
+    ``k_dir`` (radians, directions of the rotated arrows), ``q_content_dir``,
+    ``k_content_dir`` (radians, before rotation), ``q_sweep``, ``k_sweep``
+    (radians, each rotation reduced to [0, 2 pi) for drawing its arc) and
+    ``between_sweep`` (radians, signed shortest turn from rotated k to rotated q;
+    its size is ``between`` in degrees).
+    """
+    out = rope_2d_score(np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64),
+                        q_pos, k_pos, deg_per_pos)
+    out["distance"] = float(q_pos) - float(k_pos)
+    out["q_dir"] = direction(out["q_rot"])
+    out["k_dir"] = direction(out["k_rot"])
+    out["q_content_dir"] = direction(q)
+    out["k_content_dir"] = direction(k)
+    out["q_sweep"] = math.radians(out["q_angle"] % 360.0)
+    out["k_sweep"] = math.radians(out["k_angle"] % 360.0)
+    out["between_sweep"] = shortest_sweep(out["k_rot"], out["q_rot"])
+    return out
+
+
+# --- many frequencies: d_head/2 coordinate pairs --------------------------------------
+
+
+def plane_pairs(d_head: int, pairing: str = "interleaved") -> np.ndarray:
+    """The coordinate indices RoPE rotates together: (d_head/2, 2).
+
+    'interleaved' pairs (2i, 2i+1); 'half' pairs (i, i + d_head/2).
+    """
+    if d_head % 2 or d_head < 2:
+        raise ValueError(f"d_head must be an even number >= 2, got {d_head}")
+    half = d_head // 2
+    if pairing == "interleaved":
+        return np.stack([np.arange(0, d_head, 2), np.arange(1, d_head, 2)], axis=1)  # (half, 2)
+    if pairing == "half":
+        return np.stack([np.arange(half), np.arange(half, d_head)], axis=1)  # (half, 2)
+    raise ValueError(f"pairing must be 'interleaved' or 'half', got {pairing!r}")
+
+
+def to_planes(x: np.ndarray, pairing: str = "interleaved") -> np.ndarray:
+    """Split a (..., d_head) vector into its rotation planes: (..., d_head/2, 2)."""
+    x = np.asarray(x, dtype=np.float64)
+    return x[..., plane_pairs(x.shape[-1], pairing)]  # (..., d_head) -> (..., d_head/2, 2)
+
+
+def from_planes(p: np.ndarray, pairing: str = "interleaved") -> np.ndarray:
+    """Lay (..., d_head/2, 2) plane coordinates out as a (..., d_head) vector."""
+    p = np.asarray(p, dtype=np.float64)
+    d_head = 2 * p.shape[-2]
+    out = np.empty(p.shape[:-2] + (d_head,))
+    out[..., plane_pairs(d_head, pairing)] = p  # (..., d_head/2, 2) -> (..., d_head)
+    return out
+
+
+def aligned_content(d_head: int, pairing: str = "interleaved") -> np.ndarray:
+    """A unit content vector pointing along the first axis of every plane: (d_head,).
+
+    Used for both q and k, it extends the widget's "same content" to d_head
+    dimensions: at distance 0 the score is 1.
+    """
+    half = d_head // 2
+    planes = np.tile([1.0, 0.0], (half, 1)) / math.sqrt(half)  # (half, 2)
+    return from_planes(planes, pairing)  # (d_head,)
+
+
+def plane_view(q: np.ndarray, k: np.ndarray, q_pos: float, k_pos: float, base: float = 10000.0,
+               pairing: str = "interleaved") -> dict:
+    """Rotate q and k with :func:`apply_rope` and read the result plane by plane.
+
+    Returns ``pairs`` (d/2, 2) coordinate indices, ``thetas`` (d/2,) radians per
+    position, ``deg_per_pos`` (d/2,), ``q_angles``, ``k_angles`` (d/2,) degrees
+    each plane turned, ``between`` (d/2,) degrees in [0, 180] between rotated q
+    and k in each plane, ``contributions`` (d/2,) each plane's share of the dot
+    product, ``score`` (their sum, = q_rot . k_rot), ``q_rot``, ``k_rot``
+    (d_head,), ``q_planes``, ``k_planes`` (d/2, 2) and ``q_dirs``, ``k_dirs``
+    (d/2,) radians, the direction of each plane's rotated arrow, and ``q_units``,
+    ``k_units`` (d/2, 2) those arrows scaled to length 1 (zero stays zero).
+    """
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)  # (d,), (d,)
+    d_head = q.shape[-1]
+    thetas = rope_frequencies(d_head, base)  # (d/2,)
+    q_rot = apply_rope(q[None], np.array([q_pos], dtype=np.float64), base, pairing)[0]  # (1, d) -> (d,)
+    k_rot = apply_rope(k[None], np.array([k_pos], dtype=np.float64), base, pairing)[0]  # (1, d) -> (d,)
+    qp, kp = to_planes(q_rot, pairing), to_planes(k_rot, pairing)  # (d/2, 2) each
+    contributions = np.einsum("pc,pc->p", qp, kp)  # (d/2, 2) x 2 -> (d/2,)
+    cross = qp[:, 0] * kp[:, 1] - qp[:, 1] * kp[:, 0]  # (d/2,)
+    q_len = np.linalg.norm(qp, axis=1, keepdims=True)  # (d/2, 1)
+    k_len = np.linalg.norm(kp, axis=1, keepdims=True)  # (d/2, 1)
+    return {
+        "pairs": plane_pairs(d_head, pairing),
+        "thetas": thetas,
+        "deg_per_pos": np.degrees(thetas),
+        "q_angles": np.degrees(float(q_pos) * thetas),
+        "k_angles": np.degrees(float(k_pos) * thetas),
+        "between": np.abs(np.degrees(np.arctan2(cross, contributions))),
+        "contributions": contributions,
+        "score": float(q_rot @ k_rot),
+        "q_rot": q_rot,
+        "k_rot": k_rot,
+        "q_planes": qp,
+        "k_planes": kp,
+        "q_dirs": np.arctan2(qp[:, 1], qp[:, 0]),
+        "k_dirs": np.arctan2(kp[:, 1], kp[:, 0]),
+        "q_units": np.divide(qp, q_len, out=np.zeros_like(qp), where=q_len > 0),
+        "k_units": np.divide(kp, k_len, out=np.zeros_like(kp), where=k_len > 0),
+    }
+
+
+def score_by_distance(q: np.ndarray, k: np.ndarray, distances: np.ndarray, base: float = 10000.0,
+                      pairing: str = "interleaved", q_pos: int = 0) -> np.ndarray:
+    """(R_q_pos q) . (R_(q_pos - distance) k) for each distance: (m,) -> (m,).
+
+    Distance is the query's position minus the key's (the widget's "relative
+    distance"), so this is :func:`rope_score_by_offset` at offset = -distance.
+    """
+    distances = np.asarray(distances)  # (m,)
+    return rope_score_by_offset(q, k, -distances, base, pairing, m=q_pos)  # (m,)
+
+
+def plot_distances(distance: int, min_span: int = 48, samples: int = 400) -> np.ndarray:
+    """Integer distances for a score plot that includes 0 and ``distance``: (m,), m <= samples + 1.
+
+    Spans at least ``min_span`` (or 1.25 x |distance|) on the distance's side of 0.
+    """
+    span = max(min_span, int(math.ceil(1.25 * abs(distance))))
+    sign = -1 if distance < 0 else 1
+    if span <= samples:
+        steps = np.arange(span + 1)  # (span + 1,)
+    else:
+        steps = np.unique(np.round(np.linspace(0, span, samples + 1)).astype(int))  # (<= samples + 1,)
+        steps = np.unique(np.append(steps, abs(distance)))
+    return sign * steps if sign > 0 else (sign * steps)[::-1]
