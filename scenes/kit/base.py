@@ -31,7 +31,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from manim import FadeIn, FadeOut, Scene, Text, config
+from manim import DOWN, FadeIn, FadeOut, Scene, Text, VGroup, config
 
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
 
@@ -101,6 +101,24 @@ def step(method: Callable) -> Callable:
     return run
 
 
+def caption_mobject(text: str, color: str, font_size: int = 20) -> VGroup:
+    """A burned-in caption that fits the band below ``CAPTION_TOP``: one line, or two balanced
+    lines when one would be wider than the frame, shrunk only if two lines still do not fit."""
+    max_width, max_height = config.frame_width - 1.0, config.frame_height / 2 + CAPTION_TOP - 0.08
+    mob = VGroup(Text(text, font=FONT, font_size=font_size, color=color))
+    words = text.split()
+    if mob.width > max_width and len(words) > 1:
+        cut = min(range(1, len(words)), key=lambda i: max(len(" ".join(words[:i])), len(" ".join(words[i:]))))
+        lines = [" ".join(words[:cut]), " ".join(words[cut:])]
+        mob = VGroup(*[Text(line, font=FONT, font_size=font_size, color=color) for line in lines])
+        mob.arrange(DOWN, buff=0.08)
+    if mob.width > max_width:
+        mob.scale_to_fit_width(max_width)
+    if mob.height > max_height:
+        mob.scale_to_fit_height(max_height)
+    return mob
+
+
 class StepScene(Scene):
     """A scene made of named steps; each step is a section with one caption.
 
@@ -119,7 +137,7 @@ class StepScene(Scene):
             self.burn_captions = burn_captions
         self.numbers: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
-        self._caption_mob: Text | None = None
+        self._caption_mob: VGroup | None = None
         super().__init__(**kwargs)
 
     def setup(self) -> None:
@@ -155,8 +173,7 @@ class StepScene(Scene):
     def _show_burned_caption(self, text: str) -> None:
         if self._caption_mob is not None:
             self.remove(self._caption_mob)
-        mob = Text(text, font=FONT, font_size=20, color=self.theme.text)
-        mob.scale_to_fit_width(min(mob.width, config.frame_width - 1.0))
+        mob = caption_mobject(text, self.theme.text)
         mob.move_to([0, (CAPTION_TOP - config.frame_height / 2) / 2, 0])
         self._caption_mob = mob
         self.add_foreground_mobject(mob)
