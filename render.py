@@ -42,8 +42,8 @@ def render_options(func: Callable) -> Callable:
         click.option("--width", type=click.IntRange(64, 3840), default=None,
                      help=f"GIF width in pixels [default: {exports.GIF_WIDTH}]; with --format gif."),
         click.option("--last-frame", is_flag=True, help="Write a PNG still of the final frame instead of a video."),
-        click.option("--transparent", is_flag=True, help="Alpha background: with --format webm or mov, writes "
-                     "both (webm for browsers, mov for video editors); PNG with --last-frame."),
+        click.option("--transparent", is_flag=True, help="Alpha background: with --format webm or mov, "
+                     "writes both (webm for browsers, mov for video editors); PNG with --last-frame."),
         click.option("--sections", is_flag=True, help="Also write one clip per step, for slides."),
         click.option("--theme", type=click.Choice(THEME_NAMES), default="dark", show_default=True,
                      help="dark screen, or light for white slide decks."),
@@ -298,8 +298,9 @@ def rendered(topic: Any, kwargs: dict, sections: bool) -> dict:
                              sections=sections))
     params = topic.Params()
     if kwargs["reuse"]:
-        manifest = exports.reusable_render(opts.out, topic.slug, output_name(topic.slug, params, opts), params,
-                                           quality=opts.quality, theme=opts.theme, sections=sections)
+        name = output_name(topic.slug, params, opts)
+        manifest = exports.reusable_render(opts.out, topic.slug, name, params, quality=opts.quality,
+                                           theme=opts.theme, sections=sections)
         if manifest is not None:
             click.echo(f"{Path(opts.out) / topic.slug / manifest['files'][0]}  (reused)", err=True)
             return manifest
@@ -318,7 +319,8 @@ def rendered(topic: Any, kwargs: dict, sections: bool) -> dict:
 @click.option("--cdn-url", default=exports.REVEAL_CDN, show_default=True,
               help="Where the deck loads reveal.js from without --offline.")
 @click.option("--loop", is_flag=True, help="Loop each clip (default: play once, hold the settled frame).")
-@click.option("--pdf", is_flag=True, help="Also write OUT/<name>/<name>.pdf: each step's last frame and caption.")
+@click.option("--pdf", is_flag=True, help="Also write OUT/<name>/<name>.pdf, a handout: each step's last "
+              "frame and its caption.")
 def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path | None, cdn_url: str,
          loop: bool, pdf: bool, **kwargs: Any) -> None:
     """Build a reveal.js slide deck: one slide per step playing its clip, the caption as speaker notes."""
@@ -328,10 +330,12 @@ def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path
     except OptionError as err:
         raise click.UsageError(str(err)) from None
     if name in TOPICS or name.startswith("."):
-        raise click.UsageError(f"--name {name!r} would replace a topic's or the cache's folder; choose another")
+        raise click.UsageError(f"--name {name!r} would replace a topic's or the cache's folder; "
+                               "choose another")
     if offline and exports.find_reveal_js(reveal_js) is None:
         raise click.UsageError("--offline needs a local copy of reveal.js 5: pip install -e '.[slides]' "
-                               "(sphinx-revealjs ships one), or --reveal-js DIR (an unpacked npm reveal.js@5)")
+                               "(sphinx-revealjs ships one), or --reveal-js DIR (an unpacked npm "
+                               "reveal.js@5)")
     renders = [(m, exports.section_clips(kwargs["out"], m)) for m in
                (rendered(topic, kwargs, sections=True) for topic in topics)]
     out = Path(kwargs["out"])

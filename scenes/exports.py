@@ -17,6 +17,7 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import html
 import importlib.util
@@ -42,6 +43,9 @@ REVEAL_THEMES = {"dark": "black", "light": "white"}  # tblock theme -> reveal.js
 # The files of a reveal.js 5 copy the deck needs, relative to the copy's root (plus the two
 # themes' CSS and the font folders they import).
 REVEAL_FILES = ("dist/reveal.css", "dist/reset.css", "dist/reveal.js", "plugin/notes/notes.js")
+
+
+STORYBOARD_KEY = "tblock-storyboard"  # PNG text chunk: the topic and each panel's step and box
 
 
 class ExportError(RuntimeError):
@@ -284,7 +288,8 @@ def storyboard_columns(n: int) -> int:
 def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Sequence[str], *,
                        title: str = "", theme_name: str = "dark", width: int = 1280,
                        columns: int | None = None) -> Any:
-    """One contact sheet: each image with its number, step name and caption underneath."""
+    """One contact sheet: each image with its number, step name and caption underneath.
+    The sheet's ``info["panels"]`` lists each image's box (x0, y0, x1, y1) in step order."""
     from PIL import Image, ImageDraw
 
     th = _theme(theme_name)
@@ -312,6 +317,7 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
     title_h = round(title_font.size * (1.3 * len(title_lines) + 0.7)) if title else 0
     height = pad + title_h + sum(row_heights) + pad - gap
     sheet = Image.new("RGB", (width, height), th.background)
+    sheet.info["panels"] = []
     draw = ImageDraw.Draw(sheet)
     for k, line in enumerate(title_lines):
         draw.text((pad, pad + round(k * 1.3 * title_font.size)), line, font=title_font, fill=th.text)
@@ -324,6 +330,7 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
             x = pad + c * (panel_w + gap)
             panel = images[i].convert("RGB").resize((panel_w, panel_h), Image.LANCZOS)
             sheet.paste(panel, (x, y))
+            sheet.info["panels"].append([x, y, x + panel_w, y + panel_h])
             draw.rectangle([x - 1, y - 1, x + panel_w, y + panel_h], outline=th.faint)
             ty = y + panel_h + round(name_h * 0.25)
             draw.text((x, ty), f"{i + 1}  {names[i].replace('_', ' ')}", font=name_font, fill=th.accent)
@@ -335,22 +342,36 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
     return sheet
 
 
-def save_png(image: Any, dst: Path, palette: bool = True) -> Path:
-    """Write ``image`` as a PNG atomically; with ``palette``, as a small 256-colour PNG."""
-    from PIL import Image
+def save_png(image: Any, dst: Path, palette: bool = True, text: dict[str, str] | None = None) -> Path:
+    """Write ``image`` as a PNG atomically; with ``palette``, as a small 256-colour PNG; ``text``
+    goes into the PNG's text chunks."""
+    from PIL import Image, PngImagePlugin
 
     if palette:
         image = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+    info = PngImagePlugin.PngInfo()
+    for key, value in (text or {}).items():
+        info.add_text(key, value)
+    with _atomic(dst) as tmp:
+        image.save(tmp, format="PNG", optimize=True, pnginfo=info)
+    return dst
+
+
+@contextlib.contextmanager
+def _atomic(dst: Path) -> Iterator[str]:
+    """A temporary file beside ``dst`` that replaces it only when the block succeeds."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".png", dir=dst.parent)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=dst.suffix, dir=dst.parent)
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
     try:
-        image.save(tmp, format="PNG", optimize=True)
+        os.chmod(tmp, 0o666 & ~umask)  # the mode an ordinary new file gets, not mkstemp's 0600
+        yield tmp
         os.replace(tmp, dst)
     finally:
         if os.path.exists(tmp):
             os.unlink(tmp)
-    return dst
 
 
 def write_storyboard(video: Path, manifest: dict, dst: Path, *, title: str | None = None,
@@ -364,7 +385,9 @@ def write_storyboard(video: Path, manifest: dict, dst: Path, *, title: str | Non
     sheet = compose_storyboard(images, [s.get("caption") or "" for s in steps], [s["name"] for s in steps],
                                title=manifest["topic"] if title is None else title,
                                theme_name=manifest.get("theme", "dark"), width=width, columns=columns)
-    return save_png(sheet, dst)
+    layout = {"topic": manifest["topic"], "name": manifest.get("name"),
+              "panels": [{"step": s["name"], "box": box} for s, box in zip(steps, sheet.info["panels"])]}
+    return save_png(sheet, dst, text={STORYBOARD_KEY: json.dumps(layout)})
 
 
 # -- reusing renders ------------------------------------------------------------------
@@ -413,11 +436,12 @@ def section_clips(out: Path, manifest: dict) -> list[Path]:
 # -- the deck -------------------------------------------------------------------------
 
 def find_reveal_js(explicit: Path | None = None) -> Path | None:
-    """A local copy of reveal.js 5: ``explicit`` if given, else the one the ``slides`` extra
-    installs (the sphinx-revealjs package ships reveal.js in its wheel)."""
-    candidates = []
+    """A local copy of reveal.js 5: ``explicit`` if given (and nothing else then), else
+    ``$TBLOCK_REVEAL_JS``, else the one the ``slides`` extra installs (the sphinx-revealjs
+    package ships reveal.js in its wheel)."""
     if explicit is not None:
-        candidates.append(Path(explicit))
+        return Path(explicit) if _is_reveal_copy(Path(explicit)) else None
+    candidates = []
     if os.environ.get("TBLOCK_REVEAL_JS"):
         candidates.append(Path(os.environ["TBLOCK_REVEAL_JS"]))
     spec = importlib.util.find_spec("sphinx_revealjs")  # finds the folder without importing Sphinx
@@ -610,14 +634,7 @@ def write_handout_pdf(renders: Sequence[tuple[dict, list[Path]]], dst: Path, wid
                                             width=width, columns=1))
     if not pages:
         raise ExportError("a handout needs at least one step")
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=".pdf", dir=dst.parent)
-    os.close(fd)
-    try:
+    with _atomic(dst) as tmp:
         pages[0].save(tmp, format="PDF", save_all=True, append_images=pages[1:], resolution=144.0)
-        os.replace(tmp, dst)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return dst
 

@@ -1,0 +1,225 @@
+"""Clips for slides and the web: deck, storyboard, GIF, transparent video, captions, section clips.
+
+One preview render of ``residual`` with --sections is shared by the module; the deck, storyboard,
+PDF and GIF are built from it (``--reuse``), so only two videos are rendered here in all.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+from pathlib import Path
+
+import av
+import numpy as np
+import pytest
+from click.testing import CliRunner
+from PIL import Image
+
+import render
+from scenes import exports
+
+SLUG = "residual"
+
+
+def run_cli(*args):
+    return CliRunner().invoke(render.cli, [str(a) for a in args], catch_exceptions=False)
+
+
+@pytest.fixture(scope="module")
+def rendered(tmp_path_factory):
+    """residual at preview quality with --sections: (out folder, manifest)."""
+    out = tmp_path_factory.mktemp("exports") / "out"
+    result = run_cli(SLUG, "--sections", "--out", out)
+    assert result.exit_code == 0, result.output
+    return out, json.loads((out / SLUG / f"{SLUG}.json").read_text())
+
+
+def last_rgba(path: Path) -> np.ndarray:
+    """The last frame as RGBA, decoded with PyAV; VP9 through libvpx, which keeps the alpha plane."""
+    with av.open(str(path)) as container:
+        stream = container.streams.video[0]
+        if stream.codec_context.name == "vp9":
+            decoder = av.CodecContext.create("libvpx-vp9", "r")
+            frames = (f for packet in container.demux(stream) for f in decoder.decode(packet))
+        else:
+            frames = container.decode(stream)
+        last = None
+        for last in frames:
+            pass
+        return last.to_ndarray(format="rgba")
+
+
+def count_frames(path: Path) -> int:
+    with av.open(str(path)) as container:
+        return sum(1 for _ in container.decode(video=0))
+
+
+def rgb(frames) -> list[np.ndarray]:
+    return [f.to_ndarray(format="rgb24").astype(int) for f in frames]
+
+
+def srt_starts(text: str) -> list[float]:
+    stamps = re.findall(r"(\d\d):(\d\d):(\d\d),(\d\d\d) -->", text)
+    return [int(h) * 3600 + int(m) * 60 + int(s) + int(ms) / 1000 for h, m, s, ms in stamps]
+
+
+# -- captions and section clips -------------------------------------------------------
+
+def test_each_caption_starts_with_its_step_and_its_clip(rendered):
+    out, manifest = rendered
+    steps = manifest["steps"]
+    clips = exports.section_clips(out, manifest)
+    assert len(clips) == len(steps) and all(c.exists() for c in clips)
+    starts = srt_starts((out / SLUG / f"{SLUG}.srt").read_text(encoding="utf-8"))
+    assert starts == pytest.approx([s["start"] for s in steps], abs=1e-3)
+    fps = manifest["fps"]
+    clip_starts = np.cumsum([0] + [count_frames(c) / fps for c in clips[:-1]])
+    assert clip_starts == pytest.approx(starts, abs=0.5 / fps)  # within half a frame
+    assert count_frames(out / SLUG / f"{SLUG}.mp4") / fps == pytest.approx(steps[-1]["end"], abs=0.5 / fps)
+
+
+def test_section_clips_start_clean_and_end_settled(rendered):
+    out, manifest = rendered
+    previous = None
+    for k, clip in enumerate(exports.section_clips(out, manifest)):
+        first, before, last = rgb(exports.frames_at(clip, [0, -2, -1]))
+        assert np.abs(last - before).mean() < 1.0, f"clip {k + 1} ends mid-animation"
+        if previous is not None:  # a clip opens on the frame the previous one settled on
+            assert np.abs(first - previous).mean() < 1.5, f"clip {k + 1} does not start clean"
+        previous = last
+
+
+# -- deck ---------------------------------------------------------------------------------
+
+def test_deck_plays_every_clip_with_its_caption_as_notes(rendered):
+    out, manifest = rendered
+    before = (out / SLUG / f"{SLUG}.json").stat().st_mtime_ns
+    result = run_cli("deck", SLUG, "--out", out, "--reuse")
+    assert result.exit_code == 0, result.output
+    assert (out / SLUG / f"{SLUG}.json").stat().st_mtime_ns == before  # reused, not rendered again
+    index = out / "deck" / "index.html"
+    text = index.read_text(encoding="utf-8")
+    clips = exports.deck_clips(text)
+    assert len(clips) == len(manifest["steps"]) == text.count("<section")
+    assert all((index.parent / c).is_file() for c in clips)
+    assert [Path(c).stem[3:] for c in clips] == [s["name"] for s in manifest["steps"]]
+    notes = re.findall(r'<aside class="notes">(.*?)</aside>', text, re.S)
+    assert [html.unescape(n) for n in notes] == [s["caption"] for s in manifest["steps"]]
+    assert exports.REVEAL_CDN + "/dist/reveal.js" in text  # the CDN by default, as manim-slides does
+    assert not (index.parent / "reveal.js").exists()
+
+
+@pytest.mark.skipif(exports.find_reveal_js() is None,
+                    reason="no local reveal.js copy: install the slides extra (pip install -e '.[slides]')")
+def test_offline_deck_opens_from_disk_and_pdf_has_a_page_per_step(rendered):
+    out, manifest = rendered
+    result = run_cli("deck", SLUG, "--out", out, "--reuse", "--offline", "--name", "talk", "--pdf")
+    assert result.exit_code == 0, result.output
+    folder = out / "talk"
+    text = (folder / "index.html").read_text(encoding="utf-8")
+    refs = re.findall(r'(?:src|href|data-background-video)="([^"]+)"', text)
+    assert refs and not [r for r in refs if "://" in r or r.startswith("//")]
+    assert all((folder / r).is_file() for r in refs), [r for r in refs if not (folder / r).is_file()]
+    css = (folder / "reveal.js" / "dist" / "theme" / "black.css").read_text(encoding="utf-8")
+    for imported in re.findall(r"@import url\(([^)]+)\)", css):
+        assert (folder / "reveal.js" / "dist" / "theme" / imported).is_file()
+    pdf = (folder / "talk.pdf").read_bytes()
+    assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == len(manifest["steps"])
+
+
+def test_deck_refuses_bad_names_and_missing_reveal_copy(rendered, tmp_path):
+    out, _ = rendered
+    result = run_cli("deck", SLUG, "--out", out, "--reuse", "--name", SLUG)
+    assert result.exit_code == 2 and "would replace" in result.output
+    result = run_cli("deck", "nosuchtopic", "--out", out)
+    assert result.exit_code == 2 and "unknown topic 'nosuchtopic'" in result.output
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    result = run_cli("deck", SLUG, "--out", out, "--reuse", "--offline", "--reveal-js", empty, "--name", "x")
+    assert result.exit_code == 2 and "--offline needs a local copy of reveal.js" in result.output
+    assert not (out / "x").exists()
+
+
+# -- storyboard ---------------------------------------------------------------------------
+
+def test_storyboard_has_one_panel_per_step_showing_its_last_frame(rendered):
+    out, manifest = rendered
+    result = run_cli("storyboard", SLUG, "--out", out, "--reuse")
+    assert result.exit_code == 0, result.output
+    png = out / SLUG / f"{SLUG}_storyboard.png"
+    sheet = Image.open(png)
+    layout = json.loads(sheet.text[exports.STORYBOARD_KEY])
+    steps = manifest["steps"]
+    assert [p["step"] for p in layout["panels"]] == [s["name"] for s in steps]
+    ends = exports.frames_at(out / SLUG / f"{SLUG}.mp4", exports.step_end_frames(manifest))
+    picture = sheet.convert("RGB")
+    for panel, frame in zip(layout["panels"], ends):
+        x0, y0, x1, y1 = panel["box"]
+        crop = np.asarray(picture.crop((x0, y0, x1, y1)), dtype=int)
+        expected = np.asarray(frame.to_image().resize((x1 - x0, y1 - y0), Image.LANCZOS), dtype=int)
+        assert np.abs(crop - expected).mean() < 6, panel["step"]  # the step's settled frame
+    # the steps differ, so no two panels are the same picture
+    crops = [np.asarray(picture.crop(tuple(p["box"])), dtype=int) for p in layout["panels"]]
+    assert all(np.abs(a - b).mean() > 0.5 for a, b in zip(crops, crops[1:]))
+
+
+# -- GIF ------------------------------------------------------------------------------------
+
+def test_gif_is_palette_optimised_sized_and_looping(rendered, tmp_path):
+    out, manifest = rendered
+    gif = exports.to_gif(out / SLUG / f"{SLUG}.mp4", tmp_path / "r.gif", width=320)
+    image = Image.open(gif)
+    assert image.format == "GIF" and image.mode == "P"
+    assert image.size == (320, 180)
+    assert image.info.get("loop") == 0  # loops forever
+    assert image.n_frames == round(manifest["duration"] * manifest["fps"])
+    assert image.info["duration"] == pytest.approx(1000 / manifest["fps"], abs=10)
+    image.seek(image.n_frames - 1)
+    assert len(image.convert("RGB").getcolors(maxcolors=1 << 16)) <= 256
+
+
+def test_width_is_for_gifs_only(tmp_path):
+    result = run_cli(SLUG, "--width", 320, "--out", tmp_path / "o")
+    assert result.exit_code == 2 and "--width sizes a GIF" in result.output
+    assert not (tmp_path / "o").exists()
+
+
+# -- transparent ------------------------------------------------------------------------
+
+def test_transparent_writes_webm_and_mov_whose_background_has_alpha_0(rendered):
+    out, _ = rendered
+    result = run_cli(SLUG, "--wo", "identity", "--transparent", "--format", "webm", "--out", out)
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / SLUG / f"{SLUG}_wo-identity_alpha.json").read_text())
+    assert manifest["files"][:2] == [f"{SLUG}_wo-identity_alpha.webm", f"{SLUG}_wo-identity_alpha.mov"]
+    for name, codec in zip(manifest["files"][:2], ("vp9", "qtrle")):
+        path = out / SLUG / name
+        assert exports.video_info(path)["codec"] == codec
+        frame = last_rgba(path)  # the settled last frame: content drawn, background empty
+        alpha = frame[..., 3]
+        assert alpha[:8, :8].max() == 0 and alpha[-8:, -8:].max() == 0, name  # background: alpha 0
+        assert alpha.max() == 255 and (alpha == 0).mean() > 0.5, name  # content opaque
+        assert exports.alpha_report(path).ok
+
+
+# -- burned captions ------------------------------------------------------------------------
+
+def test_burned_caption_fits_the_band_in_at_most_two_readable_lines():
+    from manim import config
+
+    from manim import Text
+
+    from scenes.kit.base import caption_mobject
+    from scenes.kit.theme import CAPTION_TOP, FONT
+
+    short = caption_mobject("A short caption.", "#FFFFFF")
+    assert len(short) == 1
+    long = caption_mobject("With W_O = diag(−1, 1) the update is [−0.2483, 0.5035]: still an addition, "
+                           "yet the structure coordinate of the result drops to 0.7517.", "#FFFFFF")
+    assert len(long) == 2
+    assert long.width <= config.frame_width - 1.0
+    assert long.height <= config.frame_height / 2 + CAPTION_TOP
+    unscaled = Text(long[0].text, font=FONT, font_size=20)
+    assert long[0].height == pytest.approx(unscaled.height, rel=0.02)  # not shrunk to fit one line
