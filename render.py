@@ -321,8 +321,10 @@ def rendered(topic: Any, kwargs: dict, sections: bool) -> dict:
 @click.option("--loop", is_flag=True, help="Loop each clip (default: play once, hold the settled frame).")
 @click.option("--pdf", is_flag=True, help="Also write OUT/<name>/<name>.pdf, a handout: each step's last "
               "frame and its caption.")
+@click.option("--pptx", is_flag=True, help="Also write OUT/<name>/<name>.pptx for PowerPoint: the clips, "
+              "the captions as notes.")
 def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path | None, cdn_url: str,
-         loop: bool, pdf: bool, **kwargs: Any) -> None:
+         loop: bool, pdf: bool, pptx: bool, **kwargs: Any) -> None:
     """Build a reveal.js slide deck: one slide per step playing its clip, the caption as speaker notes."""
     topics = topics_named(topic_names)
     try:
@@ -345,6 +347,8 @@ def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path
                                    cache=out / ".cache")
         if pdf:
             click.echo(exports.write_handout_pdf(renders, out / name / f"{name}.pdf"))
+        if pptx:
+            click.echo(exports.write_pptx(renders, out / name / f"{name}.pptx", loop=loop))
     except exports.ExportError as err:
         raise click.ClickException(str(err)) from None
     click.echo(index)

@@ -129,6 +129,21 @@ def test_offline_deck_opens_from_disk_and_pdf_has_a_page_per_step(rendered):
     assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == len(manifest["steps"])
 
 
+def test_pptx_has_one_autoplaying_movie_per_step_with_the_caption_as_notes(rendered):
+    pptx = pytest.importorskip("pptx", reason="python-pptx comes with the slides extra")
+    out, manifest = rendered
+    result = run_cli("deck", SLUG, "--out", out, "--reuse", "--pptx", "--name", "ppt")
+    assert result.exit_code == 0, result.output
+    deck = pptx.Presentation(str(out / "ppt" / "ppt.pptx"))
+    assert len(deck.slides) == len(manifest["steps"])
+    for slide, step in zip(deck.slides, manifest["steps"]):
+        movies = [shape for shape in slide.shapes if shape.shape_type == pptx.enum.shapes.MSO_SHAPE_TYPE.MEDIA]
+        assert len(movies) == 1 and movies[0].width == deck.slide_width
+        assert slide.notes_slide.notes_text_frame.text == step["caption"]
+        timing = slide.element.xml
+        assert '<p:cond delay="0"/>' in timing  # plays when the slide shows
+
+
 def test_deck_refuses_bad_names_and_missing_reveal_copy(rendered, tmp_path):
     out, _ = rendered
     result = run_cli("deck", SLUG, "--out", out, "--reuse", "--name", SLUG)
