@@ -1,0 +1,120 @@
+"""Views of a stack trace that the residual-stream ("bank") video shows.
+
+Pure NumPy helpers on top of run_stack's trace, for one followed position:
+its stream after every sublayer and every correction (follow), its stream
+per block (block_states), the depth map's bar heights (bar_heights), and
+the sum x0 + every correction with the middle blocks folded so that a deep
+stack still fits one line (folded_terms).
+
+>>> from tblock.bank import RECEIVER, bank_stack
+>>> out, st = bank_stack(depth=3)
+>>> np.round(block_states(st, RECEIVER)[:, 0], 1).tolist()
+[0.3, 1.3, 2.3, 3.4]
+>>> [t.label for t in folded_terms(st, RECEIVER)]
+['x0', 'attn 1', 'ffn 1', 'attn 2', 'ffn 2', 'attn 3', 'ffn 3']
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+
+def depth_of(stack_trace: dict) -> int:
+    """Number of blocks the trace went through."""
+    return len(stack_trace["blocks"])
+
+
+def follow(stack_trace: dict, position: int) -> dict:
+    """One position's path through the stack, every vector (d,) or row (h, n).
+
+    Returns 'states' and 'terms' (run_stack's keys, in order, at the position)
+    and 'blocks': per block its pattern row of every head (h, n), the two
+    normalised reads ln1, ln2 (d,), the FFN's hidden activations (d_ff,),
+    attn_out, mlp_out, resid_pre, resid_mid, resid_post (d,).
+    """
+    states = {k: v[position] for k, v in stack_trace["states"].items()}  # (n, d) -> (d,) each
+    terms = {k: v[position] for k, v in stack_trace["terms"].items()}  # (n, d) -> (d,) each
+    blocks = []
+    for tr in stack_trace["blocks"]:
+        blocks.append({
+            "pattern": tr["pattern"][:, position],  # (h, n, n) -> (h, n)
+            "ln1": tr["ln1_normalized"][position],  # (n, d) -> (d,)
+            "ln2": tr["ln2_normalized"][position],  # (n, d) -> (d,)
+            "hidden": tr["mlp_post"][position],  # (n, d_ff) -> (d_ff,)
+            "attn_out": tr["attn_out"][position],  # (n, d) -> (d,)
+            "mlp_out": tr["mlp_out"][position],  # (n, d) -> (d,)
+            "resid_pre": tr["resid_pre"][position],  # (n, d) -> (d,)
+            "resid_mid": tr["resid_mid"][position],  # (n, d) -> (d,)
+            "resid_post": tr["resid_post"][position],  # (n, d) -> (d,)
+        })  # fmt: skip
+    return {"states": states, "terms": terms, "blocks": blocks}
+
+
+def block_states(stack_trace: dict, position: int) -> np.ndarray:
+    """The position's stream entering the stack and after each block: (depth + 1, d)."""
+    rows = [stack_trace["x0"][position]] + [tr["resid_post"][position] for tr in stack_trace["blocks"]]
+    return np.stack(rows)  # depth + 1 x (d,) -> (depth + 1, d)
+
+
+def bar_heights(stack_trace: dict, position: int, residual: bool) -> np.ndarray:
+    """The depth map's bar per block: the size of what the corrections built, (depth,).
+
+    Residual on: ||stream - x0|| after each block (all corrections so far).
+    Residual off: ||stream|| after each block, which is the block's latest
+    output alone (x0 is no longer a term of the stream).
+    """
+    states = block_states(stack_trace, position)[1:]  # (depth, d)
+    if residual:
+        states = states - stack_trace["x0"][position]  # (depth, d) - (d,)
+    return np.linalg.norm(states, axis=-1)  # (depth, d) -> (depth,)
+
+
+@dataclass(frozen=True, eq=False)
+class Term:
+    """One summand of the sum shown on screen: x0, one correction, or several folded into one."""
+
+    label: str  # 'x0', 'attn 2', 'ffn 2', or 'blocks 2-11'
+    keys: tuple[str, ...]  # the run_stack 'terms' keys it adds up
+    first: int  # first block (1-based; 0 for x0)
+    last: int  # last block (1-based; 0 for x0)
+    vector: np.ndarray  # (d,)
+
+
+def folded_terms(stack_trace: dict, position: int, max_blocks: int = 3) -> list[Term]:
+    """x0 and every correction at the position, in order; deeper than max_blocks, the
+    blocks between the first and the last are folded into one summed term.
+
+    The vectors always add up to x0 + every correction (the stream, when the
+    residual is on).
+    """
+    terms = stack_trace["terms"]
+    depth = depth_of(stack_trace)
+    out = [Term("x0", ("x0",), 0, 0, terms["x0"][position])]
+
+    def block_terms(b: int) -> list[Term]:  # b is 0-based
+        return [Term(f"{name} {b + 1}", (f"{b}_{key}",), b + 1, b + 1, terms[f"{b}_{key}"][position])
+                for name, key in (("attn", "attn_out"), ("ffn", "mlp_out"))]  # fmt: skip
+
+    if depth <= max_blocks:
+        for b in range(depth):
+            out += block_terms(b)
+        return out
+    middle = tuple(f"{b}_{key}" for b in range(1, depth - 1) for key in ("attn_out", "mlp_out"))
+    folded = np.sum([terms[k][position] for k in middle], axis=0)  # (2 (depth - 2), d) -> (d,)
+    label = "block 2" if depth == 3 else f"blocks 2-{depth - 1}"
+    out += block_terms(0)
+    out.append(Term(label, middle, 2, depth - 1, folded))
+    out += block_terms(depth - 1)
+    return out
+
+
+def terms_total(terms: list[Term]) -> np.ndarray:
+    """The sum of the shown terms' vectors (d,)."""
+    return np.sum([t.vector for t in terms], axis=0)  # (k, d) -> (d,)
+
+
+def top_source(stack_trace: dict, position: int, block: int = 0, head: int = 0) -> int:
+    """The position the followed token attends to most in a block (0-based block)."""
+    return int(np.argmax(stack_trace["blocks"][block]["pattern"][head, position]))  # (n,) -> ()
