@@ -2,8 +2,9 @@
 
 Everything here works on files a render already wrote (a video and its
 manifest, or the per-step section clips), so nothing is rendered twice. Like
-the render itself, every output is written into a temporary place under
-``OUT/.cache`` and moved into place only when it is complete.
+the render itself, every output is first written to a temporary file beside
+its target (a deck: a folder under ``OUT/.cache``) and moved into place only
+when it is complete, so a failure never leaves half a file behind.
 
 Example::
 
@@ -21,6 +22,7 @@ import contextlib
 import dataclasses
 import html
 import importlib.util
+import itertools
 import json
 import math
 import os
@@ -43,8 +45,6 @@ REVEAL_THEMES = {"dark": "black", "light": "white"}  # tblock theme -> reveal.js
 # The files of a reveal.js 5 copy the deck needs, relative to the copy's root (plus the two
 # themes' CSS and the font folders they import).
 REVEAL_FILES = ("dist/reveal.css", "dist/reset.css", "dist/reveal.js", "plugin/notes/notes.js")
-
-
 STORYBOARD_KEY = "tblock-storyboard"  # PNG text chunk: the topic and each panel's step and box
 
 
@@ -125,7 +125,7 @@ class AlphaReport:
 def alpha_report(path: Path, frame_index: int = -1) -> AlphaReport:
     """Decode one frame (the last by default, where content is drawn) and measure its alpha."""
     frame = frames_at(path, [frame_index])[0]
-    has_alpha = "a" in frame.format.name
+    has_alpha = len(frame.format.components) == 4  # yuva420p, argb, rgba, ...: a fourth plane
     rgba = frame.to_ndarray(format="rgba")  # (h, w, 4)
     alpha = rgba[..., 3]
     k = max(2, min(alpha.shape) // 60)  # corner blocks of a few pixels
@@ -175,9 +175,10 @@ def to_alpha_webm(src: Path, dst: Path) -> Path:
 def to_gif(src: Path, dst: Path, width: int | None = None, max_fps: int = GIF_MAX_FPS) -> Path:
     """A looping, palette-optimised GIF of ``src``, ``width`` pixels wide (default 640).
 
-    One palette of 256 colours is computed over the whole clip (FFmpeg's
-    palettegen/paletteuse), frames are dropped to at most ``max_fps`` and the
-    GIF loops forever (loop=0), as slides and web pages expect.
+    Two passes, as with FFmpeg's palettegen/paletteuse on the command line: the
+    first finds one palette of 256 colours for the whole clip, the second maps
+    every frame onto it, streaming (no frame is held back). Frames are dropped
+    to at most ``max_fps``; the GIF loops forever (loop=0), as slides expect.
     """
     import av
 
@@ -187,40 +188,61 @@ def to_gif(src: Path, dst: Path, width: int | None = None, max_fps: int = GIF_MA
         rate = _frame_rate(stream)
         out_rate = rate if rate <= max_fps else Fraction(rate / math.ceil(rate / max_fps))
         graph = av.filter.Graph()
-        chain = [graph.add_buffer(template=stream)]
-        if out_rate != rate:
-            chain.append(graph.add("fps", f"fps={out_rate}"))
-        chain.append(graph.add("scale", f"{width}:-2:flags=lanczos"))
-        split = graph.add("split")
-        palettegen = graph.add("palettegen", "stats_mode=diff")
-        paletteuse = graph.add("paletteuse", "dither=bayer:bayer_scale=5:diff_mode=rectangle")
-        sink = graph.add("buffersink")
-        for a, b in zip(chain, chain[1:] + [split]):
-            a.link_to(b)
-        split.link_to(palettegen, 0, 0)
-        split.link_to(paletteuse, 1, 0)
-        palettegen.link_to(paletteuse, 0, 1)
-        paletteuse.link_to(sink)
+        scaled = _gif_scale_chain(graph, stream, rate, out_rate, width)[1]
+        palettegen, sink = graph.add("palettegen", "stats_mode=diff"), graph.add("buffersink")
+        scaled.link_to(palettegen)
+        palettegen.link_to(sink)
         graph.configure()
-        frames = []
         for frame in source.decode(stream):
             graph.push(frame)
         graph.push(None)
-        while True:
-            try:
-                frames.append(graph.pull())
-            except (av.error.EOFError, av.error.BlockingIOError):
-                break
-    if not frames:
-        raise ExportError(f"{src.name} has no frames to convert")
-    with av.open(str(dst), "w", format="gif", options={"loop": "0"}) as target:
-        out = target.add_stream("gif", rate=out_rate)
-        out.width, out.height, out.pix_fmt = frames[0].width, frames[0].height, "pal8"
-        for i, frame in enumerate(frames):
-            frame.pts, frame.time_base = i, 1 / out_rate
-            target.mux(out.encode(frame))
+        try:
+            palette = graph.pull()
+        except av.error.EOFError:
+            raise ExportError(f"{Path(src).name} has no frames to convert") from None
+    with av.open(str(src)) as source, av.open(str(dst), "w", format="gif", options={"loop": "0"}) as target:
+        stream = source.streams.video[0]
+        graph = av.filter.Graph()
+        frames_in, scaled = _gif_scale_chain(graph, stream, rate, out_rate, width)
+        palette_in = graph.add_buffer(width=palette.width, height=palette.height, format=palette.format.name,
+                                      time_base=palette.time_base)
+        paletteuse = graph.add("paletteuse", "dither=bayer:bayer_scale=5:diff_mode=rectangle")
+        sink = graph.add("buffersink")
+        scaled.link_to(paletteuse, 0, 0)
+        palette_in.link_to(paletteuse, 0, 1)
+        paletteuse.link_to(sink)
+        graph.configure()
+        palette.pts = 0
+        palette_in.push(palette)
+        palette_in.push(None)  # one palette for every frame
+        out = None
+        written = 0
+        for frame in itertools.chain(source.decode(stream), [None]):
+            frames_in.push(frame)
+            while True:
+                try:
+                    gif_frame = sink.pull()
+                except (av.error.BlockingIOError, av.error.EOFError):
+                    break
+                if out is None:  # sized by the first scaled frame
+                    out = target.add_stream("gif", rate=out_rate)
+                    out.width, out.height, out.pix_fmt = gif_frame.width, gif_frame.height, "pal8"
+                gif_frame.pts, gif_frame.time_base = written, 1 / out_rate
+                written += 1
+                target.mux(out.encode(gif_frame))
         target.mux(out.encode(None))
     return dst
+
+
+def _gif_scale_chain(graph: Any, stream: Any, rate: Fraction, out_rate: Fraction, width: int) -> tuple:
+    """buffer -> (fps) -> scale: the source and the last filter of the chain both GIF passes share."""
+    nodes = [graph.add_buffer(template=stream)]
+    if out_rate != rate:
+        nodes.append(graph.add("fps", f"fps={out_rate}"))
+    nodes.append(graph.add("scale", f"{width}:-2:flags=lanczos"))
+    for a, b in zip(nodes, nodes[1:]):
+        a.link_to(b)
+    return nodes[0], nodes[-1]
 
 
 def convert_clip(path: Path, fmt: str, *, width: int | None = None) -> Path:
@@ -287,8 +309,9 @@ def storyboard_columns(n: int) -> int:
 
 def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Sequence[str], *,
                        title: str = "", theme_name: str = "dark", width: int = 1280,
-                       columns: int | None = None) -> Any:
-    """One contact sheet: each image with its number, step name and caption underneath.
+                       columns: int | None = None, numbers: Sequence[int] | None = None) -> Any:
+    """One contact sheet: each image with its number (1, 2, ... or ``numbers``), step name and
+    caption underneath.
     The sheet's ``info["panels"]`` lists each image's box (x0, y0, x1, y1) in step order."""
     from PIL import Image, ImageDraw
 
@@ -333,7 +356,8 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
             sheet.info["panels"].append([x, y, x + panel_w, y + panel_h])
             draw.rectangle([x - 1, y - 1, x + panel_w, y + panel_h], outline=th.faint)
             ty = y + panel_h + round(name_h * 0.25)
-            draw.text((x, ty), f"{i + 1}  {names[i].replace('_', ' ')}", font=name_font, fill=th.accent)
+            number = numbers[i] if numbers is not None else i + 1
+            draw.text((x, ty), f"{number}  {names[i].replace('_', ' ')}", font=name_font, fill=th.accent)
             ty = y + panel_h + name_h
             for line in wrapped[i]:
                 draw.text((x, ty), line, font=caption_font, fill=th.text)
@@ -627,11 +651,11 @@ def write_handout_pdf(renders: Sequence[tuple[dict, list[Path]]], dst: Path, wid
     """A PDF with one page per step: the step's settled last frame and its caption underneath."""
     pages = []
     for manifest, clips in renders:
-        for s, clip in zip(manifest["steps"], clips):
+        for k, (s, clip) in enumerate(zip(manifest["steps"], clips)):
             image = frames_at(clip, [-1])[0].to_image()
             pages.append(compose_storyboard([image], [s.get("caption") or ""], [s["name"]],
                                             title=manifest["topic"], theme_name=manifest.get("theme", "dark"),
-                                            width=width, columns=1))
+                                            width=width, columns=1, numbers=[k + 1]))
     if not pages:
         raise ExportError("a handout needs at least one step")
     with _atomic(dst) as tmp:
