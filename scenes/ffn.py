@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Axes, Create, DashedVMobject, Dot, FadeIn,
-                   FadeOut, FadeTransform, Group, Indicate, Line, Polygon, RoundedRectangle,
+from manim import (config, DOWN, LEFT, RIGHT, UP, Arrow, Axes, Create, DashedVMobject, Dot, FadeIn,
+                   FadeOut, FadeTransform, Group, Indicate, Line, Polygon, Rectangle, RoundedRectangle,
                    SurroundingRectangle, TransformFromCopy, VGroup, VMobject)
 
 from scenes.kit import (HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fmt, label, param,
@@ -29,7 +29,7 @@ from scenes.kit import (HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fm
 from tblock.ffn_views import (activation_curves, curve_names, curve_window, cyclic_permutation,
                               ffn_position, ffn_run, ffn_world, permutation_check)
 
-ACT_NAMES = {"gelu": "GELU", "gelu_tanh": "GELU (tanh)", "relu": "ReLU"}
+ACT_NAMES = {"gelu": "GELU", "gelu_tanh": "tanh-GELU", "relu": "ReLU"}
 NUMBERS_MAX_D = 6     # widest stream vector drawn as numbers
 NUMBERS_MAX_FF = 16   # widest hidden vector drawn as numbers
 
@@ -40,6 +40,7 @@ CONTENT_W = 10.6                 # width the widest (hidden) vector may take
 ROW_H = 0.44                     # cell height of a number row
 STRIP_H = 0.36                   # height of a heat strip
 Y_U, Y_PRE, Y_POST, Y_DELTA, Y_Y, Y_Z = 3.2, 1.9, 0.6, -0.7, -1.75, -2.8
+READ = 1.2                       # extra seconds at the end of a step, to read its caption
 
 
 @dataclass(frozen=True)
@@ -161,7 +162,9 @@ class FFNScene(StepScene):
         self.wait(0.4)
         self.u_row = self.vector(pos["u"], float(np.max(np.abs(pos["u"])))).set_y(Y_U)
         self.u_label = self.row_label("u = LN₂(Y)", f"token {p.position} · d = {d}", Y_U, theme().text)
-        self.play(FadeTransform(y_row, self.u_row), FadeTransform(y_label, self.u_label), run_time=1.2)
+        swap = [FadeTransform(y_row, self.u_row)] if p.numbers else [FadeOut(y_row), FadeIn(self.u_row)]
+        self.play(*swap, FadeTransform(y_label, self.u_label), run_time=1.2)
+        self.wait(READ)
 
     @step
     def expand(self) -> None:
@@ -174,6 +177,7 @@ class FFNScene(StepScene):
         self.w1 = self.funnel(self.u_row, self.pre_row, f"× W₁   ({p.d_model} × {p.d_ff})")
         self.play(FadeIn(self.w1), run_time=0.7)
         self.play(self.morph(self.u_row, self.pre_row), FadeIn(self.pre_label), run_time=1.4)
+        self.wait(READ)
 
     @step
     def bend(self) -> None:
@@ -198,6 +202,7 @@ class FFNScene(StepScene):
         self.active_marks = self.mark_active(self.post_row)
         self.play(self.morph(self.pre_row, self.post_row), FadeIn(self.post_label), run_time=1.2)
         self.play(FadeIn(self.active_marks), run_time=0.6)
+        self.wait(READ)
 
     def activation_plot(self) -> dict:
         """Axes with the block's activation and its comparison curve, and the hidden units as dots."""
@@ -208,9 +213,14 @@ class FFNScene(StepScene):
         axes = Axes(x_range=[lo, hi, 1], y_range=[-0.5, hi, 1], x_length=7.0, y_length=2.9, tips=False,
                     axis_config={"color": theme().muted, "stroke_width": 2, "include_ticks": True,
                                  "tick_size": 0.04})
-        axes.move_to([2.35, -1.62, 0])
+        axes.move_to([2.35, -1.45, 0])
         x_name = label("input", 18, theme().muted).next_to(axes.x_axis, RIGHT, buff=0.12)
-        y_name = label("output", 18, theme().muted).next_to(axes.y_axis, UP, buff=0.08)
+        y_name = label("output", 18, theme().muted).next_to(axes.c2p(0, hi), RIGHT, buff=0.15)
+        every = 1 if hi <= 4 else 2
+        ticks = VGroup(*[label(fmt(t, 0), 18, theme().muted).next_to(axes.c2p(t, -0.5), DOWN, buff=0.06)
+                         for t in range(int(lo), int(hi) + 1) if t != 0 and t % every == 0])
+        ticks.add(*[label(fmt(t, 0), 18, theme().muted).next_to(axes.c2p(0, t), LEFT, buff=0.1)
+                    for t in range(1, int(hi) + 1) if t % every == 0])
         lines = VGroup()
         legend = VGroup()
         for name in names:
@@ -228,16 +238,17 @@ class FFNScene(StepScene):
             text = label(f"{ACT_NAMES[name]}{' (this block)' if own else ''}", 18,
                          theme().text if own else theme().muted)
             legend.add(VGroup(swatch, text).arrange(RIGHT, buff=0.15))
-        dot_key = VGroup(Dot(radius=0.06, color=theme().positive), label("active unit", 18, theme().muted))
-        dot_key.arrange(RIGHT, buff=0.15)
-        legend.add(dot_key)
+        for color, text in ((theme().positive, "active unit (input > 0)"),
+                            (theme().negative, "inactive unit (input ≤ 0)")):
+            key = VGroup(Dot(radius=0.06, color=color), label(text, 18, theme().muted))
+            legend.add(key.arrange(RIGHT, buff=0.15))
         legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).move_to([LABEL_X, -1.5, 0], aligned_edge=LEFT)
         radius = 0.06 if self.params.numbers else 0.025
         colors = [theme().positive if a else theme().negative for a in pos["active"]]
         dots = VGroup(*[Dot(axes.c2p(x, 0), radius=radius, color=c) for x, c in zip(pos["pre"], colors)])
         on_curve = VGroup(*[Dot(axes.c2p(x, y), radius=radius, color=c)
                             for x, y, c in zip(pos["pre"], pos["post"], colors)])
-        return {"axes": VGroup(axes, x_name, y_name), "curves": lines, "legend": legend, "dots": dots,
+        return {"axes": VGroup(axes, x_name, y_name, ticks), "curves": lines, "legend": legend, "dots": dots,
                 "dots_on_curve": on_curve}
 
     def mark_active(self, row: Group | VGroup) -> VGroup | Group:
@@ -253,7 +264,7 @@ class FFNScene(StepScene):
         """Numbers flow from one vector into the next (a fade for heat-strip images)."""
         if self.params.numbers:
             return TransformFromCopy(source, target)
-        return FadeTransform(source.copy(), target)
+        return FadeIn(target, target_position=source.get_center(), scale=source.width / target.width)
 
     @step
     def contract(self) -> None:
@@ -272,6 +283,7 @@ class FFNScene(StepScene):
         self.play(FadeIn(self.w2), run_time=0.7)
         self.play(self.morph(self.post_row, self.delta_row), FadeIn(self.delta_label), run_time=1.4)
         self.play(FadeIn(self.norm_text), run_time=0.5)
+        self.wait(READ)
 
     @step
     def add_to_stream(self) -> None:
@@ -295,15 +307,28 @@ class FFNScene(StepScene):
         self.play(Create(rule), run_time=0.4)
         self.play(self.morph(VGroup(self.delta_row, y_row) if p.numbers else Group(self.delta_row, y_row),
                              z_row), FadeIn(z_label), run_time=1.4)
+        self.wait(READ)
 
     # -- every position ---------------------------------------------------------
+
+    def curtain(self, run_time: float = 0.6) -> None:
+        """Fade the whole stage to the background with one sheet (cheap), then clear it."""
+        sheet = Rectangle(width=config.frame_width + 0.2, height=config.frame_height + 0.2, stroke_width=0,
+                          fill_color=theme().background, fill_opacity=1)
+        sheet.set_fill(opacity=0)
+        self.add(sheet)
+        self.play(sheet.animate.set_fill(opacity=1), run_time=run_time)
+        self.remove(*[m for m in self.mobjects if m is not self._caption_mob])
 
     def rows_of(self, values: np.ndarray, scale: float, x: float, width: float) -> list:
         """One mobject per row of an (n, d) array: numbers or heat strips, centred at x, row i at ys[i]."""
         rows = []
         for i, v in enumerate(values):
             if self.params.numbers:
-                mob = MatrixGrid(v[None, :], scale=scale, cell_width=0.6, cell_height=ROW_H, font_size=20)
+                d = len(v)
+                cell = min(0.72, (width - 0.05 * (d - 1)) / d)
+                mob = MatrixGrid(v[None, :], scale=scale, cell_width=cell, cell_height=0.46,
+                                 font_size=22 if cell >= 0.65 else 20)
             else:
                 mob = HeatStrip(v, width=width, height=STRIP_H, scale=scale)
             rows.append(mob.move_to([x, self.row_y[i], 0]))
@@ -315,19 +340,20 @@ class FFNScene(StepScene):
         n, d, f = p.tokens, p.d_model, p.d_ff
         self.caption(f"The same W₁ and W₂ run at every position, one row at a time: row i of Δ is "
                      f"computed from row i of u alone. Tokens never mix here; only attention mixes them.")
-        self.clear_stage()
-        top = 2.35
-        self.row_y = [top - i * 0.56 for i in range(n)]
+        self.curtain()
+        pitch = 0.6
+        top = 0.75 + (n - 1) * pitch / 2
+        self.row_y = [top - i * pitch for i in range(n)]
         u_all, post_all, out_all = tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"]
         x_u, x_box, x_out = -3.95, 0.0, 4.05
-        self.x_out, self.side_w = x_out, 3.3
+        self.x_out, self.side_w = x_out, 3.4
         self.u_rows = self.rows_of(u_all, float(np.max(np.abs(u_all))), x_u, self.side_w)
         self.out_scale = float(np.max(np.abs(out_all)))
         self.out_rows = self.rows_of(out_all, self.out_scale, x_out, self.side_w)
         hid_scale = float(np.max(np.abs(post_all)))
         self.hid_rows = [HeatStrip(h, width=2.5, height=0.3, scale=hid_scale).move_to([x_box, y, 0])
                          for h, y in zip(post_all, self.row_y)]
-        box = RoundedRectangle(corner_radius=0.12, width=3.0, height=n * 0.56 + 0.3,
+        box = RoundedRectangle(corner_radius=0.12, width=3.0, height=n * pitch + 0.2,
                                stroke_color=theme().muted, stroke_width=2)
         box.move_to([x_box, (self.row_y[0] + self.row_y[-1]) / 2, 0])
         self.u_names = [label(t, 18, theme().muted).next_to(r, LEFT, buff=0.18)
@@ -340,7 +366,8 @@ class FFNScene(StepScene):
                                       f"({n}, {f}), internal", x_box, title_y)
         self.out_title = self.column_title("Δ = FFN(u)", f"(n, d) = ({n}, {d})", x_out, title_y,
                                            theme().update)
-        self.fade_in(*self.u_rows, *self.u_names, u_title, box, box_title, self.out_title)
+        box_note = label("same W₁, W₂ for every row", 18, theme().muted).next_to(box, DOWN, buff=0.15)
+        self.fade_in(*self.u_rows, *self.u_names, u_title, box, box_title, box_note, self.out_title)
         self.arrows = []
         for i in range(n):
             a_in = Arrow(self.u_rows[i].get_right(), [box.get_left()[0], self.row_y[i], 0], buff=0.08,
@@ -357,6 +384,7 @@ class FFNScene(StepScene):
                          self.frame_row(self.out_rows[i])]
         self.ledger = self.ledger_line()
         self.play(*[Create(m) for m in self.featured], FadeIn(self.ledger), run_time=0.8)
+        self.wait(READ)
 
     def column_title(self, name: str, detail: str, x: float, y: float, color: str | None = None) -> VGroup:
         """A column's name with its shape underneath."""
@@ -378,7 +406,7 @@ class FFNScene(StepScene):
                 f"‖Δ‖ = {fmt(pos['update_norm'])}")
         line = label(text, 20, theme().accent)
         line.scale_to_fit_width(min(line.width, 13.4))
-        return line.move_to([0, self.row_y[-1] - 0.95, 0])
+        return line.move_to([0, self.row_y[-1] - 1.1, 0])
 
     @step
     def permute_rows(self) -> None:
@@ -391,16 +419,28 @@ class FFNScene(StepScene):
                      f"the outputs are the old outputs, permuted the same way. "
                      f"Largest difference: {diff_text(check['max_diff'])}.")
         slot = np.argsort(perm)  # old row j -> new slot slot[j]
-        moves = []
+        # Rows moving up slide; a row moving down leaves first and comes back in at its new slot
+        # afterwards, so no row slides across another.
+        leave, slide, arrive = [], [], []
+        lists = [self.u_rows, self.u_names, self.hid_rows, self.out_rows, self.out_names]
         for j in range(n):
             dy = self.row_y[slot[j]] - self.row_y[j]
-            for mob in (self.u_rows[j], self.u_names[j], self.hid_rows[j], self.out_rows[j], self.out_names[j]):
-                moves.append(mob.animate.shift(UP * dy))
+            rows = [(lst, j) for lst in lists]
             if j == p.position - 1:
-                moves += [m.animate.shift(UP * dy) for m in self.featured]
+                rows += [(self.featured, k) for k in range(len(self.featured))]
+            for lst, idx in rows:
+                if dy >= 0:
+                    slide.append(lst[idx].animate.shift(UP * dy))
+                    continue
+                new = lst[idx].copy().shift(UP * dy)
+                leave.append(FadeOut(lst[idx], shift=UP * 0.25))
+                arrive.append(FadeIn(new, shift=UP * 0.25))
+                lst[idx] = new
         new_title = self.column_title("P·FFN(u)", "old outputs, moved", self.out_title.get_x(),
                                       self.out_title.get_y(), theme().update)
-        self.play(*moves, FadeTransform(self.out_title, new_title), run_time=1.6)
+        self.play(*leave, FadeOut(self.out_title), run_time=0.5)
+        self.play(*slide, run_time=0.9)
+        self.play(*arrive, FadeIn(new_title), run_time=0.5)
         self.out_title = new_title
         # Run the FFN on the permuted rows: fresh outputs land on the moved ones.
         fresh = self.rows_of(check["out_of_permuted"], self.out_scale, self.x_out, self.side_w)
@@ -412,8 +452,10 @@ class FFNScene(StepScene):
         final_title = self.column_title("FFN(P·u) = P·FFN(u)", "computed again", self.out_title.get_x(),
                                         self.out_title.get_y(), theme().update)
         result = label(f"max |FFN(P·u) − P·FFN(u)| = {diff_text(check['max_diff'])}", 20, theme().text)
-        result.move_to([0, self.ledger.get_y() - 0.5, 0])
-        self.play(FadeTransform(self.out_title, final_title), FadeIn(result), run_time=0.8)
+        result.move_to([0, self.ledger.get_y() - 0.55, 0])
+        self.play(FadeOut(self.out_title), run_time=0.3)
+        self.play(FadeIn(final_title), FadeIn(result), run_time=0.6)
+        self.wait(READ)
 
     def record_numbers(self) -> None:
         pos, check = self.pos, self.check
