@@ -372,7 +372,7 @@ def save_png(image: Any, dst: Path, palette: bool = True, text: dict[str, str] |
     from PIL import Image, PngImagePlugin
 
     if palette:
-        image = image.quantize(colors=256, method=Image.Quantize.MEDIANCUT, dither=Image.Dither.NONE)
+        image = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
     info = PngImagePlugin.PngInfo()
     for key, value in (text or {}).items():
         info.add_text(key, value)
