@@ -2,6 +2,7 @@
 
 from . import compat  # noqa: F401  (HeatStrip images draw with Manim 0.22 + Pillow 13)
 from .base import STEP_HOLD, StepScene, Topic, TopicParams, param, step
+from .circuit import BypassCircuit
 from .grid import MatrixGrid
 from .parts import AddNode, HeatStrip, Plane2D, VectorColumn, WeightBars, label, number
 from .theme import (CAPTION_TOP, FONT, MONO, THEMES, Theme, fmt, head_color, pct, theme,
@@ -9,6 +10,7 @@ from .theme import (CAPTION_TOP, FONT, MONO, THEMES, Theme, fmt, head_color, pct
 
 __all__ = [
     "STEP_HOLD", "StepScene", "Topic", "TopicParams", "param", "step",
+    "BypassCircuit",
     "MatrixGrid", "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number",
     "CAPTION_TOP", "FONT", "MONO", "THEMES", "Theme", "fmt", "head_color", "pct", "theme",
     "use_theme", "value_color", "value_rgb",

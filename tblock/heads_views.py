@@ -1,0 +1,140 @@
+"""Views for the multi-head picture: a seeded world for any token list, and one receiver's numbers.
+
+The heads topic follows one receiving position i through the attention
+sublayer of ``block_forward``: each head's attention row, its mixture H_r[i],
+its contribution H_r[i] W_O^(r), the running sum of those contributions, the
+concatenate-then-project route to the same Δ_attn, and Y[i] = X[i] + Δ_attn[i].
+Everything here reads ``block_forward``'s trace; the only extra arithmetic is
+bookkeeping (partial sums, norms, ranks, a difference) that the scene shows.
+
+>>> world = heads_world(d_model=4, n_heads=2, d_head=2, tokens=("the", "Eiffel", "tower"))
+>>> view = receiver_view(world, receiver=2, shown=2)
+>>> view["pattern"].shape, view["result"].shape
+((2, 3), (2, 4))
+>>> bool(view["concat_difference"] < 1e-12)
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tblock.attention import concat_then_project
+from tblock.block import block_forward
+from tblock.config import BlockConfig
+from tblock.weights import BlockWeights
+
+
+@dataclass(frozen=True, eq=False)
+class HeadsWorld:
+    """A block config, seeded weights, seeded token embeddings x (n, d), and the block's trace."""
+
+    cfg: BlockConfig
+    weights: BlockWeights
+    tokens: tuple[str, ...]
+    x: np.ndarray  # (n, d)
+    trace: dict
+
+
+def embed_tokens(tokens: tuple[str, ...], d_model: int, seed: int) -> np.ndarray:
+    """Seeded random embeddings, one N(0, 1) row per distinct token (equal tokens share a row).
+
+    Returns x (n, d_model). Not a trained embedding table: the video says so.
+    """
+    vocab = list(dict.fromkeys(tokens))  # distinct tokens in order of first appearance
+    table = np.random.default_rng(seed + 1).standard_normal((len(vocab), d_model))  # (V, d)
+    ids = np.array([vocab.index(t) for t in tokens])  # (n,)
+    return table[ids]  # (V, d) -> (n, d)
+
+
+def heads_world(d_model: int, n_heads: int, d_head: int, tokens: tuple[str, ...], seed: int = 0,
+                mask: str = "causal", weights: BlockWeights | None = None) -> HeadsWorld:
+    """A pre-norm LayerNorm block (d_ff = 4 d, no positions) run on seeded embeddings of ``tokens``.
+
+    Weights are ``BlockWeights.random(cfg, seed)`` unless given (e.g. a changed head).
+    """
+    if n_heads * d_head != d_model:
+        raise ValueError(f"n_heads x d_head must equal d_model ({n_heads} x {d_head} = "
+                         f"{n_heads * d_head}, d_model = {d_model})")
+    if not tokens:
+        raise ValueError("tokens must not be empty")
+    cfg = BlockConfig(d_model=d_model, n_heads=n_heads, d_head=d_head, d_ff=4 * d_model,
+                      norm="layer", placement="pre", mask=mask, positions="none")
+    w = BlockWeights.random(cfg, seed=seed) if weights is None else weights.validate(cfg)
+    x = embed_tokens(tuple(tokens), d_model, seed)  # (n, d)
+    _, trace = block_forward(x, w, cfg)
+    return HeadsWorld(cfg, w, tuple(tokens), x, trace)
+
+
+def scale_head_output(w: BlockWeights, head: int, factor: float) -> BlockWeights:
+    """A copy of w whose row block W_O^(head) is multiplied by factor (every other array shared)."""
+    W_O = np.array(w.W_O, copy=True)  # (h, d_head, d)
+    W_O[head] *= factor  # (d_head, d)
+    return w.replace(W_O=W_O)
+
+
+def running_sums(parts: np.ndarray) -> np.ndarray:
+    """Partial sums of contributions, starting from zero: (k, d) -> (k + 1, d)."""
+    zero = np.zeros((1, parts.shape[1]))  # (1, d)
+    return np.concatenate([zero, np.cumsum(parts, axis=0)])  # (k + 1, d)
+
+
+def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
+    """Everything the heads video shows at position ``receiver``, the first ``shown`` heads in full.
+
+    Keys (h heads, n positions, d model width, k = shown):
+      pattern (h, n)        each head's attention row A_r[i, :]
+      z (h, d_head)         each head's mixture H_r[i] (its own value coordinates)
+      result (h, d)         each head's contribution H_r[i] W_O^(r) (stream coordinates)
+      result_norm (h,)      ‖H_r[i] W_O^(r)‖
+      write_rank (h,)       rank of W_O^(r): the dimension of head r's write subspace (<= d_head)
+      rest (d,)             sum of the contributions of the heads not shown (zeros if none)
+      parts (k [+1], d)     the shown contributions, then ``rest`` when some heads are folded
+      running (k [+1] + 1, d)  partial sums of parts from zero; the last row is Σ_r result_r
+      running_norm (k [+1] + 1,)  ‖running‖ row by row
+      rest_norm             ‖rest‖
+      attn_out (d,)         Δ_attn[i] from the trace (Σ_r result_r + b_O)
+      concat (d,)           concatenate-then-project route, [H_1 | ... | H_h] W_O + b_O
+      z_concat (h * d_head,)  the concatenated mixtures
+      concat_difference     max |concat - attn_out|
+      x, y (d,)             X[i] (resid_pre) and Y[i] (resid_mid); x_norm, y_norm their norms
+      bypass_difference     max |y - (x + attn_out)|
+    """
+    tr, w = world.trace, world.weights
+    n, h = tr["z"].shape[:2]
+    if not 0 <= receiver < n:
+        raise ValueError(f"receiver must be a position from 0 to {n - 1}, got {receiver}")
+    if not 1 <= shown <= h:
+        raise ValueError(f"shown must be from 1 to {h} heads, got {shown}")
+    i = receiver
+    result = tr["result"][i]  # (n, h, d) -> (h, d)
+    rest = result[shown:].sum(axis=0)  # (h - k, d) -> (d,)
+    parts = result[:shown] if shown == h else np.concatenate([result[:shown], rest[None]])  # (k [+1], d)
+    concat = concat_then_project(tr["z"], w.W_O, w.b_O)[i]  # (n, h, dh) -> (n, d) -> (d,)
+    attn_out = tr["attn_out"][i]  # (d,)
+    x, y = tr["resid_pre"][i], tr["resid_mid"][i]  # (d,), (d,)
+    running = running_sums(parts)  # (k [+1] + 1, d)
+    return {
+        "pattern": tr["pattern"][:, i, :],  # (h, n, n) -> (h, n)
+        "z": tr["z"][i],  # (n, h, dh) -> (h, dh)
+        "result": result,
+        "result_norm": np.linalg.norm(result, axis=-1),  # (h, d) -> (h,)
+        "write_rank": np.array([np.linalg.matrix_rank(W) for W in w.W_O]),  # h x (dh, d) -> (h,)
+        "rest": rest,
+        "rest_norm": float(np.linalg.norm(rest)),
+        "parts": parts,
+        "running": running,
+        "running_norm": np.linalg.norm(running, axis=-1),  # (k [+1] + 1, d) -> (k [+1] + 1,)
+        "attn_out": attn_out,
+        "attn_norm": float(np.linalg.norm(attn_out)),
+        "concat": concat,
+        "z_concat": tr["z"][i].reshape(-1),  # (h, dh) -> (h * dh,)
+        "concat_difference": float(np.max(np.abs(concat - attn_out))),
+        "x": x,
+        "y": y,
+        "x_norm": float(np.linalg.norm(x)),
+        "y_norm": float(np.linalg.norm(y)),
+        "bypass_difference": float(np.max(np.abs(y - (x + attn_out)))),
+    }
