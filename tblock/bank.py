@@ -1,0 +1,126 @@
+"""The residual-stream lesson's 4-D world: "by the river bank" through tied blocks.
+
+Four tokens, four named stream dimensions (geographic, financial,
+function-word, bank identity), one head of width 4, RMSNorm before each
+sublayer (pre-norm), a ReLU FFN of width 8, a causal mask, no positions.
+The same block weights are reused at every depth (tied). The weights were
+fitted by scripts/fit_bank.py and ship in tblock/data/bank.npz.
+
+With the residual on, bank's stream passes the lesson's states,
+[0.3, 0.3, 0, 1] -> [1.0, 0.0, -0.2, 1.0] (after block 1's attention)
+-> [1.3, -0.1, -0.4, 1.2] -> [2.3, -0.6, -0.6, 1.4] -> [3.4, -1.2, -0.8, 1.5];
+with it off, every block keeps only its own ~0.4-long output.
+
+>>> out, st = bank_stack(depth=3)
+>>> np.round(out[RECEIVER], 2).tolist()
+[3.4, -1.2, -0.8, 1.5]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from tblock.config import BlockConfig
+from tblock.stack import run_stack
+from tblock.weights import BlockWeights
+
+if TYPE_CHECKING:  # imported lazily below: tblock.examples re-exports this module
+    from tblock.examples import Example
+
+TOKENS = ("by", "the", "river", "bank")
+DIMS = ("geographic", "financial", "function-word", "bank identity")
+RECEIVER = 3  # bank
+
+# One row per token, one column per dimension of DIMS.
+EMBEDDINGS = np.array(  # (n, d) = (4, 4)
+    [
+        [0.0, 0.1, 1.0, 0.0],  # by: a function word
+        [0.1, 0.0, 1.0, 0.0],  # the: a function word
+        [1.0, 0.0, 0.2, 0.0],  # river: geographic
+        [0.3, 0.3, 0.0, 1.0],  # bank: ambiguous, its identity on dimension 3
+    ]
+)
+EMBEDDINGS.flags.writeable = False  # bank() hands out copies
+
+# The lesson's stream for bank (residual on), keyed like run_stack's 'states'.
+LESSON_STATES = {
+    "0_resid_mid": (1.0, 0.0, -0.2, 1.0),
+    "0_resid_post": (1.3, -0.1, -0.4, 1.2),
+    "1_resid_post": (2.3, -0.6, -0.6, 1.4),
+    "2_resid_post": (3.4, -1.2, -0.8, 1.5),
+}
+NO_RESIDUAL_NORM = 0.4  # the lesson's size of a block's output with the residual off
+
+DATA_PATH = Path(__file__).parent / "data" / "bank.npz"
+
+CONFIG = BlockConfig(
+    d_model=4, n_heads=1, d_head=4, d_ff=8, norm="rms", placement="pre", act="relu", mask="causal", positions="none"
+)
+
+
+def bank_config(residual: bool = True) -> BlockConfig:
+    """The world's block config, with the residual connection on or off."""
+    return CONFIG.replace(residual=residual)
+
+
+def bank_weights(path: str | Path = DATA_PATH) -> BlockWeights:
+    """The fitted block weights (one block; the world ties them across depth)."""
+    return BlockWeights.load(path, CONFIG)
+
+
+def _check_depth(depth: int) -> None:
+    """Raise ValueError unless depth is a positive integer."""
+    if isinstance(depth, bool) or not isinstance(depth, int) or depth <= 0:
+        raise ValueError(f"depth must be a positive integer, got {depth!r}")
+
+
+def bank(depth: int = 3, residual: bool = True) -> "Example":
+    """The world as an Example: weights = [w] * depth (one object, tied), x = EMBEDDINGS (4, 4).
+
+    >>> ex = bank(depth=2, residual=False)
+    >>> ex.tokens[ex.receiver], ex.weights[0] is ex.weights[1], ex.cfg.residual
+    ('bank', True, False)
+    """
+    from tblock.examples import Example  # lazy: tblock.examples imports this module
+
+    _check_depth(depth)
+    w = bank_weights()
+    return Example("bank", bank_config(residual), [w] * depth, EMBEDDINGS.copy(), TOKENS, DIMS, RECEIVER)
+
+
+def bank_stack(depth: int = 3, residual: bool = True) -> tuple[np.ndarray, dict]:
+    """run_stack on the world: (out (4, 4), stack_trace)."""
+    ex = bank(depth, residual)
+    return run_stack(ex.x, ex.weights, ex.cfg)
+
+
+def depth_map(stack_trace: dict, receiver: int = RECEIVER) -> dict[str, np.ndarray]:
+    """One token's stream block by block, for the lesson's depth map.
+
+    Returns states (depth + 1, d): the input, then the stream after each
+    block; attn, ffn (depth, d): each block's two corrections; drift
+    (depth + 1,): |stream - x0| (the green bar: corrections piled up so far);
+    size (depth + 1,): |stream| (with the residual off, the red bar: only
+    the latest output).
+
+    >>> m = depth_map(bank_stack(depth=3)[1])
+    >>> np.round(m["states"][:, 0], 1).tolist()
+    [0.3, 1.3, 2.3, 3.4]
+    """
+    depth = len(stack_trace["blocks"])
+    states = np.stack(
+        [stack_trace["states"]["x0"][receiver]]
+        + [stack_trace["states"][f"{i}_resid_post"][receiver] for i in range(depth)]
+    )  # (depth + 1, d)
+    attn = np.stack([stack_trace["terms"][f"{i}_attn_out"][receiver] for i in range(depth)])  # (depth, d)
+    ffn = np.stack([stack_trace["terms"][f"{i}_mlp_out"][receiver] for i in range(depth)])  # (depth, d)
+    return {
+        "states": states,
+        "attn": attn,
+        "ffn": ffn,
+        "drift": np.linalg.norm(states - states[0], axis=-1),  # (depth + 1,)
+        "size": np.linalg.norm(states, axis=-1),  # (depth + 1,)
+    }

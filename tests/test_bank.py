@@ -1,0 +1,225 @@
+"""The residual-stream lesson's "by the river bank" world, reproduced by the engine."""
+
+from __future__ import annotations
+
+import importlib.resources
+import importlib.util
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from tblock import BlockWeights, decomposition_error, run_stack
+from tblock.bank import (
+    CONFIG, DATA_PATH, DIMS, EMBEDDINGS, LESSON_STATES, RECEIVER, TOKENS, bank, bank_stack, bank_weights, depth_map,
+)  # fmt: skip
+
+ROOT = Path(__file__).resolve().parents[1]
+FIT_SCRIPT = ROOT / "scripts" / "fit_bank.py"
+X0 = np.array([0.3, 0.3, 0.0, 1.0])  # bank's input, as the lesson prints it
+RIVER = TOKENS.index("river")
+DEPTHS = range(1, 13)
+
+
+def bank_state(stack_trace: dict, key: str) -> np.ndarray:
+    """Bank's row of one named state of a run_stack trace: (d,)."""
+    return stack_trace["states"][key][RECEIVER]
+
+
+def states_after_block_1(stack_trace: dict) -> list[np.ndarray]:
+    """Bank's stream after every sublayer of the stack (everything but x0)."""
+    return [v[RECEIVER] for k, v in stack_trace["states"].items() if k != "x0"]
+
+
+# --- the world ---
+
+
+def test_world_is_the_lessons():
+    ex = bank()
+    assert ex.name == "bank"
+    assert ex.tokens == ("by", "the", "river", "bank") == TOKENS
+    assert ex.dims == ("geographic", "financial", "function-word", "bank identity") == DIMS
+    assert ex.receiver == 3 and ex.tokens[ex.receiver] == "bank"
+    np.testing.assert_array_equal(ex.x[RECEIVER], X0)
+    assert ex.x.shape == (4, 4)
+    c = ex.cfg
+    assert (c.d_model, c.n_heads, c.d_head, c.placement, c.act, c.positions) == (4, 1, 4, "pre", "relu", "none")
+    assert c.residual is True and bank(residual=False).cfg.residual is False
+
+
+@pytest.mark.parametrize("depth", [1, 3, 6])
+def test_weights_are_tied(depth):
+    ex = bank(depth)
+    assert len(ex.weights) == depth
+    assert all(w is ex.weights[0] for w in ex.weights)
+
+
+def test_example_does_not_share_its_input():
+    ex = bank()
+    ex.x[RECEIVER, 0] = 99.0
+    assert EMBEDDINGS[RECEIVER, 0] == 0.3 and bank().x[RECEIVER, 0] == 0.3
+
+
+@pytest.mark.parametrize("depth", [0, -1, 2.0, True, "3"])
+def test_bad_depth_is_refused(depth):
+    with pytest.raises(ValueError, match="depth"):
+        bank(depth)
+
+
+def test_bank_is_reexported_by_examples():
+    from tblock import examples
+
+    assert examples.bank is bank
+    assert examples.EXAMPLES["bank"] is bank
+    out, _ = examples.run_example(bank())
+    np.testing.assert_allclose(out, bank_stack()[0])
+
+
+# --- residual on: the lesson's numbers ---
+
+
+@pytest.mark.parametrize("key", list(LESSON_STATES))
+def test_stream_passes_the_lessons_states(key):
+    _, st = bank_stack(depth=3)
+    np.testing.assert_allclose(bank_state(st, key), LESSON_STATES[key], atol=1e-3)
+
+
+def test_lessons_states_are_the_printed_ones():
+    assert LESSON_STATES == {
+        "0_resid_mid": (1.0, 0.0, -0.2, 1.0),
+        "0_resid_post": (1.3, -0.1, -0.4, 1.2),
+        "1_resid_post": (2.3, -0.6, -0.6, 1.4),
+        "2_resid_post": (3.4, -1.2, -0.8, 1.5),
+    }
+
+
+def test_block_1_corrections():
+    _, st = bank_stack(depth=3)
+    np.testing.assert_allclose(st["terms"]["0_attn_out"][RECEIVER], [0.7, -0.3, -0.2, 0.0], atol=1e-3)
+    np.testing.assert_allclose(st["terms"]["0_mlp_out"][RECEIVER], [0.3, -0.1, -0.2, 0.2], atol=1e-3)
+
+
+def test_geography_climbs_while_identity_holds():
+    _, st = bank_stack(depth=3)
+    path = [bank_state(st, k) for k in ("x0", "0_resid_post", "1_resid_post", "2_resid_post")]
+    assert np.all(np.diff([p[0] for p in path]) > 0.9)  # 0.3 -> 1.3 -> 2.3 -> 3.4
+    assert all(0.9 <= p[3] <= 1.6 for p in path)  # bank identity stays around 1
+
+
+def test_block_1_attention_lands_mostly_on_river():
+    _, st = bank_stack(depth=3)
+    row = st["blocks"][0]["pattern"][0, RECEIVER]  # (n,)
+    assert row[RIVER] >= 0.5
+    assert np.argmax(row) == RIVER
+    np.testing.assert_allclose(row.sum(), 1.0)
+
+
+def test_final_stream_is_x0_plus_the_six_corrections():
+    out, st = bank_stack(depth=3)
+    terms = st["terms"]
+    assert list(terms) == ["x0", "0_attn_out", "0_mlp_out", "1_attn_out", "1_mlp_out", "2_attn_out", "2_mlp_out"]
+    deltas = sum(terms[k][RECEIVER] for k in terms if k != "x0")  # (d,)
+    np.testing.assert_allclose(out[RECEIVER], X0 + deltas, atol=1e-12)
+    assert decomposition_error(st, out) < 1e-12
+
+
+# --- residual off: a stable size, no memory ---
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_residual_off_keeps_the_stream_near_0_4(depth):
+    out, st = bank_stack(depth=depth, residual=False)
+    assert 0.3 <= np.linalg.norm(out[RECEIVER]) <= 0.5
+    for i in range(depth):
+        assert 0.3 <= np.linalg.norm(bank_state(st, f"{i}_resid_post")) <= 0.5
+
+
+@pytest.mark.parametrize("depth", DEPTHS)
+def test_residual_off_drops_x0(depth):
+    _, st = bank_stack(depth=depth, residual=False)
+    for state in states_after_block_1(st):
+        assert np.linalg.norm(state - X0) > 0.5
+
+
+@pytest.mark.parametrize("depth", [2, 3, 6, 12])
+def test_residual_off_forgets_which_word_came_in(depth):
+    """Give bank another embedding: with the residual off the final vector hardly moves; with it on, it does."""
+    other = EMBEDDINGS.copy()
+    other[RECEIVER] = [0.0, 1.0, 0.0, 1.0]  # a financial bank
+    for residual, bound in ((False, lambda change: change < 0.02), (True, lambda change: change > 0.3)):
+        ex = bank(depth, residual)
+        change = np.abs(run_stack(other, ex.weights, ex.cfg)[0] - run_stack(ex.x, ex.weights, ex.cfg)[0])[RECEIVER]
+        assert bound(change.max()), (residual, change)
+
+
+def test_residual_on_keeps_x0_as_a_term():
+    _, st = bank_stack(depth=6)
+    np.testing.assert_array_equal(st["terms"]["x0"][RECEIVER], X0)
+
+
+# --- the depth map ---
+
+
+def test_depth_map_with_the_residual_piles_corrections_on_x0():
+    m = depth_map(bank_stack(depth=6)[1])
+    assert m["states"].shape == (7, 4) and m["attn"].shape == m["ffn"].shape == (6, 4)
+    np.testing.assert_allclose(m["states"][-1], X0 + m["attn"].sum(0) + m["ffn"].sum(0), atol=1e-12)
+    assert m["drift"][0] == 0 and np.all(np.diff(m["drift"]) > 0)  # the green bar grows block by block
+
+
+def test_depth_map_without_the_residual_keeps_only_the_last_output():
+    m = depth_map(bank_stack(depth=6, residual=False)[1])
+    np.testing.assert_array_equal(m["states"][1:], m["ffn"])  # each block's output overwrites the stream
+    assert np.all((m["size"][1:] >= 0.3) & (m["size"][1:] <= 0.5))
+
+
+# --- the weights file ---
+
+
+def test_weights_ship_as_package_data():
+    path = importlib.resources.files("tblock") / "data" / "bank.npz"
+    assert path.is_file()
+    assert Path(str(path)) == DATA_PATH
+    w = BlockWeights.load(DATA_PATH, CONFIG)
+    for name, a in bank_weights().to_dict().items():
+        np.testing.assert_array_equal(a, getattr(w, name))
+
+
+def test_fixed_weights_are_untouched():
+    w = bank_weights()
+    for name in ("b_Q", "b_K", "b_V", "ln1_b", "ln2_b"):
+        assert not np.any(getattr(w, name)), name
+    for name in ("ln1_w", "ln2_w"):
+        np.testing.assert_array_equal(getattr(w, name), 1.0)
+
+
+def test_weights_are_small():
+    assert max(np.abs(a).max() for a in bank_weights().to_dict().values()) < 1.5
+
+
+def load_fit_script():
+    """Import scripts/fit_bank.py as a module."""
+    spec = importlib.util.spec_from_file_location("fit_bank", FIT_SCRIPT)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_fit_scripts_batched_block_is_the_engines():
+    fit_bank = load_fit_script()
+    assert fit_bank.engine_gap(bank_weights()) < 1e-12
+    other = bank_weights().replace(W_O=bank_weights().W_O * 1.1)
+    assert fit_bank.engine_gap(other) < 1e-12  # the copy runs any weights, not just the stored ones
+
+
+def test_fit_script_reproduces_the_file():
+    """Run the fit from scratch (a few seconds) and compare with the stored arrays to 1e-6."""
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}
+    done = subprocess.run(
+        [sys.executable, str(FIT_SCRIPT), "--check"], capture_output=True, text=True, env=env, timeout=300
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "max |fit - stored|" in done.stdout
