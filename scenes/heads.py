@@ -249,11 +249,11 @@ class HeadsScene(StepScene):
         self.scale_h = colour_scale([v["z"]], robust=not self.numeric_h)
         self.scale_s = colour_scale([v["x"], v["y"]], robust=not self.numeric_d)
         rows = self.k + (1 if self.more else 0)
-        self.spacing = min(1.2, 2.4 / max(rows - 1, 1))
+        self.spacing = min(1.2, 2.35 / max(rows - 1, 1))
         self.row_y = [Y_TOP - r * self.spacing for r in range(rows)]
-        extra = float(np.clip(self.row_y[-1] - 0.15, 0.0, 0.45))  # spare height in small worlds (note >= -1.75)
+        extra = float(np.clip(self.row_y[-1] - 0.2, 0.0, 0.45))  # spare height in small worlds (note >= -1.8)
         self.y_delta = self.row_y[-1] - 0.95 - extra
-        self.y_note = self.y_delta - 0.95
+        self.y_note = self.y_delta - 1.05
 
     def tokens_phrase(self) -> str:
         return f"position {self.i + 1}, '{self.tokens[self.i]}'"
@@ -313,7 +313,7 @@ class HeadsScene(StepScene):
     @step
     def fan_out(self) -> None:
         p = self.params
-        heads = "both heads" if p.heads == 2 else f"all {p.heads} heads"
+        heads = {1: "its one head", 2: "both heads"}.get(p.heads, f"all {p.heads} heads")
         self.caption(f"One LN reads X[i]; the same normalised vector fans out to {heads}, "
                      f"which compute independently, in parallel.")
         self.names = VGroup()
@@ -505,9 +505,12 @@ class HeadsScene(StepScene):
     def change_wo(self) -> None:
         p, v = self.params, self.view
         c = self.data["changed"]["view"]
+        if self.numeric_d:
+            change = "Δ_attn[i] becomes [" + ", ".join(fmt(x) for x in c["attn_out"]) + "]"
+        else:
+            change = f"|Δ_attn| goes from {fmt(v['attn_norm'])} to {fmt(c['attn_norm'])}"
         self.caption(f"Same attention weights, W_O^(1) times {fmt(p.scale_wo, 1)}: head 1 writes a "
-                     f"different vector and |Δ_attn| goes from {fmt(v['attn_norm'])} to "
-                     f"{fmt(c['attn_norm'])}. The weights alone don't decide the update.")
+                     f"different vector and {change}. The weights alone don't decide the update.")
         self.changed_tag = label(f"× {fmt(p.scale_wo, 1)}", 20, theme().accent)
         self.changed_tag.next_to(self.w_images[0], DOWN, buff=0.04)
         W2 = self.data["changed"]["world"].weights.W_O
@@ -545,11 +548,15 @@ class HeadsScene(StepScene):
         if self.y_name.get_right()[0] > 6.85:
             self.y_name.shift(LEFT * (self.y_name.get_right()[0] - 6.85))
         c = self.circuit
-        drop = self.delta_view.copy()
-        self.play(c.flash_write(run_time=1.0), c.flash_bypass(run_time=1.0),
-                  drop.animate.scale(0.3).move_to(c.add_node).fade(1), run_time=1.0)
+        carried = self.x_view.copy()   # X[i] rides the bypass to the far side of ⊕, unchanged
+        self.play(c.flash_bypass(run_time=1.4), FadeIn(backing(self.y_view)),
+                  carried.animate.move_to(self.y_view), run_time=1.4)
+        self.remove(carried)
+        self.add(self.y_view)
+        drop = self.delta_view.copy()  # Δ_attn[i] comes down the write path into ⊕
+        self.play(c.flash_write(run_time=1.0), drop.animate.scale(0.3).move_to(c.add_node).fade(1),
+                  run_time=1.0)
         self.remove(drop)
-        self.play(FadeIn(backing(self.y_view)), FadeTransform(self.x_view.copy(), self.y_view), run_time=0.9)
         self.play(*retarget(self.y_view, v["y"], self.scale_s), FadeIn(self.y_name),
                   Indicate(c.add_node, color=theme().update), run_time=1.4)
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+
 import numpy as np
 import pytest
 
@@ -83,6 +85,24 @@ def test_bad_flags_exit_2_with_one_line_and_write_nothing(cli, tmp_path, args, m
 
 # -- renders -------------------------------------------------------------------------
 
+@pytest.fixture(scope="module")
+def out_dir(tmp_path_factory):
+    """One output folder for this module's renders, so they share the LaTeX glyph cache."""
+    return tmp_path_factory.mktemp("heads-out")
+
+
+@pytest.fixture
+def render_heads(cli, out_dir):
+    """Render the heads topic into the shared folder; returns (result, manifest of --name NAME)."""
+
+    def run(name: str, *args: str):
+        result = cli("heads", "--out", out_dir, "--name", name, *args)
+        path = out_dir / "heads" / f"{name}.json"
+        return result, (json.loads(path.read_text()) if path.exists() else None)
+
+    return run
+
+
 def check_numbers(numbers: dict, world, receiver: int, shown: int) -> None:
     v = receiver_view(world, receiver, shown)
     assert len(numbers["heads"]) == shown
@@ -97,24 +117,23 @@ def check_numbers(numbers: dict, world, receiver: int, shown: int) -> None:
     np.testing.assert_allclose(numbers["y"], world.trace["resid_mid"][receiver])
 
 
-def test_toy_video_srt_manifest_and_numbers(render_topic_cli):
-    result, manifest, out = render_topic_cli("heads", "--scale-wo", "1", "--name", "toy")
+def test_toy_video_srt_manifest_and_numbers(render_heads, out_dir):
+    result, manifest = render_heads("toy", "--scale-wo", "1")
     assert result.exit_code == 0, result.output
     for ext in ("mp4", "srt", "json"):
-        assert (out / "heads" / f"toy.{ext}").stat().st_size > 0
+        assert (out_dir / "heads" / f"toy.{ext}").stat().st_size > 0
     numbers = manifest["numbers"]
     assert numbers["receiver"] == 3 and numbers["receiver_token"] == "tower"
     check_numbers(numbers, heads_world(4, 2, 2, TOKENS, seed=0, mask="causal"), receiver=2, shown=2)
     assert "changed" not in numbers and "change_wo" not in [s["name"] for s in manifest["steps"]]
-    srt = (out / "heads" / "toy.srt").read_text()
+    srt = (out_dir / "heads" / "toy.srt").read_text()
     assert srt.count(" --> ") == len(manifest["steps"]) == 8
 
 
-def test_model_scale_last_frame_and_numbers(render_topic_cli):
-    result, manifest, out = render_topic_cli("heads", *MODEL, "--receiver", "2", "--mask", "full",
-                                             "--last-frame", "--name", "model")
+def test_model_scale_last_frame_and_numbers(render_heads, out_dir):
+    result, manifest = render_heads("model", *MODEL, "--receiver", "2", "--mask", "full", "--last-frame")
     assert result.exit_code == 0, result.output
-    assert (out / "heads" / "model.png").stat().st_size > 0
+    assert (out_dir / "heads" / "model.png").stat().st_size > 0
     numbers = manifest["numbers"]
     world = heads_world(768, 12, 64, TOKENS, seed=0, mask="full")
     check_numbers(numbers, world, receiver=1, shown=3)
