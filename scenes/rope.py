@@ -24,10 +24,9 @@ from dataclasses import dataclass
 from typing import Callable
 
 import numpy as np
-from manim import (DOWN, LEFT, ORIGIN, RIGHT, UP, Arc, Arrow, Axes, Circle, Create, DashedLine,
-                   DashedVMobject, DecimalNumber, Dot, FadeIn, FadeOut, GrowArrow, Line, MathTex,
-                   RoundedRectangle, SurroundingRectangle, Transform, ValueTracker, VGroup, VMobject,
-                   always_redraw, linear, smooth)
+from manim import (DOWN, LEFT, RIGHT, UP, Arc, Arrow, Axes, Circle, Create, DashedLine,
+                   DashedVMobject, DecimalNumber, Dot, FadeIn, FadeOut, Line, MathTex, RoundedRectangle,
+                   SurroundingRectangle, Transform, ValueTracker, VGroup, VMobject, linear, smooth)
 
 from scenes.kit import (StepScene, Topic, TopicParams, fmt, head_color, label, number, param, step,
                         theme)
@@ -35,7 +34,7 @@ from tblock.rope_views import (aligned_content, content_vector, plane_view, plot
                                score_by_distance, widget_view)
 
 MAX_POS = 10000
-MAX_PLANES_DRAWN = 6
+MAX_PLANES_DRAWN = 8
 
 
 @dataclass(frozen=True)
@@ -85,8 +84,17 @@ def rate(value: float) -> str:
     return f"{value:.2g}".replace("-", "\u2212")
 
 
-def position_text(value: int) -> str:
-    return str(int(value))
+def whole(value: float) -> str:
+    """A whole number with a true minus sign: −4000."""
+    return fmt(value, 0)
+
+
+def plain_number(value: float, places: int = 2, size: float = 32, color: str | None = None,
+                 unit: str | None = None) -> DecimalNumber:
+    """Kit ``number`` without thousands commas, so screen and captions read alike (5000)."""
+    dec = number(value, places, size, color, unit)
+    dec.group_with_commas = False
+    return dec.set_value(value)
 
 
 # -- the scene ----------------------------------------------------------------------
@@ -143,6 +151,32 @@ class RopeScene(StepScene):
             self._planes_key = key
         return self._planes
 
+    # -- live drawing: rebuilt only when a position changes ------------------------
+
+    def state(self) -> tuple:
+        """The whole positions the trackers show now; every live object is a function of these."""
+        names = ("q_t", "k_t", "k2_t", "pq_t", "pk_t")
+        return tuple(self.pos(getattr(self, n)) if hasattr(self, n) else None for n in names)
+
+    def redraw(self, build: Callable[[], VMobject]) -> VMobject:
+        """Like manim's always_redraw, but rebuilds only when :meth:`state` changes."""
+        mob = build()
+        last = {"state": self.state()}
+
+        def update(m: VMobject) -> None:
+            now = self.state()
+            if now != last["state"]:
+                last["state"] = now
+                m.become(build())
+
+        mob.add_updater(update)
+        return mob
+
+    def clear_stage(self, run_time: float = 0.6) -> None:
+        """Stop every live update, then fade everything out."""
+        self.freeze(*self.mobjects)
+        super().clear_stage(run_time)
+
     # -- drawing helpers ------------------------------------------------------------
 
     @staticmethod
@@ -169,13 +203,18 @@ class RopeScene(StepScene):
                     color: str | None = None, unit: str | None = None, size: float = 32,
                     edge: np.ndarray = RIGHT) -> DecimalNumber:
         """A DecimalNumber that follows ``getter`` (an engine call) every frame, pinned at ``anchor``."""
-        dec = number(getter(), places, size, color, unit)
+        dec = plain_number(getter(), places, size, color, unit)
+        dec.move_to(anchor, aligned_edge=edge)
+        shown = {"text": fmt(getter(), places)}
 
         def update(m: DecimalNumber) -> None:
-            m.set_value(getter())
+            value = getter()
+            if fmt(value, places) == shown["text"]:
+                return  # the same digits: skip the costly rebuild
+            shown["text"] = fmt(value, places)
+            m.set_value(value)
             m.move_to(anchor, aligned_edge=edge)
 
-        update(dec)
         dec.add_updater(update)
         return dec
 
@@ -210,14 +249,14 @@ class RopeScene(StepScene):
         origin = Dot(CENTER, radius=0.05, color=t.muted)
         self.stage = VGroup(h_axis, v_axis, circle, origin)
 
-        self.k_arrow = always_redraw(lambda: self.unit_arrow(CENTER, RADIUS, self.widget()["k_rot"],
+        self.k_arrow = self.redraw(lambda: self.unit_arrow(CENTER, RADIUS, self.widget()["k_rot"],
                                                              t.positive, width=9, tip_length=0.3))
-        self.q_arrow = always_redraw(lambda: self.unit_arrow(CENTER, RADIUS, self.widget()["q_rot"],
+        self.q_arrow = self.redraw(lambda: self.unit_arrow(CENTER, RADIUS, self.widget()["q_rot"],
                                                              t.accent, width=5, tip_length=0.24))
         self.q_name = label("query", 22, t.accent)
         self.k_name = label("key", 22, t.positive)
-        self.q_name.add_updater(lambda m: m.move_to(self.name_spot(self.widget(), "q", m)))
-        self.k_name.add_updater(lambda m: m.move_to(self.name_spot(self.widget(), "k", m)))
+        self.q_name.add_updater(lambda m: m.move_to(self.name_spot(m, "q")))
+        self.k_name.add_updater(lambda m: m.move_to(self.name_spot(m, "k")))
         self.q_name.update()
         self.k_name.update()
 
@@ -237,14 +276,23 @@ class RopeScene(StepScene):
         )
         self.play(FadeIn(self.rows), run_time=0.8)
 
-    def name_spot(self, w: dict, which: str, mob: VMobject) -> np.ndarray:
-        """Where an arrow's name goes: beyond its tip, nudged away from the other arrow."""
-        unit = w["q_rot"] if which == "q" else w["k_rot"]
-        side = 1.0 if w["between_sweep"] >= 0 else -1.0
-        if which == "k":
-            side = -side
-        normal = np.array([-unit[1], unit[0], 0.0]) * side
-        return self.tip(CENTER, RADIUS + 0.2 + 0.5 * mob.width, unit) + 0.28 * normal
+    def arrow_units(self) -> dict[str, np.ndarray]:
+        """The engine's rotated unit vectors of the arrows on the circle now."""
+        w = self.widget()
+        units = {"q": w["q_rot"], "k": w["k_rot"]}
+        if getattr(self, "k2_t", None) is not None:
+            units["k2"] = self.widget2()["k_rot"]
+        return units
+
+    def name_spot(self, mob: VMobject, which: str) -> np.ndarray:
+        """Where an arrow's name goes: beyond its tip, on the side away from nearby arrows (layout only)."""
+        units = self.arrow_units()
+        unit = units[which]
+        normal = np.array([-unit[1], unit[0]])
+        push = sum(max(0.0, float(unit @ other)) ** 2 * float(other @ normal)
+                   for name, other in units.items() if name != which)
+        side = -np.sign(push) if abs(push) > 1e-9 else (1.0 if which == "q" else -1.0)
+        return self.tip(CENTER, RADIUS + 0.2 + 0.5 * mob.width, unit) + 0.3 * side * np.array([*normal, 0.0])
 
     # -- step 2 ---------------------------------------------------------------------
 
@@ -260,11 +308,11 @@ class RopeScene(StepScene):
         self.formula = MathTex(r"\text{rotation} = \text{position} \times " + fmt(p.deg_per_pos, 1)
                                + r"^\circ", font_size=34, color=t.text)
         self.formula.move_to([3.6, 3.45, 0])
-        self.q_arc = always_redraw(lambda: self.arc(CENTER, 0.7, self.widget()["q_content_dir"],
+        self.q_arc = self.redraw(lambda: self.arc(CENTER, 0.7, self.widget()["q_content_dir"],
                                                     self.widget()["q_sweep"], t.accent))
-        self.k_arc = always_redraw(lambda: self.arc(CENTER, 0.5, self.widget()["k_content_dir"],
+        self.k_arc = self.redraw(lambda: self.arc(CENTER, 0.5, self.widget()["k_content_dir"],
                                                     self.widget()["k_sweep"], t.positive))
-        self.between_arc = always_redraw(lambda: self.arc(CENTER, 1.25, self.widget()["k_dir"],
+        self.between_arc = self.redraw(lambda: self.arc(CENTER, 1.25, self.widget()["k_dir"],
                                                           self.widget()["between_sweep"], t.update, 4))
         self.add(self.q_arc, self.k_arc, self.between_arc)
         self.play(FadeIn(self.formula))
@@ -289,7 +337,7 @@ class RopeScene(StepScene):
         self.caption(f"Move both tokens {abs(p.shift)} positions {'later' if p.shift > 0 else 'earlier'} "
                      f"({p.query_pos + p.shift} and {p.key_pos + p.shift}): both arrows turn a further "
                      f"{deg(turn)}, yet the angle between stays {deg(after['between'])} and q·k stays "
-                     f"{fmt(after['score'])}. Only the offset, {int(after['distance'])}, matters.")
+                     f"{fmt(after['score'])}. Only the offset, {whole(after['distance'])}, matters.")
         formula = MathTex(r"(R_m\,q)\cdot(R_n\,k) = q\cdot R_{n-m}\,k", font_size=34, color=t.text)
         formula.move_to(self.formula)
         self.remove(self.q_arc, self.k_arc)
@@ -316,21 +364,20 @@ class RopeScene(StepScene):
         other_color = head_color(2)
         key_pos = p.key_pos + p.shift
         end = widget_view(self.q_content, self.k2_content, p.query_pos + p.shift, key_pos, p.deg_per_pos)
-        self.caption(f"Content still counts. Key 2 sits at the same position, offset {int(end['distance'])}, "
-                     f"but its content points {deg(p.key_content)} away from the first key's: it meets the "
+        self.caption(f"Content still counts. Key 2 sits at the same position, offset {whole(end['distance'])}, "
+                     f"but its content is turned {deg(p.key_content)} from the first key's: it meets the "
                      f"query at {deg(end['between'])} and scores {fmt(end['score'])} instead of "
                      f"{fmt(self.after['score'])}.")
         self.k2_t = ValueTracker(0.0)
         content = self.unit_arrow(CENTER, RADIUS, self.k2_content, other_color, width=4, tip_length=0.22)
         content_ghost = DashedVMobject(Line(CENTER, self.tip(CENTER, RADIUS, self.k2_content),
                                             color=other_color, stroke_width=3), num_dashes=14)
-        self.k2_arrow = always_redraw(lambda: self.unit_arrow(CENTER, RADIUS, self.widget2()["k_rot"],
+        self.k2_arrow = self.redraw(lambda: self.unit_arrow(CENTER, RADIUS, self.widget2()["k_rot"],
                                                               other_color, width=6, tip_length=0.26))
-        self.k2_arc = always_redraw(lambda: self.arc(CENTER, 1.7, self.widget2()["k_dir"],
+        self.k2_arc = self.redraw(lambda: self.arc(CENTER, 1.7, self.widget2()["k_dir"],
                                                      self.widget2()["between_sweep"], other_color, 4))
         k2_name = label("key 2", 22, other_color)
-        k2_name.add_updater(lambda m: m.move_to(
-            self.tip(CENTER, RADIUS + 0.25 + 0.5 * m.width, self.widget2()["k_rot"])))
+        k2_name.add_updater(lambda m: m.move_to(self.name_spot(m, "k2")))
         k2_name.update()
         ys = self.row_y
         content_row = VGroup(label("key 2 content", 22, other_color).move_to([LABEL_X, ys[7], 0],
@@ -343,7 +390,7 @@ class RopeScene(StepScene):
             self.ledger_row("q · key 2", ys[9], other_color, lambda: self.widget2()["score"], 2),
         )
         self.play(FadeOut(self.same_tags), run_time=0.5)
-        self.freeze(self.rows, self.k_arrow, self.q_arrow, self.between_arc, self.q_name, self.k_name)
+        self.freeze(self.rows, self.k_arrow, self.q_arrow, self.between_arc)
         self.play(FadeIn(content), FadeIn(content_row), run_time=0.8)
         self.add(content_ghost)
         self.remove(content)
@@ -407,14 +454,14 @@ class RopeScene(StepScene):
             name = label(f"plane {i}", 20, color).next_to(ring, UP, buff=0.08)
             a, b = end["pairs"][i]
             coords = label(f"x{a}, x{b}", 18, t.muted).move_to([cx, cy - radius - 0.2, 0])
-            speed = label(f"{rate(rates[i])}°/pos", 20, t.text).move_to([cx, cy - radius - 0.5, 0])
+            speed = label(f"{rate(rates[i])}°/pos", 20 if shown <= 6 else 18, t.text).move_to([cx, cy - radius - 0.5, 0])
             y_between = cy - radius - 0.83
             angle_sign = label("∠", 22, t.update).move_to([cx - 0.12, y_between, 0], aligned_edge=RIGHT)
             between = self.live_number(lambda i=i: self.planes()["between"][i], 1,
                                        np.array([cx - 0.04, y_between, 0]), t.update, r"^\circ", 28,
                                        edge=LEFT)
-            k_arrow = always_redraw(lambda c=c, i=i: self.plane_arrow(c, radius, "k", i, t.positive))
-            q_arrow = always_redraw(lambda c=c, i=i: self.plane_arrow(c, radius, "q", i, t.accent))
+            k_arrow = self.redraw(lambda c=c, i=i: self.plane_arrow(c, radius, "k", i, t.positive))
+            q_arrow = self.redraw(lambda c=c, i=i: self.plane_arrow(c, radius, "q", i, t.accent))
             panels.add(VGroup(ring, name, coords, speed, angle_sign))
             live.add(between, k_arrow, q_arrow)
         self.panels, self.panel_live = panels, live
@@ -471,7 +518,7 @@ class RopeScene(StepScene):
                            p.base, p.pairing)
         now = self.multi_before
         self.caption(f"The same content in every plane: q·k against relative distance. At distance "
-                     f"{distance} it is {fmt(now['score'])}. Shift both positions by {p.shift}: every plane "
+                     f"{whole(distance)} it is {fmt(now['score'])}. Shift both positions by {whole(p.shift)}: every plane "
                      f"turns at its own speed, yet each angle between and the score, "
                      f"{fmt(after['score'])}, stay put.")
         x0, x1 = float(xs[0]), float(xs[-1])
@@ -485,22 +532,22 @@ class RopeScene(StepScene):
         y_labels = VGroup(*[number(y, 0, 26, t.muted).next_to(axes.c2p(x0, y), LEFT, buff=0.15)
                             for y in (-1, 0, 1)])
         x_ticks = np.arange(np.ceil(x0 / tick) * tick, x1 + 1e-9, tick)
-        x_labels = VGroup(*[number(x, 0, 26, t.muted).next_to(axes.c2p(x, -1), DOWN, buff=0.12)
+        x_labels = VGroup(*[plain_number(x, 0, 26, t.muted).next_to(axes.c2p(x, -1), DOWN, buff=0.12)
                             for x in x_ticks])
         x_name = label("relative distance (query − key position)", 20, t.muted)
         x_name.next_to(x_labels, DOWN, buff=0.08)
         y_name = label("q · k", 22, t.text).next_to(axes.c2p(x0, 1), UP, buff=0.12)
         y_name.align_to(y_labels, LEFT)
-        curve = axes.plot_line_graph(xs, ys, add_vertex_dots=len(xs) <= 80, line_color=head_color(3),
+        curve = axes.plot_line_graph(xs, ys, add_vertex_dots=len(xs) <= 80, line_color=t.stream,
                                      stroke_width=3, vertex_dot_radius=0.035,
-                                     vertex_dot_style={"fill_color": head_color(3)})
+                                     vertex_dot_style={"fill_color": t.stream})
         marker_line = DashedLine(axes.c2p(distance, -1), axes.c2p(distance, 1), color=t.accent,
                                  stroke_width=2)
-        marker = always_redraw(lambda: Dot(axes.c2p(distance, self.planes()["score"]), radius=0.08,
+        marker = self.redraw(lambda: Dot(axes.c2p(distance, self.planes()["score"]), radius=0.08,
                                            color=t.accent))
         readout_x = 3.35
         readout = VGroup(
-            label(f"distance {distance}", 22, t.text).move_to([readout_x, -0.55, 0], aligned_edge=LEFT),
+            label(f"distance {whole(distance)}", 22, t.text).move_to([readout_x, -0.55, 0], aligned_edge=LEFT),
             label("query position", 22, t.accent).move_to([readout_x, -1.1, 0], aligned_edge=LEFT),
             self.live_number(lambda: self.pos(self.pq_t), 0, np.array([6.8, -1.1, 0]), t.accent),
             label("key position", 22, t.positive).move_to([readout_x, -1.6, 0], aligned_edge=LEFT),

@@ -165,13 +165,15 @@ def test_rope_renders_video_with_engine_numbers(render_topic_cli):
 
 def test_rope_last_frame_other_flags(render_topic_cli):
     args = ["--query-pos", "30", "--key-pos", "70", "--deg-per-pos", "7.5", "--shift", "-20",
-            "--key-content", "60", "--d-head", "16", "--base", "500", "--pairing", "half"]
+            "--key-content", "60", "--d-head", "32", "--base", "500", "--pairing", "half"]
     result, manifest, out = render_topic_cli("rope", "--last-frame", "--theme", "light", *args)
     assert result.exit_code == 0, result.output
     assert (out / "rope" / f"{manifest['name']}.png").exists()
     n = manifest["numbers"]
-    assert n["distance"] == -40 and len(n["plane_thetas"]) == 8 and len(n["drawn_planes"]) <= 6
-    check_numbers(n, 30, 70, 7.5, -20, 60.0, 16, 500.0, "half")
+    assert n["distance"] == -40 and len(n["plane_thetas"]) == 16
+    drawn = n["drawn_planes"]
+    assert len(drawn) == 8 and drawn[0] == 0 and drawn[-1] == 15  # capped, fastest and slowest shown
+    check_numbers(n, 30, 70, 7.5, -20, 60.0, 32, 500.0, "half")
 
 
 @pytest.mark.parametrize("args, words", [
