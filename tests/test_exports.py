@@ -1,7 +1,8 @@
 """Clips for slides and the web: deck, storyboard, GIF, transparent video, captions, section clips.
 
-One preview render of ``residual`` with --sections is shared by the module; the deck, storyboard,
-PDF and GIF are built from it (``--reuse``), so only two videos are rendered here in all.
+One preview render of ``residual`` with --sections is shared by the module; the decks (HTML, PDF,
+PowerPoint), the storyboard and the GIF are built from it (``--reuse``), so only two videos (that
+one and a transparent one) are rendered here in all.
 """
 
 from __future__ import annotations
