@@ -64,8 +64,9 @@ class Params(TopicParams):
         for flag, pos in (("--query-pos", self.query_pos), ("--key-pos", self.key_pos)):
             moved = pos + self.shift
             if not 0 <= moved <= MAX_POS:
-                raise ValueError(f"{flag} + --shift must stay within 0..{MAX_POS} "
-                                 f"({pos} + {self.shift} = {moved})")
+                shift = f"({self.shift})" if self.shift < 0 else str(self.shift)
+                raise ValueError(f"{flag} + --shift must stay within 0..{MAX_POS}; "
+                                 f"got {pos} + {shift} = {moved}")
         if self.key_content == 0:
             raise ValueError("--key-content must not be 0: the second key must differ in content from the first")
 

@@ -180,7 +180,7 @@ def test_rope_last_frame_other_flags(render_topic_cli):
     (["--d-head", "7"], "--d-head must be even"),
     (["--base", "1"], "--base must be greater than 1"),
     (["--shift", "0"], "--shift must not be 0"),
-    (["--key-pos", "3", "--shift", "-5"], "--key-pos + --shift must stay within 0..10000 (3 + -5 = -2)"),
+    (["--key-pos", "3", "--shift", "-5"], "--key-pos + --shift must stay within 0..10000; got 3 + (-5) = -2"),
     (["--query-pos", "9999", "--shift", "5"], "--query-pos + --shift"),
     (["--query-pos", "10001"], "--query-pos"),
     (["--key-pos", "-1"], "--key-pos"),
