@@ -147,3 +147,22 @@ def test_model_scale_last_frame_and_numbers(render_heads, out_dir):
     np.testing.assert_allclose(changed["weights"], numbers["heads"][0]["weights"])
     np.testing.assert_allclose(changed["contribution_norm"], v2["result_norm"][0])
     np.testing.assert_allclose(changed["delta_norm"], v2["attn_norm"])
+
+
+# -- the kit's bypass circuit (scenes/kit/circuit.py) -----------------------------------
+
+def test_bypass_circuit_paths_join_tap_norm_sublayer_and_add_node():
+    from manim import DOWN
+
+    from scenes.kit import BypassCircuit
+
+    c = BypassCircuit.standard(width=10, y=-1.0, sublayer="attention")
+    np.testing.assert_allclose(c.read_route.get_start(), c.tap_point)
+    np.testing.assert_allclose(c.write_route.get_end(), c.add_point + [0, 0.22, 0])
+    assert c.norm_box.label.text == "LN" and c.sublayer_box.label.text == "attention"
+    below = BypassCircuit([-6, 0], [6, 0], tap_x=-4, add_x=4, sublayer_center=[0, -1.5], side=DOWN,
+                          norm=None, write_from=[2, -1.5])
+    assert below.norm_box is None
+    np.testing.assert_allclose(below.write_route.get_end(), [4, -0.22, 0])
+    with pytest.raises(ValueError, match="tap_x < add_x"):
+        BypassCircuit([-6, 0], [6, 0], tap_x=3, add_x=-3, sublayer_center=[0, 1.5])
