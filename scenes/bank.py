@@ -111,6 +111,11 @@ class BankScene(StepScene):
     def token(self) -> str:
         return self.params.token
 
+    @property
+    def ident_name(self) -> str:
+        """How captions name dimension 3: bank's own identity, or for another word just its name."""
+        return "its identity (dim 3)" if self.token == "bank" else f"the {self.dims[3]} dimension (dim 3)"
+
     # -- steps -----------------------------------------------------------------------------
 
     @step
@@ -143,8 +148,11 @@ class BankScene(StepScene):
         after = blk["resid_mid"]
         r = self.params.residual
         how = "added to" if r else "written over"
-        ident = (f"its identity (dim 3) is still {fmt(after[3])}" if r else
-                 f"its identity (dim 3) dropped from {fmt(self.x0[3])} to {fmt(after[3])}: x0 is gone")
+        same = fmt(after[3]) == fmt(self.x0[3])
+        ident = (f"{self.ident_name} " + (f"is still {fmt(after[3])}" if same else
+                                          f"went from {fmt(self.x0[3])} to {fmt(after[3])}"))
+        if not r:
+            ident += ": the input x0 is gone"
         self.caption(
             f"Block 1, attention: '{self.token}' reads a normalised copy of the sentence and puts "
             f"{pct(weights[self.top], 1)} of its weight on '{TOKENS[self.top]}'. The correction "
@@ -201,10 +209,10 @@ class BankScene(StepScene):
             f"{fmt(track[0, 0], 1)} → {fmt(track[1, 0], 1)} → {fmt(track[2, 0], 1)} → … → {fmt(track[-1, 0], 1)}"
         ident = track[1:, 1]
         if self.params.residual:
-            tail = (f"while its identity (dim 3) stays between {fmt(ident.min())} and {fmt(ident.max())}: "
+            tail = (f"while {self.ident_name} stays between {fmt(ident.min())} and {fmt(ident.max())}: "
                     f"the refinement piles up on top of the input")
         else:
-            tail = (f"and its identity (dim 3) is only {fmt(ident.min())} to {fmt(ident.max())}: each block "
+            tail = (f"and {self.ident_name} is only {fmt(ident.min())} to {fmt(ident.max())}: each block "
                     f"keeps nothing but its own output")
         self.caption(f"Blocks 2 to {d} repeat the pattern with the same weights. '{self.token}''s geographic "
                      f"dimension (dim 0) goes {dim0}, {tail}.")
@@ -307,6 +315,13 @@ class BankScene(StepScene):
         self.show_map(self.maps[r])
         if not compare:
             self.show_verdict(r, [4.4, 0.5, 0])
+            if not r:
+                note = label(f"same scale as residual on (top bar {fmt(self.map_scale)})", 20,
+                             theme().muted)
+                note.next_to(self.verdict, DOWN, buff=0.35)
+                if note.get_right()[0] > 6.85:
+                    note.shift(LEFT * (note.get_right()[0] - 6.85))
+                self.play(FadeIn(note), run_time=0.5)
 
     @step
     def compare_maps(self) -> None:
@@ -541,6 +556,7 @@ class BankScene(StepScene):
         bars share the scale self.map_scale so that two maps compare.
         """
         n = len(heights)
+        top_limit = top + 0.55  # the highest point the map may reach (its header row)
         low = -2.2
         h = min(1.1, (top - low) / n)
         bottom = low
@@ -594,6 +610,9 @@ class BankScene(StepScene):
         title = label(f"residual {'on' if residual else 'off'}", 24, color)
         title.next_to(entrance, RIGHT, buff=0.35)
         frame = VGroup(entrance, entrance_text, blocks)
+        # centre the whole map vertically in its space (a shallow stack would otherwise sit at the bottom)
+        parts = VGroup(frame, ribbon, cut, ribbon_name, bars, values, head, title)
+        parts.shift(UP * ((top_limit - 3.0) / 2 + 0.1 - parts.get_center()[1]))
         return {"frame": frame, "ribbon": ribbon, "cut": cut, "ribbon_name": ribbon_name, "bars": bars,
                 "values": values, "head": head, "title": title}
 

@@ -133,20 +133,19 @@ def test_no_residual_forgets_x0(rendered):
 
 
 def test_compare_video_and_captions(rendered):
-    result, manifest, out = rendered("--depth", "2", "--compare")
+    result, manifest, out = rendered("--depth", "1", "--compare")
     assert result.exit_code == 0, result.output
     name = manifest["name"]
     for ext in ("mp4", "srt", "json"):
         assert (out / "bank" / f"{name}.{ext}").exists()
     steps = [s["name"] for s in manifest["steps"]]
-    assert steps == ["show_sentence", "first_attention", "first_ffn", "later_blocks", "the_sum",
-                     "depth_map", "compare_maps"]
+    assert steps == ["show_sentence", "first_attention", "first_ffn", "the_sum", "depth_map", "compare_maps"]
     assert all(s["caption"] for s in manifest["steps"])
     assert "forgotten its input" in manifest["steps"][-1]["caption"] or \
         "x0 is gone" in manifest["steps"][-1]["caption"]
     maps = manifest["numbers"]["maps"]
-    _, on = bank_stack(2, residual=True)
-    _, off = bank_stack(2, residual=False)
+    _, on = bank_stack(1, residual=True)
+    _, off = bank_stack(1, residual=False)
     close(maps["on"]["bars"], bar_heights(on, RECEIVER, True))
     close(maps["off"]["bars"], bar_heights(off, RECEIVER, False))
 
