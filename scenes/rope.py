@@ -28,13 +28,14 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arc, Arrow, Axes, Circle, Create, Dash
                    DashedVMobject, DecimalNumber, Dot, FadeIn, FadeOut, Line, MathTex, RoundedRectangle,
                    SurroundingRectangle, Transform, ValueTracker, VGroup, VMobject, linear, smooth)
 
-from scenes.kit import (StepScene, Topic, TopicParams, fmt, head_color, label, number, param, step,
+from scenes.kit import (STEP_HOLD, StepScene, Topic, TopicParams, fmt, head_color, label, number, param, step,
                         theme)
 from tblock.rope_views import (aligned_content, content_vector, plane_view, plot_distances,
                                score_by_distance, widget_view)
 
 MAX_POS = 10000
 MAX_PLANES_DRAWN = 8
+READING_RATE = 3.5  # caption words per second a step lasts at least
 
 
 @dataclass(frozen=True)
@@ -172,6 +173,15 @@ class RopeScene(StepScene):
 
         mob.add_updater(update)
         return mob
+
+    def end_step(self) -> None:
+        """Hold the settled frame long enough to read the step's caption (about 3.5 words a second)."""
+        current = self.steps[-1]
+        reading = len(current["caption"].split()) / READING_RATE
+        extra = reading - (self.time - current["start"]) - STEP_HOLD
+        if extra > 0.05:
+            self.wait(extra, frozen_frame=True)
+        super().end_step()
 
     def clear_stage(self, run_time: float = 0.6) -> None:
         """Stop every live update, then fade everything out."""

@@ -192,3 +192,11 @@ def test_rope_bad_flags(render_topic_cli, args, words):
     assert result.exit_code == 2
     assert words in result.output
     assert manifest is None and not (out / "rope").exists()
+
+
+def test_rope_views_doctests():
+    import doctest
+
+    import tblock.rope_views
+
+    assert doctest.testmod(tblock.rope_views).failed == 0
