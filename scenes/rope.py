@@ -443,7 +443,8 @@ class RopeScene(StepScene):
         strip = self.pair_strip(end["pairs"], p.d_head)
         strip.move_to([6.85, 3.55, 0], aligned_edge=RIGHT)
         pairs_text = ", ".join(f"(x{a}, x{b})" for a, b in end["pairs"][:2])
-        pairing = label(f"{p.pairing} pairing: {pairs_text}, …", 20, t.muted)
+        more_pairs = ", …" if n > 2 else ""
+        pairing = label(f"{p.pairing} pairing: {pairs_text}{more_pairs}", 20, t.muted)
         pairing.move_to([-6.8, 3.02, 0], aligned_edge=LEFT)
         legend = VGroup(label("query", 20, t.accent), label("key", 20, t.positive),
                         label("∠ angle between", 20, t.update))
