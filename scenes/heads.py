@@ -28,12 +28,11 @@ from dataclasses import dataclass
 
 import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ChangeDecimalToValue, Create, FadeIn, FadeOut,
-                   FadeTransform, Group, ImageMobject, Indicate, Line, MathTex, Mobject, Rectangle,
+                   FadeTransform, Indicate, Line, MathTex, Mobject, Rectangle,
                    RoundedRectangle, Transform, VGroup)
-from manim.constants import RESAMPLING_ALGORITHMS
 
 from scenes.kit import (STEP_HOLD, BypassCircuit, HeatStrip, StepScene, Topic, TopicParams, VectorColumn,
-                        fmt, head_color, label, number, param, pct, step, theme, value_rgb)
+                        fmt, head_color, label, number, param, pct, step, theme)
 from tblock.heads_views import heads_world, receiver_view, scale_head_output
 
 MAX_TOKENS = 8
@@ -119,39 +118,10 @@ def compute(p: Params) -> dict:
 
 # -- small drawing helpers ----------------------------------------------------------
 
-class Strip(HeatStrip):
-    """A HeatStrip that ``.animate`` and Transform can move (a plain Group has no colour to blend)."""
+def matrix_image(values: np.ndarray, width: float, height: float) -> HeatStrip:
+    """A matrix (e.g. a head's W_O block) as one image in a thin frame."""
+    return HeatStrip(values, width=width, height=height)
 
-    def interpolate_color(self, mobject1: Mobject, mobject2: Mobject, alpha: float) -> "Strip":
-        return self
-
-    def set_opacity(self, opacity: float) -> "Strip":
-        for mob in self.submobjects:
-            mob.set_opacity(opacity)
-        return self
-
-
-class MatrixImage(Group):
-    """A matrix as one image (one pixel per entry, coloured by sign and size) in a thin frame."""
-
-    def __init__(self, values: np.ndarray, width: float, height: float) -> None:
-        super().__init__()
-        self.image = ImageMobject(value_rgb(np.atleast_2d(values)))
-        self.image.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
-        self.image.stretch_to_fit_width(width).stretch_to_fit_height(height)
-        self.frame = Rectangle(width=width, height=height, stroke_color=theme().muted, stroke_width=1.2)
-        self.add(self.image, self.frame)
-
-    def interpolate_color(self, mobject1: Mobject, mobject2: Mobject, alpha: float) -> "MatrixImage":
-        return self
-
-    def set_opacity(self, opacity: float) -> "MatrixImage":
-        for mob in self.submobjects:
-            mob.set_opacity(opacity)
-        return self
-
-
-matrix_image = MatrixImage
 
 
 def vector_view(values: np.ndarray, width: float, scale: float, numeric: bool) -> Mobject:
@@ -161,7 +131,7 @@ def vector_view(values: np.ndarray, width: float, scale: float, numeric: bool) -
         cell = (width - 0.05 * (n - 1)) / n
         return VectorColumn(values, horizontal=True, places=2, scale=scale, cell_width=cell,
                             cell_height=ROW_H, font_size=24 if cell >= 0.75 else 22 if cell >= 0.62 else 20)
-    return Strip(values, width=width, height=ROW_H * 0.8, scale=scale)
+    return HeatStrip(values, width=width, height=ROW_H * 0.8, scale=scale)
 
 
 def retarget(view: Mobject, values: np.ndarray, scale: float) -> list:
@@ -280,7 +250,6 @@ class HeadsScene(StepScene):
 
     def build_circuit(self) -> None:
         """The bypass circuit around the whole picture, with one tile per head in the heads box."""
-        p = self.params
         top, bottom = self.row_y[0] + 0.35, self.row_y[-1] - 0.35
         box_h = max(top - bottom, 0.9)
         box_c = [X_BUS, (top + bottom) / 2]
@@ -427,7 +396,7 @@ class HeadsScene(StepScene):
             self.rest_name = label(f"sum of the other {self.more}", 20, theme().muted)
             self.rest_name.next_to(self.rest_view, LEFT, buff=0.2)
         self.note = VGroup(label(f"each head writes {p.d_model} numbers, all inside its", 20, theme().muted),
-                           label(f"write subspace of dimension ≤ {p.d_head} (rank of W_O^(r): {rank})", 20,
+                           label(f"write subspace of dimension ≤ {p.d_head} (measured rank: {rank})", 20,
                                  theme().muted)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
         self.note.move_to([X_NAME, self.y_note, 0], aligned_edge=LEFT)
         self.signs = signs

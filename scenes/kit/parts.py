@@ -12,7 +12,7 @@ Example::
 
 from __future__ import annotations
 
-from typing import Sequence
+from typing import Any, Sequence
 
 import numpy as np
 from manim import (
@@ -104,18 +104,20 @@ class VectorColumn(VGroup):
 
 
 class HeatStrip(Group):
-    """A wide vector as one image: one pixel column per entry, coloured by sign and size.
+    """A wide vector (or a matrix) as one image: one pixel per entry, coloured by sign and size.
 
-    768 numbers become a single ImageMobject, not 768 objects. ``scale`` is the
-    size that gets the full hue (default: the largest |value|).
+    768 numbers become a single ImageMobject, not 768 objects; a 2-D array
+    (rows, n) becomes one image of ``rows`` pixel rows. ``scale`` is the size
+    that gets the full hue (default: the largest |value|). It moves, fades and
+    transforms like any group (its colours are fixed in the image).
     """
 
-    def __init__(self, values: Sequence[float], width: float = 6.0, height: float = 0.35,
+    def __init__(self, values: Sequence[float] | np.ndarray, width: float = 6.0, height: float = 0.35,
                  scale: float | None = None, title: str | None = None,
                  title_size: float = 22) -> None:
         super().__init__()
-        values = np.asarray(values, dtype=float).reshape(1, -1)   # (1, n)
-        rgb = value_rgb(values, scale)                              # (1, n, 3)
+        values = np.atleast_2d(np.asarray(values, dtype=float))    # (n,) -> (1, n); (r, n) stays
+        rgb = value_rgb(values, scale)                              # (r, n, 3)
         self.image = ImageMobject(rgb)
         self.image.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
         self.image.stretch_to_fit_width(width)
@@ -127,6 +129,16 @@ class HeatStrip(Group):
         if title:
             self.title = label(title, title_size).next_to(self.frame, LEFT, buff=0.2)
             self.add(self.title)
+
+    def interpolate_color(self, mobject1: Any, mobject2: Any, alpha: float) -> "HeatStrip":
+        """Colours live in the image: nothing to blend (lets .animate and Transform work)."""
+        return self
+
+    def set_opacity(self, opacity: float) -> "HeatStrip":
+        """Set the opacity of the image, its frame and title together."""
+        for mob in self.submobjects:
+            mob.set_opacity(opacity)
+        return self
 
 
 class Plane2D(VGroup):
