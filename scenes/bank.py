@@ -152,11 +152,11 @@ class BankScene(StepScene):
         ident = (f"{self.ident_name} " + (f"is still {fmt(after[3])}" if same else
                                           f"went from {fmt(self.x0[3])} to {fmt(after[3])}"))
         if not r:
-            ident += ": the input x0 is gone"
+            ident += ": x0 is gone"
         self.caption(
-            f"Block 1, attention: '{self.token}' reads a normalised copy of the sentence and puts "
-            f"{pct(weights[self.top], 1)} of its weight on '{TOKENS[self.top]}'. The correction "
-            f"Δ_attn = {vec(blk['attn_out'])} is {how} the stream, entry by entry; {ident}.")
+            f"Block 1, attention: '{self.token}' puts {pct(weights[self.top], 1)} of its weight on "
+            f"'{TOKENS[self.top]}'. The correction Δ_attn = {vec(blk['attn_out'])} is {how} the stream "
+            f"entry by entry; {ident}.")
         self.build_panel()
         self.build_plot()
         self.delta = VectorColumn(blk["attn_out"], title=MathTex(sub("attn"), font_size=36,
@@ -187,9 +187,9 @@ class BankScene(StepScene):
         n_on = int(np.sum(blk["hidden"] > 0))
         how = "added" if self.params.residual else "written over the stream"
         self.caption(
-            f"Block 1, feed-forward: it reads norm(x) = {vec(blk['ln2'])}, {n_on} of its "
-            f"{len(blk['hidden'])} ReLU units fire, and its correction Δ_ffn = {vec(blk['mlp_out'])} is "
-            f"{how}. The stream leaves block 1 as {vec(blk['resid_post'])}.")
+            f"Block 1, feed-forward: from norm(x) = {vec(blk['ln2'])}, {n_on} of {len(blk['hidden'])} "
+            f"ReLU units fire; the correction Δ_ffn = {vec(blk['mlp_out'])} is {how}. "
+            f"Block 1 leaves {vec(blk['resid_post'])}.")
         self.build_ffn(blk)
         self.play(*self.veil("attn"), FadeOut(self.attn_arrow), run_time=0.6)
         self.play(FadeIn(self.norm_col), FadeIn(self.norm_name), run_time=0.8)
@@ -206,16 +206,15 @@ class BankScene(StepScene):
         d = self.depth
         track = self.run["per_block"][:, TRACKED]  # (depth + 1, 2)
         dim0 = " → ".join(fmt(v, 1) for v in track[:, 0]) if d <= 5 else \
-            f"{fmt(track[0, 0], 1)} → {fmt(track[1, 0], 1)} → {fmt(track[2, 0], 1)} → … → {fmt(track[-1, 0], 1)}"
+            " → ".join(fmt(v, 1) for v in track[:3, 0]) + f" → … → {fmt(track[-1, 0], 1)}"
         ident = track[1:, 1]
         if self.params.residual:
-            tail = (f"while {self.ident_name} stays between {fmt(ident.min())} and {fmt(ident.max())}: "
-                    f"the refinement piles up on top of the input")
+            tail = f"while {self.ident_name} stays within {fmt(ident.min())} to {fmt(ident.max())}"
         else:
-            tail = (f"and {self.ident_name} is only {fmt(ident.min())} to {fmt(ident.max())}: each block "
-                    f"keeps nothing but its own output")
-        self.caption(f"Blocks 2 to {d} repeat the pattern with the same weights. '{self.token}''s geographic "
-                     f"dimension (dim 0) goes {dim0}, {tail}.")
+            tail = (f"and {self.ident_name} is only {fmt(ident.min())} to {fmt(ident.max())}: "
+                    f"each block keeps just its output")
+        self.caption(f"Blocks 2 to {d} repeat the pattern with the same weights. The geographic dimension (dim 0) "
+                     f"goes {dim0}, {tail}.")
         speed = 1.0 if d <= 4 else max(0.45, 3.0 / (d - 1))
         for b in range(1, d):
             blk = self.path["blocks"][b]
@@ -379,7 +378,8 @@ class BankScene(StepScene):
         # the inactive half sits under a veil of the background colour (cheaper than fading its parts)
         attn_top = PANEL_TOP - 0.55
         self.veils = {}
-        for name, (y0, y1) in {"attn": (PANEL_MID + 0.05, attn_top), "ffn": (PANEL_BOTTOM + 0.05, PANEL_MID - 0.05)}.items():
+        halves = {"attn": (PANEL_MID + 0.05, attn_top), "ffn": (PANEL_BOTTOM + 0.05, PANEL_MID - 0.05)}
+        for name, (y0, y1) in halves.items():
             veil = Rectangle(width=width - 0.1, height=y1 - y0, stroke_width=0, fill_color=theme().background,
                              fill_opacity=0.72).set_z_index(5)
             self.veils[name] = veil.move_to([cx, (y0 + y1) / 2, 0])
