@@ -149,7 +149,7 @@ def render_topic(topic: Any, params: Any, opts: RenderOptions) -> dict:
     name = output_name(topic.slug, params, opts)
     work = Path(tempfile.mkdtemp(prefix=f"{topic.slug}-", dir=cache))
     try:
-        scene = _run_scene(topic, params, opts, name, work, cache)
+        scene = _run_scene(topic, params, opts, name, work, text_cache(cache))
         stage = work / "stage"
         stage.mkdir()
         files = _stage_outputs(scene, opts, name, stage)
@@ -159,6 +159,11 @@ def render_topic(topic: Any, params: Any, opts: RenderOptions) -> dict:
         return manifest
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def text_cache(default: Path) -> Path:
+    """Where Tex and text glyphs are cached: ``OUT/.cache``, or $TBLOCK_TEXT_CACHE when set."""
+    return Path(os.environ.get("TBLOCK_TEXT_CACHE") or default)
 
 
 def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, cache: Path) -> Any:

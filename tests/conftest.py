@@ -9,6 +9,16 @@ import pytest
 from click.testing import CliRunner
 
 
+@pytest.fixture(scope="session", autouse=True)
+def shared_text_cache(tmp_path_factory):
+    """One Tex/text glyph cache for the whole session, so each formula compiles once."""
+    import os
+
+    os.environ["TBLOCK_TEXT_CACHE"] = str(tmp_path_factory.mktemp("text-cache"))
+    yield
+    os.environ.pop("TBLOCK_TEXT_CACHE", None)
+
+
 @pytest.fixture
 def cli():
     """Run ``render.py`` with arguments; returns click's Result (exit_code, output)."""

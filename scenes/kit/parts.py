@@ -16,7 +16,7 @@ from typing import Any, Sequence
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, RIGHT, UP, Arrow, Axes, Circle, DecimalNumber, ImageMobject, Line,
+    DOWN, LEFT, ORIGIN, RIGHT, UP, Arrow, Axes, Circle, DecimalNumber, ImageMobject, Line,
     Rectangle, RoundedRectangle, Text, VGroup, VMobject, ChangeDecimalToValue,
     Group,
 )
@@ -32,9 +32,9 @@ def label(text: str, size: float = 24, color: str | None = None, mono: bool = Fa
 
 def number(value: float, places: int = 2, size: float = 28, color: str | None = None,
            unit: str | None = None) -> DecimalNumber:
-    """A live number in the house format (fixed decimals)."""
+    """A live number in the house format (fixed decimals); it stays centred as its value changes."""
     return DecimalNumber(value, num_decimal_places=places, font_size=size,
-                         color=color or theme().text, unit=unit)
+                         color=color or theme().text, unit=unit, edge_to_fix=ORIGIN)
 
 
 class VectorColumn(VGroup):
