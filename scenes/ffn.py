@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (config, DOWN, LEFT, RIGHT, UP, Arrow, Axes, Create, DashedVMobject, Dot, FadeIn,
+from manim import (config, DOWN, LEFT, RIGHT, UP, Arrow, Axes, Circle, Create, DashedVMobject, Dot, FadeIn,
                    FadeOut, FadeTransform, Group, Indicate, Line, Polygon, Rectangle, RoundedRectangle,
                    SurroundingRectangle, TransformFromCopy, VGroup, VMobject)
 
@@ -85,6 +85,15 @@ def units_text(units: np.ndarray, limit: int = 16) -> str:
     return shown + (", …" if len(units) > limit else "")
 
 
+def dot_cloud(points: np.ndarray, radius: float, color: str) -> VMobject:
+    """Many dots as one VMobject (one disc per point): thousands of hidden units stay cheap to animate."""
+    disc = Circle(radius=radius, num_components=7).points  # (k, 3) Bézier control points of one disc
+    points = np.asarray(points, dtype=float).reshape(-1, 3)  # (m, 3)
+    cloud = VMobject(fill_color=color, fill_opacity=1, stroke_width=0)
+    cloud.set_points((points[:, None, :] + disc[None, :, :]).reshape(-1, 3))  # (m * k, 3)
+    return cloud
+
+
 class FFNScene(StepScene):
     """Expand, bend, contract, add at one position; then every row alike, and the permutation check."""
 
@@ -128,6 +137,9 @@ class FFNScene(StepScene):
         top = label(name, 22, color)
         bottom = label(detail, 18, theme().muted)
         group = VGroup(top, bottom).arrange(DOWN, aligned_edge=LEFT, buff=0.08)
+        room = CONTENT_X - CONTENT_W / 2 - LABEL_X - 0.2   # up to where the widest vector starts
+        if group.width > room:
+            group.scale_to_fit_width(room)
         group.move_to([LABEL_X, y, 0], aligned_edge=LEFT)
         return group
 
@@ -139,6 +151,8 @@ class FFNScene(StepScene):
         shape = Polygon(a + DOWN * gap, b + DOWN * gap, c + UP * gap, d + UP * gap, stroke_width=0,
                         fill_color=theme().faint, fill_opacity=0.7)
         name = label(text, 20, theme().text).move_to(shape.get_center())
+        if name.width > (upper.width + lower.width) / 2 - 0.3:  # a narrow funnel: its matrix goes beside it
+            name.next_to(shape, RIGHT, buff=0.3)
         return VGroup(shape, name)
 
     # -- one position ---------------------------------------------------------
@@ -169,8 +183,12 @@ class FFNScene(StepScene):
     @step
     def expand(self) -> None:
         p, pos = self.params, self.pos
-        self.caption(f"W₁ ({p.d_model} × {p.d_ff}) expands u to {p.d_ff} hidden numbers, "
-                     f"{ratio_text(p.d_ff, p.d_model)} wider than the stream.")
+        if p.d_ff > p.d_model:
+            self.caption(f"W₁ ({p.d_model} × {p.d_ff}) expands u to {p.d_ff} hidden numbers, "
+                         f"{ratio_text(p.d_ff, p.d_model)} wider than the stream.")
+        else:
+            self.caption(f"W₁ ({p.d_model} × {p.d_ff}) maps u to {p.d_ff} hidden numbers, as wide as the "
+                         f"stream (real FFNs are usually about 4× wider).")
         self.h_scale = float(np.max(np.abs(pos["pre"])))
         self.pre_row = self.vector(pos["pre"], self.h_scale, hidden=True).set_y(Y_PRE)
         self.pre_label = self.row_label("u·W₁", f"d_ff = {p.d_ff} numbers", Y_PRE, theme().text)
@@ -244,10 +262,12 @@ class FFNScene(StepScene):
             legend.add(key.arrange(RIGHT, buff=0.15))
         legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).move_to([LABEL_X, -1.5, 0], aligned_edge=LEFT)
         radius = 0.06 if self.params.numbers else 0.025
-        colors = [theme().positive if a else theme().negative for a in pos["active"]]
-        dots = VGroup(*[Dot(axes.c2p(x, 0), radius=radius, color=c) for x, c in zip(pos["pre"], colors)])
-        on_curve = VGroup(*[Dot(axes.c2p(x, y), radius=radius, color=c)
-                            for x, y, c in zip(pos["pre"], pos["post"], colors)])
+        dots, on_curve = VGroup(), VGroup()
+        for mask, color in ((pos["active"], theme().positive), (~pos["active"], theme().negative)):
+            if mask.any():
+                xs, ys = pos["pre"][mask], pos["post"][mask]
+                dots.add(dot_cloud(np.transpose(axes.c2p(xs, np.zeros_like(xs))), radius, color))
+                on_curve.add(dot_cloud(np.transpose(axes.c2p(xs, ys)), radius, color))
         return {"axes": VGroup(axes, x_name, y_name, ticks), "curves": lines, "legend": legend, "dots": dots,
                 "dots_on_curve": on_curve}
 
@@ -275,14 +295,17 @@ class FFNScene(StepScene):
         self.play(FadeOut(plot["axes"]), FadeOut(plot["curves"]), FadeOut(plot["legend"]),
                   FadeOut(plot["dots"]), run_time=0.6)
         self.delta_row = self.vector(pos["delta"], self.y_scale).set_y(Y_DELTA)
-        self.delta_label = self.row_label("Δ = h·W₂", f"d = {p.d_model}", Y_DELTA, theme().update)
+        norm = f"‖Δ‖ = {fmt(pos['update_norm'])}"
+        self.norm_text = label(norm, 22, theme().update).next_to(self.delta_row, RIGHT, buff=0.4)
+        beside = self.norm_text.get_right()[0] <= 6.85
+        detail = f"d = {p.d_model}" if beside else f"d = {p.d_model} · {norm}"
+        self.delta_label = self.row_label("Δ = h·W₂", detail, Y_DELTA, theme().update)
         self.w2 = self.funnel(self.active_marks if not p.numbers else self.post_row, self.delta_row,
                               f"× W₂   ({p.d_ff} × {p.d_model})")
-        self.norm_text = label(f"‖Δ‖ = {fmt(pos['update_norm'])}", 22, theme().update)
-        self.norm_text.next_to(self.delta_row, RIGHT, buff=0.4)
         self.play(FadeIn(self.w2), run_time=0.7)
         self.play(self.morph(self.post_row, self.delta_row), FadeIn(self.delta_label), run_time=1.4)
-        self.play(FadeIn(self.norm_text), run_time=0.5)
+        if beside:
+            self.play(FadeIn(self.norm_text), run_time=0.5)
         self.wait(READ)
 
     @step
@@ -300,7 +323,7 @@ class FFNScene(StepScene):
         y_label = self.row_label("+ Y", "the stream", Y_Y, theme().stream)
         z_label = self.row_label("= Z = Y + Δ", "the new stream", Y_Z, theme().accent)
         left = min(self.delta_row.get_left()[0], y_row.get_left()[0]) - 0.1
-        right = max(self.delta_row.get_right()[0], y_row.get_right()[0]) + 0.1
+        right = min(max(self.delta_row.get_right()[0], y_row.get_right()[0]) + 0.1, 6.85)
         rule = Line([left, (Y_Y + Y_Z) / 2, 0], [right, (Y_Y + Y_Z) / 2, 0], color=theme().muted,
                     stroke_width=2)
         self.fade_in(y_row, y_label)
@@ -342,11 +365,11 @@ class FFNScene(StepScene):
                      f"computed from row i of u alone. Tokens never mix here; only attention mixes them.")
         self.curtain()
         pitch = 0.6
-        top = 0.75 + (n - 1) * pitch / 2
+        top = 0.45 + (n - 1) * pitch / 2
         self.row_y = [top - i * pitch for i in range(n)]
         u_all, post_all, out_all = tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"]
-        x_u, x_box, x_out = -3.95, 0.0, 4.05
-        self.x_out, self.side_w = x_out, 3.4
+        x_u, x_box, x_out = -3.9, 0.0, 3.9
+        self.x_out, self.side_w = x_out, 3.7
         self.u_rows = self.rows_of(u_all, float(np.max(np.abs(u_all))), x_u, self.side_w)
         self.out_scale = float(np.max(np.abs(out_all)))
         self.out_rows = self.rows_of(out_all, self.out_scale, x_out, self.side_w)
@@ -399,7 +422,7 @@ class FFNScene(StepScene):
         """The featured token's active hidden units and its update's norm (what the last frame records)."""
         p, pos = self.params, self.pos
         if p.numbers:
-            units = f"units {units_text(pos['active_units'])}"
+            units = f"units {units_text(pos['active_units'])}" if pos["n_active"] else "none"
         else:
             units = pct(pos["n_active"] / p.d_ff)
         text = (f"token {p.position}: {pos['n_active']} of {p.d_ff} hidden units active ({units})  ·  "

@@ -7,7 +7,9 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scenes.ffn import Params
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from scenes.ffn import FFNScene, Params
 from tblock import BlockConfig, BlockWeights, gelu, mlp, relu
 from tblock.examples import TINY_X
 from tblock.ffn_views import (active_units, activation_curves, curve_names, curve_window, cyclic_permutation,
@@ -159,3 +161,20 @@ def test_video_srt_and_manifest(render_topic_cli):
     assert (folder / f"{manifest['name']}.srt").read_text().count(" --> ") == len(names)
     assert 20 < manifest["duration"] < 90
     assert_numbers_match(manifest["numbers"], **flags)
+
+
+# -- the last frame, pixel for pixel (control data: pytest tests/test_ffn.py -k last_frame --set_test) --
+
+__module_test__ = "ffn"
+
+
+class DarkFFNScene(FFNScene):
+    """The default scene in the dark theme, whatever theme an earlier test left active."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, theme_name="dark", **kwargs)
+
+
+@frames_comparison(base_scene=DarkFFNScene)
+def test_ffn_last_frame(scene):
+    FFNScene.construct(scene)
