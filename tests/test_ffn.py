@@ -129,12 +129,14 @@ def assert_numbers_match(numbers, **flags):
         np.max(np.abs(mlp(tr["ln2_normalized"][perm], ex.weights, ex.cfg)[0] - out[perm])), abs=1e-15)
 
 
-def test_default_last_frame_shows_the_engines_numbers(render_topic_cli):
-    result, manifest, out = render_topic_cli("ffn", "--last-frame")
+def test_toy_last_frame_shows_the_engines_numbers(render_topic_cli):
+    # (the default flags' last frame is checked pixel for pixel by test_ffn_last_frame below)
+    result, manifest, out = render_topic_cli("ffn", "--d-ff", "8", "--tokens", "3", "--position", "1",
+                                             "--seed", "3", "--last-frame")
     assert result.exit_code == 0, result.output
-    assert (out / "ffn" / "ffn.png").stat().st_size > 0
+    assert (out / "ffn" / f"{manifest['name']}.png").stat().st_size > 0
     assert manifest["numbers"]["numbers_shown"] is True
-    assert_numbers_match(manifest["numbers"])
+    assert_numbers_match(manifest["numbers"], d_ff=8, tokens=3, position=1, seed=3)
 
 
 def test_model_scale_relu_last_frame(render_topic_cli):
