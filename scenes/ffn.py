@@ -228,10 +228,10 @@ class FFNScene(StepScene):
         lo, hi = curve_window(pos["pre"])
         names = curve_names(self.params.act)
         curves = activation_curves(names, lo, hi)
-        axes = Axes(x_range=[lo, hi, 1], y_range=[-0.5, hi, 1], x_length=7.0, y_length=2.9, tips=False,
+        axes = Axes(x_range=[lo, hi, 1], y_range=[-0.5, hi, 1], x_length=7.0, y_length=2.7, tips=False,
                     axis_config={"color": theme().muted, "stroke_width": 2, "include_ticks": True,
                                  "tick_size": 0.04})
-        axes.move_to([2.35, -1.45, 0])
+        axes.move_to([2.35, -1.3, 0])
         x_name = label("input", 18, theme().muted).next_to(axes.x_axis, RIGHT, buff=0.12)
         y_name = label("output", 18, theme().muted).next_to(axes.c2p(0, hi), RIGHT, buff=0.15)
         every = 1 if hi <= 4 else 2
