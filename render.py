@@ -37,13 +37,13 @@ def render_options(func: Callable) -> Callable:
     options = [
         click.option("-q", "--quality", type=click.Choice(list(QUALITIES)), default="preview",
                      show_default=True, help="preview 480p15, medium 720p30, high 1080p60, 4k 2160p60."),
-        click.option("--format", "fmt", type=click.Choice(FORMATS), default="mp4", show_default=True,
-                     help="Video container."),
+        click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
+                     help="Video container [default: mp4; webm with --transparent]."),
         click.option("--width", type=click.IntRange(64, 3840), default=None,
                      help=f"GIF width in pixels [default: {exports.GIF_WIDTH}]; with --format gif."),
         click.option("--last-frame", is_flag=True, help="Write a PNG still of the final frame instead of a video."),
-        click.option("--transparent", is_flag=True, help="Alpha background: with --format webm or mov, "
-                     "writes both (webm for browsers, mov for video editors); PNG with --last-frame."),
+        click.option("--transparent", is_flag=True, help="Alpha background: writes webm (browsers) and "
+                     "mov (video editors); a PNG with alpha with --last-frame."),
         click.option("--sections", is_flag=True, help="Also write one clip per step, for slides."),
         click.option("--theme", type=click.Choice(THEME_NAMES), default="dark", show_default=True,
                      help="dark screen, or light for white slide decks."),
@@ -59,8 +59,10 @@ def render_options(func: Callable) -> Callable:
 
 def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
     """Build RenderOptions from the common flags, checking the combination."""
-    opts = RenderOptions(quality=kwargs.pop("quality"), format=kwargs.pop("fmt"), width=kwargs.pop("width"),
-                         last_frame=kwargs.pop("last_frame"), transparent=kwargs.pop("transparent"),
+    transparent = kwargs.pop("transparent")
+    fmt = kwargs.pop("fmt") or ("webm" if transparent else "mp4")
+    opts = RenderOptions(quality=kwargs.pop("quality"), format=fmt, width=kwargs.pop("width"),
+                         last_frame=kwargs.pop("last_frame"), transparent=transparent,
                          sections=kwargs.pop("sections"), theme=kwargs.pop("theme"),
                          out=kwargs.pop("out"), name=name, burn_captions=kwargs.pop("burn_captions"),
                          verbose=kwargs.pop("verbose"))
