@@ -45,9 +45,9 @@ READ = 1.2                       # extra seconds at the end of a step, to read i
 
 @dataclass(frozen=True)
 class Params(TopicParams):
-    d_model: int = param(4, "model width d (the stream's width); numbers up to 6, heat strips beyond",
+    d_model: int = param(4, "model width d (the stream's width); rows of numbers while d <= 6 and d_ff <= 16, else heat strips",
                          low=2, high=1024)
-    d_ff: int = param(16, "the FFN's hidden width (4 x d in GPT-2); numbers up to 16, heat strips beyond",
+    d_ff: int = param(16, "the FFN's hidden width (4 x d in GPT-2); at least --d-model",
                       low=2, high=4096)
     act: str = param("gelu", "the activation between W1 and W2", choices=("gelu", "gelu_tanh", "relu"))
     tokens: int = param(4, "how many positions (rows) the stream holds", low=2, high=6)
