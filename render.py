@@ -14,7 +14,6 @@ a .json manifest beside it.
 from __future__ import annotations
 
 import dataclasses
-import sys
 import time
 from pathlib import Path
 from typing import Any, Callable

@@ -23,7 +23,7 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, UL, Arrow, Axes, ChangeDecimalToValue, Circle, Create,
                    DashedLine, Dot, FadeIn, FadeOut, GrowFromEdge, Indicate, LaggedStart, Line,
                    MathTex, Rectangle, RoundedRectangle, SurroundingRectangle, Transform, VGroup,
-                   Write, config)
+                   Write)
 
 from scenes.kit import (AddNode, StepScene, Topic, TopicParams, VectorColumn, WeightBars, fmt,
                         head_color, label, number, param, pct, step, theme, value_color)
@@ -243,7 +243,7 @@ class BankScene(StepScene):
             self.caption(f"Without the residual nothing was summed: the final vector {vec(self.final)} is "
                          f"block {self.depth}'s last output alone; x0 and every earlier correction were "
                          f"overwritten.")
-        self.wipe()
+        self.clear_stage()
         cols = VGroup(*[VectorColumn(t.vector, title=self.term_tex(t), cell_width=1.05, cell_height=0.5,
                                      font_size=26) for t in terms])
         result = VectorColumn(self.final, title=MathTex(rf"x_{{{self.depth}}}", font_size=34,
@@ -302,7 +302,7 @@ class BankScene(StepScene):
             self.caption(f"Residual off: the ribbon is cut at the entrance, and each block's red bar is only "
                          f"its latest output, about {fmt(float(np.median(bars)))} long because of the "
                          f"normalisation. The stream is alive but has forgotten its input.")
-        self.wipe()
+        self.clear_stage()
         # one scale for both settings (the residual run's tallest bar), so that a red bar looks as small as it is
         self.map_scale = max(float(np.max(run["bars"])) for run in self.runs.values())
         compare = self.params.compare
@@ -529,13 +529,6 @@ class BankScene(StepScene):
     def status_to(self, text: str, run_time: float = 0.4) -> None:
         new = label(text, 20, theme().stream).move_to(self.status)
         self.play(Transform(self.status, new), run_time=run_time)
-
-    def wipe(self, run_time: float = 0.5) -> None:
-        """Fade the stage to the background (one cover rectangle, not a copy of every part)."""
-        cover = Rectangle(width=config.frame_width + 0.2, height=config.frame_height + 0.2, stroke_width=0,
-                          fill_color=theme().background, fill_opacity=1)
-        self.play(FadeIn(cover), run_time=run_time)
-        self.remove(*[m for m in self.mobjects if m is not self._caption_mob])
 
     # -- the sum's and the map's parts ------------------------------------------------------------
 

@@ -20,8 +20,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (config, DOWN, LEFT, RIGHT, UP, Arrow, Axes, Circle, Create, DashedVMobject, Dot, FadeIn,
-                   FadeOut, FadeTransform, Group, Indicate, Line, Polygon, Rectangle, RoundedRectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Axes, Circle, Create, DashedVMobject, Dot, FadeIn,
+                   FadeOut, FadeTransform, Group, Indicate, Line, Polygon, RoundedRectangle,
                    SurroundingRectangle, TransformFromCopy, VGroup, VMobject)
 
 from scenes.kit import (HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fmt, label, param,
@@ -334,15 +334,6 @@ class FFNScene(StepScene):
 
     # -- every position ---------------------------------------------------------
 
-    def curtain(self, run_time: float = 0.6) -> None:
-        """Fade the whole stage to the background with one sheet (cheap), then clear it."""
-        sheet = Rectangle(width=config.frame_width + 0.2, height=config.frame_height + 0.2, stroke_width=0,
-                          fill_color=theme().background, fill_opacity=1)
-        sheet.set_fill(opacity=0)
-        self.add(sheet)
-        self.play(sheet.animate.set_fill(opacity=1), run_time=run_time)
-        self.remove(*[m for m in self.mobjects if m is not self._caption_mob])
-
     def rows_of(self, values: np.ndarray, scale: float, x: float, width: float) -> list:
         """One mobject per row of an (n, d) array: numbers or heat strips, centred at x, row i at ys[i]."""
         rows = []
@@ -361,9 +352,9 @@ class FFNScene(StepScene):
     def every_position(self) -> None:
         p, tr = self.params, self.trace
         n, d, f = p.tokens, p.d_model, p.d_ff
-        self.caption(f"The same W₁ and W₂ run at every position, one row at a time: row i of Δ is "
-                     f"computed from row i of u alone. Tokens never mix here; only attention mixes them.")
-        self.curtain()
+        self.caption("The same W₁ and W₂ run at every position, one row at a time: row i of Δ is "
+                     "computed from row i of u alone. Tokens never mix here; only attention mixes them.")
+        self.clear_stage()
         pitch = 0.6
         top = 0.45 + (n - 1) * pitch / 2
         self.row_y = [top - i * pitch for i in range(n)]

@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, UR, Create, DashedLine, Dot, FadeIn, FadeOut,
+from manim import (DOWN, LEFT, RIGHT, UP, Create, Dot, FadeIn, FadeOut,
                    GrowArrow, Indicate, MathTex, ReplacementTransform, Transform, VGroup)
 
 from scenes.kit import (Plane2D, StepScene, Topic, TopicParams, VectorColumn, WeightBars, fmt,

@@ -370,7 +370,6 @@ class RopeScene(StepScene):
 
     @step
     def content_matters(self) -> None:
-        t = theme()
         p = self.params
         other_color = head_color(2)
         key_pos = p.key_pos + p.shift

@@ -31,7 +31,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Any, Callable
 
-from manim import DOWN, FadeIn, FadeOut, Scene, Text, VGroup, config
+from manim import DOWN, FadeIn, Rectangle, Scene, Text, VGroup, config
 
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
 
@@ -187,10 +187,19 @@ class StepScene(Scene):
     # -- small conveniences -------------------------------------------------
 
     def clear_stage(self, run_time: float = 0.6) -> None:
-        """Fade out everything except the burned caption."""
+        """Fade the stage to the background, then remove everything but the burned caption.
+
+        One full-frame sheet fades in over the stage (cheap: the parts under it
+        are not copied or animated), then the parts and the sheet are removed.
+        """
         mobs = [m for m in self.mobjects if m is not self._caption_mob]
-        if mobs:
-            self.play(*[FadeOut(m) for m in mobs], run_time=run_time)
+        if not mobs:
+            return
+        sheet = Rectangle(width=config.frame_width + 0.2, height=config.frame_height + 0.2,
+                          stroke_width=0, fill_color=self.theme.background, fill_opacity=0)
+        self.add(sheet)
+        self.play(sheet.animate.set_fill(opacity=1), run_time=run_time)
+        self.remove(*mobs, sheet)
 
     def fade_in(self, *mobs: Any, run_time: float = 0.8) -> None:
         """Fade several objects in together."""
