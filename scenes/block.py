@@ -19,8 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Axes, Create, DashedVMobject, Dot, FadeIn, Group,
-                   FadeOut, Line, MathTex, Rectangle, ReplacementTransform, RoundedRectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, Axes, Create, DashedVMobject, Dot, FadeIn, FadeTransform, Group,
+                   FadeOut, Line, MathTex, Rectangle, ReplacementTransform,
                    SurroundingRectangle, Transform, VGroup, VMobject, Write)
 
 from scenes.kit import (CAPTION_TOP, HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fmt,
@@ -478,8 +478,14 @@ class BlockScene(StepScene):
         self.play(*self.show_formula(rf"H = {self.act_tex}(F\,W_{{\text{{in}}}} + b_{{\text{{in}}}}),\ \ F = {read}"),
                   *self.highlight("ffn_hidden"), *self.swap_note(None))
         self.play(*self.swap_branch(g), run_time=1.2)
-        new_title = MathTex(rf"H = {self.act_tex}(\dots)", font_size=34, color=theme().update).move_to(g.title)
-        self.play(*g.animate_values(post), Transform(g.title, new_title), run_time=1.6)
+        old_title = g.title
+        new_title = MathTex(rf"H = {self.act_tex}(\dots)", font_size=34, color=theme().update).move_to(old_title)
+        g.remove(old_title)
+        self.add(old_title)
+        self.play(*g.animate_values(post), FadeTransform(old_title, new_title), run_time=1.6)
+        self.remove(old_title, new_title)
+        g.title = new_title
+        g.add(new_title)
         marks = VGroup(*[g.frame(a, b, color=theme().negative if self.act_effect[a, b] == 2 else theme().accent,
                                  buff=0.02)
                          for a, b in zip(*np.nonzero(self.act_effect == 2))])
@@ -490,8 +496,9 @@ class BlockScene(StepScene):
             text = f"every entry bent · biggest change (framed): {fmt(s['before'])} → {fmt(s['after'])}"
         icon = self.activation_icon(pre, post)
         line_note = self.note(text, anchor=g)
+        y = line_note.get_y() - 0.12
         note = VGroup(icon, line_note).arrange(RIGHT, buff=0.35)
-        note.move_to([BRANCH_X, line_note.get_y() - 0.12, 0])
+        note.move_to([BRANCH_X, y, 0])
         fit_inside(note)
         self.play(Create(marks), *self.swap_note(note), run_time=0.9)
         self.branch = VGroup(g, marks)
@@ -611,10 +618,14 @@ class BlockScene(StepScene):
     @step
     def shares(self) -> None:
         T, S = self.tok_shares, self.share_info["share"]
-        extra = "" if self.pre else " (post-norm then rescales the sum, so these parts no longer add up to Z)"
-        self.caption(f"Each token's output split into input, attention and FFN parts, as % of their lengths. "
-                     f"Over all tokens: input {pct(S['input'] / 100, 1)}, attention "
-                     f"{pct(S['attention'] / 100, 1)}, FFN {pct(S['ffn'] / 100, 1)}{extra}.")
+        three = f"{pct(S['input'] / 100, 1)}, {pct(S['attention'] / 100, 1)}, {pct(S['ffn'] / 100, 1)}"
+        if self.pre:
+            self.caption(f"Each token's output split into input, attention and FFN parts, as % of their lengths. "
+                         f"Over all tokens: input {pct(S['input'] / 100, 1)}, attention "
+                         f"{pct(S['attention'] / 100, 1)}, FFN {pct(S['ffn'] / 100, 1)}.")
+        else:
+            self.caption(f"Input, attention and FFN parts of each token, as % of their lengths (all tokens: "
+                         f"{three}); post-norm rescales their sum, so they no longer add up to Z.")
         self.clear_stage()
         names = ["all"] + self.tokens
         rows = np.vstack([[S["input"], S["attention"], S["ffn"]], T])   # (n + 1, 3) percent
@@ -688,10 +699,9 @@ class BlockScene(StepScene):
         result.set_x(0.45)
         names_to = VGroup(*[label(t, 18, theme().muted).next_to(total.cells[i], LEFT, buff=0.15)
                             for i, t in enumerate(self.tokens)])
-        self.play(ReplacementTransform(VGroup(*[g.cells for g in grids]), total.cells),
-                  ReplacementTransform(row_names, names_to),
-                  ReplacementTransform(VGroup(*[g.decimals for g in grids]), total.decimals),
-                  FadeOut(VGroup(*[g.title for g in grids], *ops)), FadeIn(total.title), run_time=1.4)
+        self.play(*[g.animate.move_to(total).set_opacity(0) for g in grids], FadeOut(VGroup(*ops)),
+                  ReplacementTransform(row_names, names_to), FadeIn(total), run_time=1.4)
+        self.remove(*grids)
         self.play(FadeIn(eq), FadeIn(out), run_time=0.8)
         verdict = label(f"largest |X + Δattn + Δffn − Z| over all {size} numbers: {sci(err)}", 22,
                         theme().update if err < 1e-9 else theme().negative)
@@ -707,11 +717,11 @@ class BlockScene(StepScene):
         both = compare_placements(tiny(seed=p.seed, norm=p.norm, act=p.act, placement="pre", n_tokens=p.tokens),
                                   tiny(seed=p.seed, norm=p.norm, act=p.act, placement="post", n_tokens=p.tokens))
         diff = both["diff"]
-        pre_z, post_z = both["pre"]["lengths"][:, 2], both["post"]["lengths"][:, 2]
-        self.caption(f"Same input, same weights. Pre-norm, x + F(Norm(x)), leaves the stream's lengths free "
-                     f"(Z: {', '.join(fmt(v) for v in pre_z[:3])}); post-norm, Norm(x + F(x)), pins them to "
-                     f"{fmt(post_z[0])} at each addition. They part at the first read: attention weights "
-                     f"already differ by up to {fmt(diff['pattern'])}.")
+        post_z = both["post"]["lengths"][:, 2]
+        self.caption(f"Same input and weights: pre-norm x + F(Norm(x)) leaves the stream's lengths free; post-norm "
+                     f"Norm(x + F(x)) resets them to {fmt(post_z[0])} at each addition. "
+                     + ("They part at the very first read." if both["diverge"] == "pattern" else
+                        f"They first differ at {both['diverge'] or 'no stage'}."))
         self.clear_stage()
         t = theme()
         solid = Line(LEFT * 0.3, RIGHT * 0.3, color=t.text, stroke_width=4)
