@@ -47,7 +47,8 @@ class Params(TopicParams):
                            choices=("pre", "post"))
     act: str = param("gelu", "the FFN's activation", choices=("gelu", "relu"))
     tokens: int = param(3, "how many tokens (rows) enter the block", low=1, high=TINY_MAX_TOKENS)
-    stage: str = param("all", "stop after this step (with --last-frame: a still of that step)",
+    stage: str = param("all", "stop after this step (with --last-frame: a still of it); post-norm visits "
+                       "norm1/norm2 right after add1/add2",
                        choices=PRE_ORDER + ("all",))
 
 
@@ -308,7 +309,7 @@ class BlockScene(StepScene):
     @step
     def input(self) -> None:
         x = self.ex.x
-        self.caption(f"The input X: {self.n} token{'s' if self.n > 1 else ''}, 4 numbers each "
+        self.caption(f"The input X: {self.n} token{'s' if self.n > 1 else ''}, {self.ex.cfg.d_model} numbers each "
                      f"(token 1 is {vec(x[0])}). Its rows stay lined up as they pass every stage.")
         self.clear_stage()
         self.stream_grid = self.grid(x, "X", row_labels=True, scale=self.color_scale())
@@ -326,7 +327,7 @@ class BlockScene(StepScene):
         self.note_mob = None
         self.pipe_mark = None
         self.play(FadeIn(self.stream_grid), FadeIn(self.stream_label), *self.show_formula(
-            rf"X \in \mathbb{{R}}^{{{self.n} \times 4}}"), run_time=1.0)
+            rf"X \in \mathbb{{R}}^{{{self.n} \times {self.ex.cfg.d_model}}}"), run_time=1.0)
         self.play(FadeIn(self.pipe), *self.highlight("input"), run_time=0.8)
         self.record(x=x)
 
@@ -407,7 +408,7 @@ class BlockScene(StepScene):
     def attn_out(self) -> None:
         d = self.tr["attn_out"]
         self.caption(f"Each head's mixture of values, projected by its W_O block and summed over heads, is the "
-                     f"attention update Δattn, again {self.n} × 4 (token 1's: {vec(d[0])}).")
+                     f"attention update Δattn, again {self.n} × {self.ex.cfg.d_model} (token 1's: {vec(d[0])}).")
         g = self.at_branch(self.grid(d, r"\Delta_{\text{attn}}", scale=self.color_scale(),
                                      title_color=theme().accent))
         self.play(*self.show_formula(r"\Delta_{\text{attn}} = \textstyle\sum_r A_r V_r W_O^{(r)}"),
@@ -519,7 +520,8 @@ class BlockScene(StepScene):
     @step
     def ffn_out(self) -> None:
         d = self.tr["mlp_out"]
-        self.caption(f"W_out brings each row back to 4 numbers: the FFN update Δffn (token 1's: {vec(d[0])}). "
+        self.caption(f"W_out brings each row back to {self.ex.cfg.d_model} numbers: the FFN update Δffn "
+                     f"(token 1's: {vec(d[0])}). "
                      "Each row was computed from its own token alone.")
         g = self.at_branch(self.grid(d, r"\Delta_{\text{ffn}}", scale=self.color_scale(),
                                      title_color=theme().update))
@@ -532,7 +534,8 @@ class BlockScene(StepScene):
     def add2(self) -> None:
         if self.pre:
             z = self.tr["resid_post"]
-            self.caption(f"Added to the stream: Z = Y + Δffn, the block's output, {self.n} × 4 like X "
+            self.caption(f"Added to the stream: Z = Y + Δffn, the block's output, "
+                         f"{self.n} × {self.ex.cfg.d_model} like X "
                          f"(token 1: {vec(z[0])}).")
             self.play(*self.show_formula(r"Z = Y + \Delta_{\text{ffn}}"), *self.highlight("add2"))
             self.move_into_stream(z, r"Z \text{ (output)}")
@@ -686,7 +689,7 @@ class BlockScene(StepScene):
         row_names = VGroup()
         ops = [MathTex("+", font_size=44, color=theme().text) for _ in range(2)]
         line = VGroup(grids[0], ops[0], grids[1], ops[1], grids[2]).arrange(RIGHT, buff=0.3)
-        row0 = 0.4 + 0.245 * self.n          # centres the grids and the verdict whatever the token count
+        row0 = 0.15 + 0.245 * self.n         # centres the grids and the verdict whatever the token count
         line.move_to([0.45, 0, 0]).shift(UP * (row0 - grids[0].cells[0].get_y()))
         for i, t in enumerate(self.tokens):
             row_names.add(label(t, 18, theme().muted).next_to(grids[0].cells[i], LEFT, buff=0.15))

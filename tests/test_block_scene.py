@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
 
 from scenes.block import POST_ORDER, PRE_ORDER, BlockScene, Params
 from scenes.kit import MatrixGrid, use_theme
@@ -143,3 +144,20 @@ def test_invalid_flags_exit_2_and_write_nothing(cli, tmp_path, args, flag):
     assert result.exit_code == 2
     assert flag in result.output
     assert not (tmp_path / "out" / "block").exists()
+
+
+# -- one settled frame, pixel for pixel (control data: pytest tests/test_block_scene.py -k frame --set_test) --
+
+__module_test__ = "block"
+
+
+class AttentionStill(BlockScene):
+    """The walk up to the attention weights, dark theme: grids, heatmaps and the small outline."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, params=Params(stage="attention"), theme_name="dark", **kwargs)
+
+
+@frames_comparison(base_scene=AttentionStill)
+def test_attention_step_frame(scene):
+    BlockScene.construct(scene)
