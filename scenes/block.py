@@ -47,6 +47,8 @@ class Params(TopicParams):
                            choices=("pre", "post"))
     act: str = param("gelu", "the FFN's activation", choices=("gelu", "relu"))
     tokens: int = param(3, "how many tokens (rows) enter the block", low=1, high=TINY_MAX_TOKENS)
+    mask: str = param("full", "attention mask: full (every token reads every token, as in the lesson) "
+                      "or causal (each token reads itself and earlier ones)", choices=("full", "causal"))
     stage: str = param("all", "stop after this step (with --last-frame: a still of it); post-norm visits "
                        "norm1/norm2 right after add1/add2",
                        choices=PRE_ORDER + ("all",))
@@ -175,7 +177,8 @@ class BlockScene(StepScene):
     def prepare(self) -> None:
         p = self.params
         self.pre = p.placement == "pre"
-        self.ex = tiny(seed=p.seed, norm=p.norm, act=p.act, placement=p.placement, n_tokens=p.tokens)
+        self.ex = tiny(seed=p.seed, norm=p.norm, act=p.act, placement=p.placement, n_tokens=p.tokens,
+                       mask=p.mask)
         self.out, self.tr = run_example(self.ex)
         self.n = self.ex.n
         self.stages = block_stages(self.tr, p.placement)
@@ -193,6 +196,8 @@ class BlockScene(StepScene):
         self.norm_name = "RMSNorm" if p.norm == "rms" else "LayerNorm"
         self.act_tex = r"\mathrm{GELU}" if p.act == "gelu" else r"\mathrm{ReLU}"
         self.act_name = "GELU" if p.act == "gelu" else "ReLU"
+        self.causal = p.mask == "causal"
+        self.mask_name = "causal mask" if self.causal else "no mask"
         self.record(placement=p.placement, norm=p.norm, act=p.act, seed=p.seed, tokens=self.n)
 
     # -- layout helpers -------------------------------------------------------
@@ -296,7 +301,7 @@ class BlockScene(StepScene):
             label(f"{self.n} token{'s' if self.n > 1 else ''} × {cfg.d_model} numbers in, "
                   f"{self.n} × {cfg.d_model} out: every update has the stream's shape", 20, theme().muted),
             label(f"{cfg.n_heads} heads of width {cfg.d_head}  ·  FFN {cfg.d_model} → {cfg.d_ff} → {cfg.d_model} "
-                  f"with {self.act_name}  ·  {self.norm_name}  ·  causal mask", 20, theme().muted),
+                  f"with {self.act_name}  ·  {self.norm_name}  ·  {self.mask_name}", 20, theme().muted),
         ).arrange(DOWN, buff=0.18)
         facts.move_to([0, -2.5, 0])
         self.play(Create(diagram), run_time=2.2)
@@ -368,7 +373,8 @@ class BlockScene(StepScene):
         source = "the normalised copy" if self.pre else "the stream X itself"
         r = self.n - 1
         top = int(np.argmax(pattern[0, r]))
-        self.caption(f"Each head weighs the tokens up to its own (causal mask), reading {source}; a softmax "
+        reads = "the tokens up to its own (causal mask)" if self.causal else "every token"
+        self.caption(f"Each head weighs {reads}, reading {source}; a softmax "
                      f"makes every row sum to 1. Head 1 gives token {r + 1}'s largest weight, "
                      f"{pct(pattern[0, r, top], 1)}, to token {top + 1}.")
         maps = self.heatmaps(pattern, self.sums, cell_cap=0.8, title_size=30)
@@ -378,8 +384,9 @@ class BlockScene(StepScene):
                                      rf"\ \ Q_r, K_r \text{{ read }} {read}"),
                   *self.highlight("attention"), *self.swap_note(None))
         self.play(*self.swap_branch(maps), run_time=1.2)
-        self.play(*self.swap_note(self.note(f"{h} heads · each row sums to {fmt(self.sums.min())} · "
-                                            "upper right masked to 0", anchor=maps)))
+        masked = " · upper right masked to 0" if self.causal else ""
+        self.play(*self.swap_note(self.note(f"{h} heads · each row sums to {fmt(self.sums.min())}{masked}",
+                                            anchor=maps)))
         self.record(pattern=pattern, row_sums=self.sums)
 
     def heatmaps(self, pattern: np.ndarray, sums: np.ndarray, cell_cap: float, title_size: float,
@@ -596,8 +603,9 @@ class BlockScene(StepScene):
     @step
     def heatmap(self) -> None:
         pattern = self.tr["pattern"]
+        masked = "The causal mask leaves the upper right at 0; " if self.causal else ""
         self.caption("The attention weights, one heatmap per head: row = the token reading, column = the "
-                     "token read. The causal mask leaves the upper right at 0; every row sums to 1.")
+                     f"token read. {masked}Every row sums to 1.")
         self.clear_stage()
         big = self.n <= 4
         maps = self.heatmaps(pattern, self.sums, cell_cap=1.0, title_size=36, width=11.6,
@@ -717,8 +725,10 @@ class BlockScene(StepScene):
     @step
     def compare(self) -> None:
         p = self.params
-        both = compare_placements(tiny(seed=p.seed, norm=p.norm, act=p.act, placement="pre", n_tokens=p.tokens),
-                                  tiny(seed=p.seed, norm=p.norm, act=p.act, placement="post", n_tokens=p.tokens))
+        both = compare_placements(tiny(seed=p.seed, norm=p.norm, act=p.act, placement="pre", n_tokens=p.tokens,
+                                       mask=p.mask),
+                                  tiny(seed=p.seed, norm=p.norm, act=p.act, placement="post", n_tokens=p.tokens,
+                                       mask=p.mask))
         diff = both["diff"]
         post_z = both["post"]["lengths"][:, 2]
         self.caption(f"Same input and weights: pre-norm x + F(Norm(x)) leaves the stream's lengths free; post-norm "

@@ -97,15 +97,18 @@ TINY_X = np.array([[1.0, 0.5, -0.3, 0.8], [-0.2, 0.7, 0.4, -0.1], [0.6, -0.4, 0.
 TINY_MAX_TOKENS = 6
 
 
-def tiny(seed: int = 0, norm: str = "rms", act: str = "gelu", placement: str = "pre", n_tokens: int = 3) -> Example:
+def tiny(seed: int = 0, norm: str = "rms", act: str = "gelu", placement: str = "pre", n_tokens: int = 3,
+         mask: str = "full") -> Example:
     """The worked example's configuration with seeded weights (N(0,1) * 0.5, unit norm gains, eps 1e-6).
 
     The first three inputs are the lesson's; up to TINY_MAX_TOKENS rows, the
-    rest are seeded and rounded to one decimal like the lesson's.
+    rest are seeded and rounded to one decimal like the lesson's. Like the
+    lesson's code, attention is unmasked by default (``mask='causal'`` for a decoder).
     """
     if isinstance(n_tokens, bool) or not isinstance(n_tokens, int) or not 1 <= n_tokens <= TINY_MAX_TOKENS:
         raise ValueError(f"n_tokens must be an integer from 1 to {TINY_MAX_TOKENS}, got {n_tokens!r}")
-    cfg = BlockConfig(d_model=4, n_heads=2, d_head=2, d_ff=8, norm=norm, act=act, placement=placement, eps=1e-6)
+    cfg = BlockConfig(d_model=4, n_heads=2, d_head=2, d_ff=8, norm=norm, act=act, placement=placement,
+                      mask=mask, eps=1e-6)
     w = BlockWeights.random(cfg, seed=seed, scale=0.5)
     extra = np.round(np.random.default_rng(seed + 1000).uniform(-1, 1, (TINY_MAX_TOKENS - 3, 4)), 1)  # (3, 4)
     x = np.concatenate([TINY_X, extra])[:n_tokens]  # (6, 4) -> (n_tokens, 4)
