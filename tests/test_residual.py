@@ -61,3 +61,17 @@ def test_sections_write_one_clip_per_step(render_topic_cli):
 @frames_comparison(base_scene=ResidualScene)
 def test_residual_last_frame(scene):
     ResidualScene.construct(scene)
+
+
+def test_plain_manim_renders_the_default_parameters(tmp_path):
+    """`manim -ql scenes/residual.py ResidualScene` works without render.py (last frame, to be quick)."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    repo = Path(__file__).resolve().parents[1]
+    done = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "-s", "--media_dir", str(tmp_path),
+                           str(repo / "scenes" / "residual.py"), "ResidualScene"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert list(tmp_path.rglob("ResidualScene*.png"))
