@@ -123,3 +123,14 @@ def test_default_name_gets_a_suffix_for_changed_settings():
     assert output_name("residual", topic.Params(wo="negate"), RenderOptions()) == "residual_wo-negate"
     assert output_name("residual", topic.Params(), RenderOptions(theme="light")) == "residual_light"
     assert output_name("residual", topic.Params(), RenderOptions(name="mine")) == "mine"
+
+
+def test_all_renders_every_topic_in_parallel(cli, tmp_path):
+    """The README's render command (`render.py all`), as last frames to keep it quick, two at a time."""
+    out = tmp_path / "out"
+    result = cli("all", "--last-frame", "--jobs", "2", "--out", out)
+    assert result.exit_code == 0, result.output
+    for slug in load_topics():
+        assert (out / slug / f"{slug}.png").stat().st_size > 0, slug
+        assert f"{slug}.png" in result.output
+    assert not [p for p in (out / ".cache").iterdir() if p.name not in ("Tex", "texts")]
