@@ -59,3 +59,10 @@ def pytest_addoption(parser):
                      help="write the control frames of the graphical tests instead of checking them")
     parser.addoption("--show_diff", action="store_true", default=False,
                      help="show a picture of the difference when a graphical test fails")
+
+
+# Renders share the machine's two cores with the property tests: no per-example deadline.
+from hypothesis import settings as _hypothesis_settings  # noqa: E402
+
+_hypothesis_settings.register_profile("tblock", deadline=None)
+_hypothesis_settings.load_profile("tblock")
