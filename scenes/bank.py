@@ -27,8 +27,8 @@ from manim import (DOWN, LEFT, RIGHT, UP, UL, Arrow, Axes, ChangeDecimalToValue,
 
 from scenes.kit import (AddNode, StepScene, Topic, TopicParams, VectorColumn, WeightBars, fmt,
                         head_color, label, number, param, pct, step, theme, value_color)
-from tblock.bank import TOKENS, bank, bank_stack
-from tblock.bank_views import (Term, bar_heights, block_states, folded_terms, follow, terms_total,
+from tblock.bank import TOKENS, bank, bank_stack, depth_map
+from tblock.bank_views import (Term, bar_heights, folded_terms, follow, terms_total,
                                top_source)
 
 MAX_DEPTH = 12
@@ -95,7 +95,7 @@ class BankScene(StepScene):
             out, st = bank_stack(p.depth, residual)
             self.runs[residual] = {
                 "out": out, "trace": st, "path": follow(st, self.pos),
-                "per_block": block_states(st, self.pos),  # (depth + 1, d)
+                "per_block": depth_map(st, self.pos)["states"],  # (depth + 1, d)
                 "bars": bar_heights(st, self.pos, residual),  # (depth,)
                 "sum": folded_terms(st, self.pos),
             }

@@ -1,15 +1,15 @@
 """Views of a stack trace that the residual-stream ("bank") video shows.
 
 Pure NumPy helpers on top of run_stack's trace, for one followed position:
-its stream after every sublayer and every correction (follow), its stream
-per block (block_states), the depth map's bar heights (bar_heights), and
+its stream after every sublayer and every correction (follow), the depth
+map's bar heights (bar_heights, from tblock.bank.depth_map), and
 the sum x0 + every correction with the middle blocks folded so that a deep
 stack still fits one line (folded_terms).
 
 >>> from tblock.bank import RECEIVER, bank_stack
 >>> out, st = bank_stack(depth=3)
->>> np.round(block_states(st, RECEIVER)[:, 0], 1).tolist()
-[0.3, 1.3, 2.3, 3.4]
+>>> np.round(bar_heights(st, RECEIVER, residual=True), 2).tolist()
+[1.17, 2.31, 3.57]
 >>> [t.label for t in folded_terms(st, RECEIVER)]
 ['x0', 'attn 1', 'ffn 1', 'attn 2', 'ffn 2', 'attn 3', 'ffn 3']
 """
@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+
+from tblock.bank import depth_map
 
 
 def depth_of(stack_trace: dict) -> int:
@@ -52,23 +54,15 @@ def follow(stack_trace: dict, position: int) -> dict:
     return {"states": states, "terms": terms, "blocks": blocks}
 
 
-def block_states(stack_trace: dict, position: int) -> np.ndarray:
-    """The position's stream entering the stack and after each block: (depth + 1, d)."""
-    rows = [stack_trace["x0"][position]] + [tr["resid_post"][position] for tr in stack_trace["blocks"]]
-    return np.stack(rows)  # depth + 1 x (d,) -> (depth + 1, d)
-
-
 def bar_heights(stack_trace: dict, position: int, residual: bool) -> np.ndarray:
-    """The depth map's bar per block: the size of what the corrections built, (depth,).
+    """The depth map's bar per block, (depth,), read from ``tblock.bank.depth_map``.
 
     Residual on: ||stream - x0|| after each block (all corrections so far).
     Residual off: ||stream|| after each block, which is the block's latest
     output alone (x0 is no longer a term of the stream).
     """
-    states = block_states(stack_trace, position)[1:]  # (depth, d)
-    if residual:
-        states = states - stack_trace["x0"][position]  # (depth, d) - (d,)
-    return np.linalg.norm(states, axis=-1)  # (depth, d) -> (depth,)
+    m = depth_map(stack_trace, position)
+    return (m["drift"] if residual else m["size"])[1:]  # (depth + 1,) -> (depth,)
 
 
 @dataclass(frozen=True, eq=False)

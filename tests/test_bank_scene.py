@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tblock.bank import LESSON_STATES, RECEIVER, TOKENS, bank_stack
-from tblock.bank_views import (bar_heights, block_states, folded_terms, follow, terms_total,
+from tblock.bank import LESSON_STATES, RECEIVER, TOKENS, bank_stack, depth_map
+from tblock.bank_views import (bar_heights, folded_terms, follow, terms_total,
                                top_source)
 
 # -- tblock/bank_views.py -------------------------------------------------------------------
@@ -43,7 +43,7 @@ def test_follow_and_block_states_index_the_trace():
     blk = path["blocks"][1]
     np.testing.assert_array_equal(blk["pattern"], st["blocks"][1]["pattern"][:, RECEIVER])
     np.testing.assert_array_equal(blk["hidden"], st["blocks"][1]["mlp_post"][RECEIVER])
-    rows = block_states(st, RECEIVER)
+    rows = depth_map(st, RECEIVER)["states"]
     assert rows.shape == (4, 4)
     np.testing.assert_array_equal(rows[-1], out[RECEIVER])
     assert TOKENS[top_source(st, RECEIVER)] == "river"
@@ -106,7 +106,7 @@ def test_default_shows_the_engine_and_the_lesson(rendered):
     close(nums["attention_block1"], st["blocks"][0]["pattern"][0, RECEIVER])
     assert nums["attention_top"] == "river"
     close(nums["bar_heights"], bar_heights(st, RECEIVER, True))
-    close(nums["tracked"], block_states(st, RECEIVER)[:, [0, 3]])
+    close(nums["tracked"], depth_map(st, RECEIVER)["states"][:, [0, 3]])
     close(nums["sum"]["total"], nums["final"])
     close(np.sum(nums["sum"]["vectors"], axis=0), st["states"]["2_resid_post"][RECEIVER])
     assert nums["maps"] == {"on": {"bars": nums["bar_heights"], "ribbon": "unbroken"}}
