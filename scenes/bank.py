@@ -25,7 +25,7 @@ from manim import (DOWN, LEFT, RIGHT, UP, UL, Arrow, Axes, ChangeDecimalToValue,
                    MathTex, Rectangle, RoundedRectangle, SurroundingRectangle, Transform, VGroup,
                    Write)
 
-from scenes.kit import (AddNode, StepScene, Topic, TopicParams, VectorColumn, WeightBars, fmt,
+from scenes.kit import (tick_step, AddNode, StepScene, Topic, TopicParams, VectorColumn, WeightBars, fmt, fmt_vec,
                         head_color, label, number, param, pct, step, theme, value_color)
 from tblock.bank import TOKENS, bank, bank_stack, depth_map
 from tblock.bank_views import (Term, bar_heights, folded_terms, follow, terms_total,
@@ -58,11 +58,6 @@ class Params(TopicParams):
 def sub(name: str) -> str:
     """MathTex of a correction's name, e.g. Δ_attn."""
     return r"\Delta_{\text{" + name + "}}"
-
-
-def vec(values: np.ndarray) -> str:
-    """A vector in the house format, for captions: [0.30, 0.30, 0.00, 1.00]."""
-    return "[" + ", ".join(fmt(v) for v in values) + "]"
 
 
 class BankScene(StepScene):
@@ -121,7 +116,7 @@ class BankScene(StepScene):
     @step
     def show_sentence(self) -> None:
         self.caption(f"We follow '{self.token}' in 'by the river bank'. Its stream enters as "
-                     f"x0 = {vec(self.x0)}: one number per named dimension.")
+                     f"x0 = {fmt_vec(self.x0)}: one number per named dimension.")
         self.words = VGroup()
         for i, tok in enumerate(TOKENS):
             mine = i == self.pos
@@ -155,7 +150,7 @@ class BankScene(StepScene):
             ident += ": x0 is gone"
         self.caption(
             f"Block 1, attention: '{self.token}' puts {pct(weights[self.top], 1)} of its weight on "
-            f"'{TOKENS[self.top]}'. The correction Δ_attn = {vec(blk['attn_out'])} is {how} the stream "
+            f"'{TOKENS[self.top]}'. The correction Δ_attn = {fmt_vec(blk['attn_out'])} is {how} the stream "
             f"entry by entry; {ident}.")
         self.build_panel()
         self.build_plot()
@@ -187,9 +182,9 @@ class BankScene(StepScene):
         n_on = int(np.sum(blk["hidden"] > 0))
         how = "added" if self.params.residual else "written over the stream"
         self.caption(
-            f"Block 1, feed-forward: from norm(x) = {vec(blk['ln2'])}, {n_on} of {len(blk['hidden'])} "
-            f"ReLU units fire; the correction Δ_ffn = {vec(blk['mlp_out'])} is {how}. "
-            f"Block 1 leaves {vec(blk['resid_post'])}.")
+            f"Block 1, feed-forward: from norm(x) = {fmt_vec(blk['ln2'])}, {n_on} of {len(blk['hidden'])} "
+            f"ReLU units fire; the correction Δ_ffn = {fmt_vec(blk['mlp_out'])} is {how}. "
+            f"Block 1 leaves {fmt_vec(blk['resid_post'])}.")
         self.build_ffn(blk)
         self.play(*self.veil("attn"), FadeOut(self.attn_arrow), run_time=0.6)
         self.play(FadeIn(self.norm_col), FadeIn(self.norm_name), run_time=0.8)
@@ -237,10 +232,10 @@ class BankScene(StepScene):
         n_corr = 2 * self.depth
         if self.params.residual:
             folded = " (the middle blocks summed into one column)" if len(terms) - 1 < n_corr else ""
-            self.caption(f"The sum: the final stream {vec(self.final)} is x0 plus all {n_corr} corrections"
+            self.caption(f"The sum: the final stream {fmt_vec(self.final)} is x0 plus all {n_corr} corrections"
                          f"{folded}. The input is still a term of it.")
         else:
-            self.caption(f"Without the residual nothing was summed: the final vector {vec(self.final)} is "
+            self.caption(f"Without the residual nothing was summed: the final vector {fmt_vec(self.final)} is "
                          f"block {self.depth}'s last output alone; x0 and every earlier correction were "
                          f"overwritten.")
         self.clear_stage()
@@ -274,7 +269,7 @@ class BankScene(StepScene):
                  "final": self.final}
         if self.params.residual:
             total = terms_total(terms)
-            note = label(f"x₀ + every correction = {vec(total)}  =  the stream", 24, theme().update)
+            note = label(f"x₀ + every correction = {fmt_vec(total)}  =  the stream", 24, theme().update)
             note.next_to(whole, DOWN, buff=0.7)
             self.play(FadeIn(note), Indicate(cols[0], color=theme().stream))
             shown["total"] = total
@@ -436,8 +431,6 @@ class BankScene(StepScene):
     def swap_delta(self, name: str, values: np.ndarray, run_time: float = 0.8, extra: list | None = None) -> None:
         """The sublayer's correction arrives: the Δ column takes its values and its name."""
         self.delta.set_values(values)
-        for dec, cell in zip(self.delta.decimals, self.delta.cells):
-            dec.move_to(cell)
         title = MathTex(sub(name), font_size=36, color=theme().update).move_to(self.delta.title)
         self.play(Transform(self.delta.title, title), Transform(self.formula, self.formula_for(name)),
                   Indicate(self.delta.cells, color=theme().update, scale_factor=1.05), *(extra or []),
@@ -447,7 +440,7 @@ class BankScene(StepScene):
         """The running plot of the tracked dimensions per block, with a legend of live numbers."""
         values = self.run["per_block"][:, TRACKED]  # (depth + 1, 2)
         lo, hi = min(0.0, float(values.min())), max(1.0, float(values.max()))
-        step_y = nice_step(hi - lo)
+        step_y = tick_step(hi - lo)
         lo = step_y * math.floor(lo / step_y + 1e-9)
         hi = step_y * math.ceil(hi / step_y - 1e-9)
         step_x = 1 if self.depth <= 6 else (2 if self.depth <= 8 else 3)
@@ -503,7 +496,7 @@ class BankScene(StepScene):
                       *[c.animate.set_fill(value_color(v, self.stream.scale_value), opacity=0.85)
                         for c, v in zip(self.stream.cells, after)], run_time=run_time)
             self.remove(flyers)
-            self.set_stream(after)
+            self.stream.set_values(after)
             return
         box = SurroundingRectangle(VGroup(self.stream.entry(0), self.delta.entry(0)), color=theme().accent,
                                    buff=0.06, stroke_width=2.5)
@@ -520,11 +513,6 @@ class BankScene(StepScene):
             self.remove(flyer)
             self.stream.decimals[i].move_to(self.stream.cells[i])
         self.play(FadeOut(box), run_time=0.3)
-
-    def set_stream(self, values: np.ndarray) -> None:
-        self.stream.set_values(values)
-        for dec, cell in zip(self.stream.decimals, self.stream.cells):
-            dec.move_to(cell)
 
     def status_to(self, text: str, run_time: float = 0.4) -> None:
         new = label(text, 20, theme().stream).move_to(self.status)
@@ -651,16 +639,6 @@ class BankScene(StepScene):
                   for r in self.maps},
             map_scale=self.map_scale,
         )
-
-
-def nice_step(span: float) -> float:
-    """A tick step of 1, 2 or 5 times a power of ten giving about four ticks over span."""
-    raw = max(span, 1e-9) / 4
-    power = 10 ** math.floor(math.log10(raw))
-    for m in (1, 2, 5, 10):
-        if m * power >= raw:
-            return m * power
-    return 10 * power
 
 
 TOPIC = Topic("bank", "one token's stream climbs tied blocks: add (residual) or overwrite (4-D 'river bank' world)",

@@ -23,8 +23,8 @@ from manim import (DOWN, LEFT, RIGHT, UP, Axes, Create, DashedVMobject, Dot, Fad
                    FadeOut, Line, MathTex, Rectangle, ReplacementTransform,
                    SurroundingRectangle, Transform, VGroup, VMobject, Write)
 
-from scenes.kit import (CAPTION_TOP, HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fmt,
-                        head_color, label, param, pct, step, theme)
+from scenes.kit import (CAPTION_TOP, HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fmt, fmt_diff,
+                        fmt_vec, head_color, label, param, pct, step, theme)
 from scenes.kit.circuit import Box, BypassCircuit
 from tblock.block_views import (activation_curve, activation_effect, activation_summary, attn_sum,
                                 block_stages, compare_placements, mlp_sum, reconstruction, row_sums,
@@ -65,17 +65,6 @@ CELL_H = 0.44
 CELL_GAP = 0.05
 
 
-def sci(value: float) -> str:
-    """A reconstruction error: '0 (exact)', '3.3 × 10⁻¹⁶' for rounding-size values, else fmt."""
-    if value == 0:
-        return "0 (exact)"
-    if value < 1e-3:
-        mant, exp = f"{value:.1e}".split("e")
-        sup = str(int(exp)).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
-        return f"{mant} × 10{sup}"
-    return fmt(value)
-
-
 def fit_inside(mob: VMobject, left: float = -6.85, right: float = 6.85) -> VMobject:
     """Shift ``mob`` sideways (shrinking it only if it is wider than the frame) to keep it on screen."""
     if mob.width > right - left:
@@ -85,11 +74,6 @@ def fit_inside(mob: VMobject, left: float = -6.85, right: float = 6.85) -> VMobj
     if mob.get_left()[0] < left:
         mob.shift(RIGHT * (left - mob.get_left()[0]))
     return mob
-
-
-def vec(values: np.ndarray) -> str:
-    """A row in the house format, e.g. '[1.00, 0.50, −0.30, 0.80]'."""
-    return "[" + ", ".join(fmt(v) for v in values) + "]"
 
 
 class BlockOutline(VGroup):
@@ -315,7 +299,7 @@ class BlockScene(StepScene):
     def input(self) -> None:
         x = self.ex.x
         self.caption(f"The input X: {self.n} token{'s' if self.n > 1 else ''}, {self.ex.cfg.d_model} numbers each "
-                     f"(token 1 is {vec(x[0])}). Its rows stay lined up as they pass every stage.")
+                     f"(token 1 is {fmt_vec(x[0])}). Its rows stay lined up as they pass every stage.")
         self.clear_stage()
         self.stream_grid = self.grid(x, "X", row_labels=True, scale=self.color_scale())
         self.stream_grid.shift(RIGHT * (STREAM_X - self.stream_grid.cells.get_x()))
@@ -415,7 +399,7 @@ class BlockScene(StepScene):
     def attn_out(self) -> None:
         d = self.tr["attn_out"]
         self.caption(f"Each head's mixture of values, projected by its W_O block and summed over heads, is the "
-                     f"attention update Δattn, again {self.n} × {self.ex.cfg.d_model} (token 1's: {vec(d[0])}).")
+                     f"attention update Δattn, again {self.n} × {self.ex.cfg.d_model} (token 1's: {fmt_vec(d[0])}).")
         g = self.at_branch(self.grid(d, r"\Delta_{\text{attn}}", scale=self.color_scale(),
                                      title_color=theme().accent))
         self.play(*self.show_formula(r"\Delta_{\text{attn}} = \textstyle\sum_r A_r V_r W_O^{(r)}"),
@@ -428,13 +412,13 @@ class BlockScene(StepScene):
         if self.pre:
             y = self.tr["resid_mid"]
             self.caption(f"The update is added to the stream: Y = X + Δattn. Token 1 goes from "
-                         f"{vec(self.ex.x[0])} to {vec(y[0])}.")
+                         f"{fmt_vec(self.ex.x[0])} to {fmt_vec(y[0])}.")
             self.play(*self.show_formula(r"Y = X + \Delta_{\text{attn}}"), *self.highlight("add1"))
             self.move_into_stream(y, "Y")
             self.record(resid_mid=y)
         else:
             s = attn_sum(self.tr)
-            self.caption(f"The update is added to the stream: X + Δattn (token 1: {vec(s[0])}), "
+            self.caption(f"The update is added to the stream: X + Δattn (token 1: {fmt_vec(s[0])}), "
                          "not yet normalised.")
             self.play(*self.show_formula(r"X + \Delta_{\text{attn}}"), *self.highlight("add1"))
             self.move_into_stream(s, r"X + \Delta_{\text{attn}}")
@@ -528,7 +512,7 @@ class BlockScene(StepScene):
     def ffn_out(self) -> None:
         d = self.tr["mlp_out"]
         self.caption(f"W_out brings each row back to {self.ex.cfg.d_model} numbers: the FFN update Δffn "
-                     f"(token 1's: {vec(d[0])}). "
+                     f"(token 1's: {fmt_vec(d[0])}). "
                      "Each row was computed from its own token alone.")
         g = self.at_branch(self.grid(d, r"\Delta_{\text{ffn}}", scale=self.color_scale(),
                                      title_color=theme().update))
@@ -543,13 +527,13 @@ class BlockScene(StepScene):
             z = self.tr["resid_post"]
             self.caption(f"Added to the stream: Z = Y + Δffn, the block's output, "
                          f"{self.n} × {self.ex.cfg.d_model} like X "
-                         f"(token 1: {vec(z[0])}).")
+                         f"(token 1: {fmt_vec(z[0])}).")
             self.play(*self.show_formula(r"Z = Y + \Delta_{\text{ffn}}"), *self.highlight("add2"))
             self.move_into_stream(z, r"Z \text{ (output)}")
             self.record(output=z)
         else:
             s = mlp_sum(self.tr)
-            self.caption(f"The FFN's update is added to the stream: Y + Δffn (token 1: {vec(s[0])}).")
+            self.caption(f"The FFN's update is added to the stream: Y + Δffn (token 1: {fmt_vec(s[0])}).")
             self.play(*self.show_formula(r"Y + \Delta_{\text{ffn}}"), *self.highlight("add2"))
             self.move_into_stream(s, r"Y + \Delta_{\text{ffn}}")
             self.record(mlp_sum=s)
@@ -684,10 +668,10 @@ class BlockScene(StepScene):
         size = f"{self.n * 4}"
         if self.pre:
             self.caption(f"The check: X + Δattn + Δffn equals the output Z; the largest difference over all "
-                         f"{size} numbers is {sci(err)}.")
+                         f"{size} numbers is {fmt_diff(err)}.")
         else:
             self.caption(f"In post-norm the output is not X + Δattn + Δffn: the normalisations rescale the "
-                         f"sums; the largest difference is {sci(err)}.")
+                         f"sums; the largest difference is {fmt_diff(err)}.")
         self.clear_stage()
         scale = self.color_scale()
         kw = dict(cell_width=0.7, scale=scale)
@@ -714,7 +698,7 @@ class BlockScene(StepScene):
                   ReplacementTransform(row_names, names_to), FadeIn(total), run_time=1.4)
         self.remove(*grids)
         self.play(FadeIn(eq), FadeIn(out), run_time=0.8)
-        verdict = label(f"largest |X + Δattn + Δffn − Z| over all {size} numbers: {sci(err)}", 22,
+        verdict = label(f"largest |X + Δattn + Δffn − Z| over all {size} numbers: {fmt_diff(err)}", 22,
                         theme().update if err < 1e-9 else theme().negative)
         verdict.next_to(VGroup(total, out), DOWN, buff=0.5)
         self.play(FadeIn(verdict))

@@ -24,8 +24,8 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Axes, Circle, Create, DashedVMo
                    FadeOut, FadeTransform, Group, Indicate, Line, Polygon, RoundedRectangle,
                    SurroundingRectangle, TransformFromCopy, VGroup, VMobject)
 
-from scenes.kit import (HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fmt, label, param,
-                        pct, step, theme)
+from scenes.kit import (HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fmt, fmt_diff, fmt_vec, label,
+                        param, pct, step, theme)
 from tblock.ffn_views import (activation_curves, curve_names, curve_window, cyclic_permutation,
                               ffn_position, ffn_run, ffn_world, permutation_check)
 
@@ -40,7 +40,6 @@ CONTENT_W = 10.6                 # width the widest (hidden) vector may take
 ROW_H = 0.44                     # cell height of a number row
 STRIP_H = 0.36                   # height of a heat strip
 Y_U, Y_PRE, Y_POST, Y_DELTA, Y_Y, Y_Z = 3.2, 1.9, 0.6, -0.7, -1.75, -2.8
-READ = 1.2                       # extra seconds at the end of a step, to read its caption
 
 
 @dataclass(frozen=True)
@@ -72,11 +71,6 @@ def ratio_text(d_ff: int, d: int) -> str:
     """'4×' or '3.5×': how much wider the hidden layer is."""
     r = d_ff / d
     return f"{r:.0f}×" if r == int(r) else f"{r:.1f}×"
-
-
-def diff_text(value: float) -> str:
-    """The permutation check's measured difference: '0 (exactly equal)' or '2.2e−16'."""
-    return "0 (exactly equal)" if value == 0 else f"{value:.1e}".replace("-", "\u2212")
 
 
 def units_text(units: np.ndarray, limit: int = 16) -> str:
@@ -163,8 +157,8 @@ class FFNScene(StepScene):
         d = p.d_model
         if p.numbers:
             self.caption(f"Token {p.position} of {p.tokens}. After attention its stream vector is "
-                         f"Y = [{', '.join(fmt(v) for v in pos['y'])}]; the FFN reads its normalised "
-                         f"copy u = LN₂(Y) = [{', '.join(fmt(v) for v in pos['u'])}].")
+                         f"Y = {fmt_vec(pos['y'])}; the FFN reads its normalised "
+                         f"copy u = LN₂(Y) = {fmt_vec(pos['u'])}.")
         else:
             self.caption(f"Token {p.position} of {p.tokens}. Its stream vector Y has {d} numbers, drawn as a "
                          f"heat strip (blue positive, red negative); the FFN reads its normalised copy "
@@ -178,7 +172,6 @@ class FFNScene(StepScene):
         self.u_label = self.row_label("u = LN₂(Y)", f"token {p.position} · d = {d}", Y_U, theme().text)
         swap = [FadeTransform(y_row, self.u_row)] if p.numbers else [FadeOut(y_row), FadeIn(self.u_row)]
         self.play(*swap, FadeTransform(y_label, self.u_label), run_time=1.2)
-        self.wait(READ)
 
     @step
     def expand(self) -> None:
@@ -195,7 +188,6 @@ class FFNScene(StepScene):
         self.w1 = self.funnel(self.u_row, self.pre_row, f"× W₁   ({p.d_model} × {p.d_ff})")
         self.play(FadeIn(self.w1), run_time=0.7)
         self.play(self.morph(self.u_row, self.pre_row), FadeIn(self.pre_label), run_time=1.4)
-        self.wait(READ)
 
     @step
     def bend(self) -> None:
@@ -220,7 +212,6 @@ class FFNScene(StepScene):
         self.active_marks = self.mark_active(self.post_row)
         self.play(self.morph(self.pre_row, self.post_row), FadeIn(self.post_label), run_time=1.2)
         self.play(FadeIn(self.active_marks), run_time=0.6)
-        self.wait(READ)
 
     def activation_plot(self) -> dict:
         """Axes with the block's activation and its comparison curve, and the hidden units as dots."""
@@ -306,14 +297,13 @@ class FFNScene(StepScene):
         self.play(self.morph(self.post_row, self.delta_row), FadeIn(self.delta_label), run_time=1.4)
         if beside:
             self.play(FadeIn(self.norm_text), run_time=0.5)
-        self.wait(READ)
 
     @step
     def add_to_stream(self) -> None:
         p, pos = self.params, self.pos
         if p.numbers:
             self.caption(f"The update is added to the stream: Z = Y + Δ = "
-                         f"[{', '.join(fmt(v) for v in pos['z'])}]. Input and output are both {p.d_model} "
+                         f"{fmt_vec(pos['z'])}. Input and output are both {p.d_model} "
                          f"numbers wide; the wide middle stays inside the FFN.")
         else:
             self.caption(f"The update is added to the stream: Z = Y + Δ. Input and output are both "
@@ -330,7 +320,6 @@ class FFNScene(StepScene):
         self.play(Create(rule), run_time=0.4)
         self.play(self.morph(VGroup(self.delta_row, y_row) if p.numbers else Group(self.delta_row, y_row),
                              z_row), FadeIn(z_label), run_time=1.4)
-        self.wait(READ)
 
     # -- every position ---------------------------------------------------------
 
@@ -398,7 +387,6 @@ class FFNScene(StepScene):
                          self.frame_row(self.out_rows[i])]
         self.ledger = self.ledger_line()
         self.play(*[Create(m) for m in self.featured], FadeIn(self.ledger), run_time=0.8)
-        self.wait(READ)
 
     def column_title(self, name: str, detail: str, x: float, y: float, color: str | None = None) -> VGroup:
         """A column's name with its shape underneath."""
@@ -431,7 +419,7 @@ class FFNScene(StepScene):
         self.check = check
         self.caption(f"Permute the rows (each moves up one, token 1 goes last) and run the FFN again: "
                      f"the outputs are the old outputs, permuted the same way. "
-                     f"Largest difference: {diff_text(check['max_diff'])}.")
+                     f"Largest difference: {fmt_diff(check['max_diff'])}.")
         slot = np.argsort(perm)  # old row j -> new slot slot[j]
         # Rows moving up slide; a row moving down leaves first and comes back in at its new slot
         # afterwards, so no row slides across another.
@@ -465,11 +453,10 @@ class FFNScene(StepScene):
         self.out_rows = fresh
         final_title = self.column_title("FFN(P·u) = P·FFN(u)", "computed again", self.out_title.get_x(),
                                         self.out_title.get_y(), theme().update)
-        result = label(f"max |FFN(P·u) − P·FFN(u)| = {diff_text(check['max_diff'])}", 20, theme().text)
+        result = label(f"max |FFN(P·u) − P·FFN(u)| = {fmt_diff(check['max_diff'])}", 20, theme().text)
         result.move_to([0, self.ledger.get_y() - 0.55, 0])
         self.play(FadeOut(self.out_title), run_time=0.3)
         self.play(FadeIn(final_title), FadeIn(result), run_time=0.6)
-        self.wait(READ)
 
     def record_numbers(self) -> None:
         pos, check = self.pos, self.check

@@ -31,8 +31,8 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ChangeDecimalToValue, Create, F
                    FadeTransform, Indicate, Line, MathTex, Mobject, Rectangle,
                    RoundedRectangle, Transform, VGroup)
 
-from scenes.kit import (STEP_HOLD, BypassCircuit, HeatStrip, StepScene, Topic, TopicParams, VectorColumn,
-                        fmt, head_color, label, number, param, pct, step, theme)
+from scenes.kit import (BypassCircuit, HeatStrip, StepScene, Topic, TopicParams, VectorColumn, fmt,
+                        fmt_diff, fmt_vec, head_color, label, number, param, pct, step, theme)
 from tblock.heads_views import heads_world, receiver_view, scale_head_output
 
 MAX_TOKENS = 8
@@ -51,7 +51,6 @@ Y_TOP = 2.55        # first head row
 Y_STREAM = -2.6
 X_X, X_Y, W_S = -2.5, 5.25, 2.6   # X[i] and Y[i] on the stream
 ROW_H = 0.44
-READ_RATE = 4.0  # caption words per second a viewer reads
 
 
 def parse_tokens(text: str) -> tuple[str, ...]:
@@ -161,11 +160,6 @@ def outline(view: Mobject) -> Mobject:
     return view if isinstance(view, VectorColumn) else view.frame
 
 
-def sci(value: float) -> str:
-    """A tiny difference in the house style, e.g. 2.2e−16 (0 when exact)."""
-    return "0" if value == 0 else f"{value:.1e}".replace("-", "\u2212")
-
-
 class HeadsScene(StepScene):
     """Per-head mixtures → per-head contributions → their sum → the residual addition."""
 
@@ -184,15 +178,6 @@ class HeadsScene(StepScene):
             self.change_wo()
         self.add_to_stream()
         self.record_numbers()
-
-    def end_step(self) -> None:
-        """Hold each step long enough to read its caption (about four words a second)."""
-        current = self.steps[-1]
-        need = 1.2 + len(current["caption"].split()) / READ_RATE
-        spent = self.time - current["start"] + STEP_HOLD
-        if need > spent:
-            self.wait(need - spent)
-        super().end_step()
 
     # -- numbers and layout -------------------------------------------------------------
 
@@ -438,7 +423,7 @@ class HeadsScene(StepScene):
         p, v = self.params, self.view
         self.caption(f"The usual code concatenates the mixtures and projects once with W_O "
                      f"({p.d_model}×{p.d_model}): the same Δ_attn, max |difference| = "
-                     f"{sci(v['concat_difference'])}.")
+                     f"{fmt_diff(v['concat_difference'])}.")
         y = self.y_delta
         x_cat = -2.9
         self.cat_view = vector_view(v["z_concat"], W_C, self.scale_h, self.numeric_d).move_to([x_cat, y, 0])
@@ -451,7 +436,7 @@ class HeadsScene(StepScene):
                                stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
         self.cat_label = MathTex(r"[H_1|\cdots|H_h]\,W_O", font_size=28, color=theme().text)
         self.cat_label.next_to(self.cat_view, UP, buff=0.1)
-        self.diff = label(f"max |difference| = {sci(v['concat_difference'])}", 20, theme().accent)
+        self.diff = label(f"max |difference| = {fmt_diff(v['concat_difference'])}", 20, theme().accent)
         self.diff.next_to(self.cat_view, DOWN, buff=0.12).align_to(self.cat_view, LEFT)
         # the mixtures slide down into their places in the concatenation
         seg = W_C / p.heads
@@ -475,7 +460,7 @@ class HeadsScene(StepScene):
         p, v = self.params, self.view
         c = self.data["changed"]["view"]
         if self.numeric_d:
-            change = "Δ_attn[i] becomes [" + ", ".join(fmt(x) for x in c["attn_out"]) + "]"
+            change = "Δ_attn[i] becomes " + fmt_vec(c["attn_out"])
         else:
             change = f"|Δ_attn| goes from {fmt(v['attn_norm'])} to {fmt(c['attn_norm'])}"
         self.caption(f"Same attention weights, W_O^(1) times {fmt(p.scale_wo, 1)}: head 1 writes a "

@@ -18,7 +18,7 @@ import numpy as np
 from manim import (DOWN, LEFT, RIGHT, UP, Create, Dot, FadeIn, FadeOut,
                    GrowArrow, Indicate, MathTex, ReplacementTransform, Transform, VGroup)
 
-from scenes.kit import (Plane2D, StepScene, Topic, TopicParams, VectorColumn, WeightBars, fmt,
+from scenes.kit import (Plane2D, StepScene, Topic, TopicParams, VectorColumn, WeightBars, fmt, fmt_vec,
                         head_color, label, param, step, theme)
 from tblock.examples import eiffel, eiffel_update
 
@@ -77,7 +77,7 @@ class ResidualScene(StepScene):
     def show_tokens(self) -> None:
         r = self.example.receiver
         self.caption(f"Three tokens as 2-D vectors. We follow '{TOKENS[r]}', "
-                     f"whose input is x = [{fmt(self.first['x'][0], 4)}, {fmt(self.first['x'][1], 4)}].")
+                     f"whose input is x = {fmt_vec(self.first['x'], 4)}.")
         dims = self.example.dims
         self.plane = Plane2D(dims[0], dims[1], extent=1.5, size=5.6)
         self.plane.shift(np.array([-4.0, -0.1, 0]) - self.plane.axes.get_center())
@@ -125,7 +125,7 @@ class ResidualScene(StepScene):
     def build_mixture(self) -> None:
         run = self.first
         self.caption(f"The mixture h = A·V adds the weighted value vectors tip to tail: "
-                     f"h = [{fmt(run['h'][0], 4)}, {fmt(run['h'][1], 4)}].")
+                     f"h = {fmt_vec(run['h'], 4)}.")
         start = np.zeros(2)
         pieces = VGroup()
         for w, v in zip(run["weights"], self.example.x):
@@ -146,7 +146,7 @@ class ResidualScene(StepScene):
         wo, run = next(iter(self.runs.items()))
         self.caption(f"The output projection turns the mixture into the update Δ = h·W_O, "
                      f"added to x at the same position: x + Δ = "
-                     f"[{fmt(run['result'][0], 4)}, {fmt(run['result'][1], 4)}].")
+                     f"{fmt_vec(run['result'], 4)}.")
         self.wo_tex = MathTex(WO_TEX[wo], font_size=34, color=theme().text).move_to([3.6, -0.35, 0])
         self.x_arrow = self.plane.arrow(run["x"], theme().stream, width=6)
         self.delta_arrow = self.plane.arrow(run["delta"], theme().update, start=run["x"], width=6)
@@ -165,8 +165,8 @@ class ResidualScene(StepScene):
     @step
     def switch_to_negate(self) -> None:
         run = self.runs["negate"]
-        self.caption(f"With W_O = diag(−1, 1) the update is [{fmt(run['delta'][0], 4)}, "
-                     f"{fmt(run['delta'][1], 4)}]: still an addition, yet the structure "
+        self.caption(f"With W_O = diag(−1, 1) the update is {fmt_vec(run['delta'], 4)}: "
+                     f"still an addition, yet the structure "
                      f"coordinate of the result drops to {fmt(run['result'][0], 4)}.")
         new_tex = MathTex(WO_TEX["negate"], font_size=34, color=theme().text).move_to(self.wo_tex)
         new_delta = self.plane.arrow(run["delta"], theme().update, start=run["x"], width=6)

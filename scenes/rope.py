@@ -28,14 +28,14 @@ from manim import (DOWN, LEFT, RIGHT, UP, Arc, Arrow, Axes, Circle, Create, Dash
                    DashedVMobject, DecimalNumber, Dot, FadeIn, FadeOut, Line, MathTex, RoundedRectangle,
                    SurroundingRectangle, Transform, ValueTracker, VGroup, VMobject, linear, smooth)
 
-from scenes.kit import (STEP_HOLD, StepScene, Topic, TopicParams, fmt, head_color, label, number, param, step,
+from scenes.kit.circuit import Box
+from scenes.kit import (tick_step, StepScene, Topic, TopicParams, fmt, head_color, label, number, param, step,
                         theme)
 from tblock.rope_views import (aligned_content, content_vector, plane_view, plot_distances,
                                score_by_distance, widget_view)
 
 MAX_POS = 10000
 MAX_PLANES_DRAWN = 8
-READING_RATE = 3.5  # caption words per second a step lasts at least
 
 
 @dataclass(frozen=True)
@@ -89,14 +89,6 @@ def rate(value: float) -> str:
 def whole(value: float) -> str:
     """A whole number with a true minus sign: −4000."""
     return fmt(value, 0)
-
-
-def plain_number(value: float, places: int = 2, size: float = 32, color: str | None = None,
-                 unit: str | None = None) -> DecimalNumber:
-    """Kit ``number`` without thousands commas, so screen and captions read alike (5000)."""
-    dec = number(value, places, size, color, unit)
-    dec.group_with_commas = False
-    return dec.set_value(value)
 
 
 # -- the scene ----------------------------------------------------------------------
@@ -174,15 +166,6 @@ class RopeScene(StepScene):
         mob.add_updater(update)
         return mob
 
-    def end_step(self) -> None:
-        """Hold the settled frame long enough to read the step's caption (about 3.5 words a second)."""
-        current = self.steps[-1]
-        reading = len(current["caption"].split()) / READING_RATE
-        extra = reading - (self.time - current["start"]) - STEP_HOLD
-        if extra > 0.05:
-            self.wait(extra, frozen_frame=True)
-        super().end_step()
-
     def clear_stage(self, run_time: float = 0.6) -> None:
         """Stop every live update, then fade everything out."""
         self.freeze(*self.mobjects)
@@ -214,7 +197,7 @@ class RopeScene(StepScene):
                     color: str | None = None, unit: str | None = None, size: float = 32,
                     edge: np.ndarray = RIGHT) -> DecimalNumber:
         """A DecimalNumber that follows ``getter`` (an engine call) every frame, pinned at ``anchor``."""
-        dec = plain_number(getter(), places, size, color, unit)
+        dec = number(getter(), places, size, color, unit)
         dec.move_to(anchor, aligned_edge=edge)
         shown = {"text": fmt(getter(), places)}
 
@@ -533,7 +516,7 @@ class RopeScene(StepScene):
                      f"turns at its own speed, yet each angle between and the score, "
                      f"{fmt(after['score'])}, stay put.")
         x0, x1 = float(xs[0]), float(xs[-1])
-        tick = nice_step(x1 - x0)
+        tick = tick_step(x1 - x0, ticks=5, least=1.0)
         axes = Axes(x_range=[x0, x1, tick], y_range=[-1, 1, 0.5], x_length=8.2, y_length=2.0, tips=False,
                     axis_config={"color": t.muted, "stroke_width": 2, "include_ticks": True,
                                  "tick_size": 0.04})
@@ -543,7 +526,7 @@ class RopeScene(StepScene):
         y_labels = VGroup(*[number(y, 0, 26, t.muted).next_to(axes.c2p(x0, y), LEFT, buff=0.15)
                             for y in (-1, 0, 1)])
         x_ticks = np.arange(np.ceil(x0 / tick) * tick, x1 + 1e-9, tick)
-        x_labels = VGroup(*[plain_number(x, 0, 26, t.muted).next_to(axes.c2p(x, -1), DOWN, buff=0.12)
+        x_labels = VGroup(*[number(x, 0, 26, t.muted).next_to(axes.c2p(x, -1), DOWN, buff=0.12)
                             for x in x_ticks])
         x_name = label("relative distance (query − key position)", 20, t.muted)
         x_name.next_to(x_labels, DOWN, buff=0.08)
@@ -594,30 +577,7 @@ class RopeScene(StepScene):
                   run_time=1.0)
 
 
-def nice_step(span: float) -> float:
-    """A round tick spacing giving about five ticks over ``span``."""
-    raw = max(span, 1.0) / 5.0
-    mag = 10 ** np.floor(np.log10(raw))
-    for m in (1, 2, 5, 10):
-        if raw <= m * mag:
-            return float(max(1.0, m * mag))
-    return float(10 * mag)
-
-
 # -- block diagrams -----------------------------------------------------------------
-
-def box(text: str, width: float, height: float = 0.56, color: str | None = None, size: float = 20,
-        fill: float = 0.0) -> VGroup:
-    t = theme()
-    color = color or t.muted
-    rect = RoundedRectangle(corner_radius=0.08, width=width, height=height, stroke_color=color,
-                            stroke_width=2.5, fill_color=color, fill_opacity=fill)
-    lines = [label(line, size, t.text if fill < 0.5 else t.background) for line in text.split("\n")]
-    name = VGroup(*lines).arrange(DOWN, buff=0.06)
-    if name.width > width - 0.15:
-        name.scale_to_fit_width(width - 0.15)
-    return VGroup(rect, name.move_to(rect))
-
 
 def up_arrow(a: np.ndarray, b: np.ndarray, color: str | None = None) -> Arrow:
     return Arrow(a, b, buff=0.04, color=color or theme().muted, stroke_width=3, tip_length=0.14,
@@ -631,15 +591,13 @@ def absolute_diagram() -> VGroup:
     t = theme()
     title = label("absolute positions", 24, t.text)
     sub = label("added once, below the stack", 20, t.muted)
-    tok = box("token embedding", 2.2)
-    pos = box("position embedding", 2.5, color=t.accent, fill=0.2)
-    tok.move_to([-1.25, -2.55, 0])
-    pos.move_to([1.35, -2.55, 0])
+    tok = Box("token\nembedding", [-1.1, -2.55], (1.7, 0.72), font_size=18)
+    pos = Box("position\nembedding", [1.1, -2.55], (1.7, 0.72), color=t.accent, tint=0.2, font_size=18)
     add = AddNode(0.2).move_to([0, -1.65, 0])
-    b1 = box("block 1", 2.6, 0.62).move_to([0, -0.55, 0])
-    b2 = box("block 2", 2.6, 0.62).move_to([0, 0.65, 0])
+    b1 = Box("block 1", (0, 0), (2.6, 0.62), font_size=20).move_to([0, -0.55, 0])
+    b2 = Box("block 2", (0, 0), (2.6, 0.62), font_size=20).move_to([0, 0.65, 0])
     dots = label("⋮", 26, t.muted).move_to([0, 1.5, 0])
-    bl = box("block L", 2.6, 0.62).move_to([0, 2.25, 0])
+    bl = Box("block L", (0, 0), (2.6, 0.62), font_size=20).move_to([0, 2.25, 0])
     arrows = VGroup(
         Arrow(tok.get_top(), add.get_left(), buff=0.06, color=t.muted, stroke_width=3, tip_length=0.14),
         Arrow(pos.get_top(), add.get_right(), buff=0.06, color=t.accent, stroke_width=3, tip_length=0.14),
@@ -657,17 +615,17 @@ def rope_diagram() -> VGroup:
     t = theme()
     title = label("RoPE", 24, t.text)
     sub = label("inside attention, in every block", 20, t.muted)
-    col = {"q": -2.1, "k": -0.5, "v": 1.3}
+    col = {"q": -2.2, "k": -0.45, "v": 1.3}
     y_in, y_w, y_rot, y_score, y_mix, y_out = -2.62, -1.72, -0.76, 0.2, 1.08, 1.95
-    inp = box("LN(x)", col["v"] - col["q"] + 1.1).move_to([(col["q"] + col["v"]) / 2, y_in, 0])
-    wq = box("W_Q", 1.1).move_to([col["q"], y_w, 0])
-    wk = box("W_K", 1.1).move_to([col["k"], y_w, 0])
-    wv = box("W_V", 1.1).move_to([col["v"], y_w, 0])
-    rq = box("rotate q\nby position", 1.5, 0.72, color=t.accent, fill=0.25, size=18).move_to([col["q"], y_rot, 0])
-    rk = box("rotate k\nby position", 1.5, 0.72, color=t.accent, fill=0.25, size=18).move_to([col["k"], y_rot, 0])
-    score = box("q·k / √d → softmax", 3.0).move_to([(col["q"] + col["k"]) / 2, y_score, 0])
-    mix = box("A · V", 1.6).move_to([col["v"] - 0.3, y_mix, 0])
-    wo = box("W_O", 1.1).move_to([col["v"] - 0.3, y_out, 0])
+    inp = Box("LN(x)", [(col["q"] + col["v"]) / 2, y_in], (col["v"] - col["q"] + 1.1, 0.56), font_size=20)
+    wq = Box("W_Q", (0, 0), (1.1, 0.56), font_size=20).move_to([col["q"], y_w, 0])
+    wk = Box("W_K", (0, 0), (1.1, 0.56), font_size=20).move_to([col["k"], y_w, 0])
+    wv = Box("W_V", (0, 0), (1.1, 0.56), font_size=20).move_to([col["v"], y_w, 0])
+    rq = Box("rotate q\nby position", [col["q"], y_rot], (1.5, 0.72), color=t.accent, tint=0.25, font_size=18)
+    rk = Box("rotate k\nby position", [col["k"], y_rot], (1.5, 0.72), color=t.accent, tint=0.25, font_size=18)
+    score = Box("q·k / √d → softmax", [(col["q"] + col["k"]) / 2, y_score], (3.0, 0.56), font_size=20)
+    mix = Box("A · V", (0, 0), (1.6, 0.56), font_size=20).move_to([col["v"] - 0.3, y_mix, 0])
+    wo = Box("W_O", (0, 0), (1.1, 0.56), font_size=20).move_to([col["v"] - 0.3, y_out, 0])
     v_note = VGroup(label("values:", 18, t.muted), label("no rotation", 18, t.muted)).arrange(DOWN, buff=0.06)
     v_note.next_to([col["v"], (y_w + y_mix) / 2, 0], RIGHT, buff=0.12)
     frame = RoundedRectangle(corner_radius=0.15, width=5.6, height=5.35, stroke_color=t.faint,

@@ -35,7 +35,8 @@ from manim import DOWN, FadeIn, Rectangle, Scene, Text, VGroup, config
 
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
 
-STEP_HOLD = 0.6  # seconds each step rests on its settled last frame
+STEP_HOLD = 0.6  # seconds each step rests on its settled last frame, at least
+READING_RATE = 3.5  # caption words per second: a step lasts as long as its caption takes to read
 
 
 def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
@@ -159,9 +160,10 @@ class StepScene(Scene):
             self._show_burned_caption(text)
 
     def end_step(self) -> None:
-        """Let the step settle, then write its caption over the step's whole span."""
-        self.wait(STEP_HOLD)
+        """Hold the settled frame (long enough to read the caption), then write the caption over the step."""
         current = self.steps[-1]
+        reading = len(current["caption"].split()) / READING_RATE
+        self.wait(max(STEP_HOLD, reading - (self.time - current["start"])), frozen_frame=True)
         current["end"] = self.time
         duration = current["end"] - current["start"]
         if current["caption"] and duration > 0:

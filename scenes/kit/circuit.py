@@ -25,7 +25,7 @@ from __future__ import annotations
 from typing import Sequence
 
 import numpy as np
-from manim import (LEFT, RIGHT, UP, Arrow, Dot, Line, Mobject, RoundedRectangle,
+from manim import (DOWN, LEFT, RIGHT, UP, ManimColor, interpolate_color, Arrow, Dot, Line, Mobject, RoundedRectangle,
                    ShowPassingFlash, VGroup, VMobject)
 
 from .parts import AddNode, label
@@ -45,17 +45,24 @@ def polyline(points: Sequence[Sequence[float]], color: str, width: float = 3) ->
 
 
 class Box(VGroup):
-    """A rounded box with a centred label ('' for an empty box); it widens to fit its label."""
+    """A rounded box with a centred label ('' for an empty box; '\n' breaks lines); it widens to fit.
+
+    ``tint`` (0..1) mixes the box's colour into its opaque background fill.
+    """
 
     def __init__(self, label_text: str | Mobject, center: Sequence[float], size: Sequence[float],
-                 color: str | None = None, font_size: float = 22) -> None:
+                 color: str | None = None, font_size: float = 22, tint: float = 0.0) -> None:
         super().__init__()
         color = color or theme().muted
-        text = label(label_text, font_size) if isinstance(label_text, str) and label_text else None
+        text = None
+        if isinstance(label_text, str) and label_text:
+            lines = [label(line, font_size) for line in label_text.split("\n")]
+            text = lines[0] if len(lines) == 1 else VGroup(*lines).arrange(DOWN, buff=0.06)
         width = max(size[0], text.width + 0.3) if text is not None else size[0]
+        fill = interpolate_color(ManimColor(theme().background), ManimColor(color), tint)
         self.rect = RoundedRectangle(corner_radius=0.08, width=width, height=size[1],
                                      stroke_color=color, stroke_width=2.5,
-                                     fill_color=theme().background, fill_opacity=1.0)
+                                     fill_color=fill, fill_opacity=1.0)
         self.rect.move_to(_point(center))
         self.add(self.rect)
         self.label = None

@@ -12,6 +12,7 @@ Example::
 
 from __future__ import annotations
 
+import math
 from typing import Any, Sequence
 
 import numpy as np
@@ -32,9 +33,16 @@ def label(text: str, size: float = 24, color: str | None = None, mono: bool = Fa
 
 def number(value: float, places: int = 2, size: float = 28, color: str | None = None,
            unit: str | None = None) -> DecimalNumber:
-    """A live number in the house format (fixed decimals); it stays centred as its value changes."""
-    return DecimalNumber(value, num_decimal_places=places, font_size=size,
-                         color=color or theme().text, unit=unit, edge_to_fix=ORIGIN)
+    """A live number in the house format (fixed decimals, no thousands commas); it stays centred as it changes."""
+    return DecimalNumber(value, num_decimal_places=places, font_size=size, color=color or theme().text,
+                         unit=unit, edge_to_fix=ORIGIN, group_with_commas=False)
+
+
+def tick_step(span: float, ticks: int = 4, least: float = 0.0) -> float:
+    """A round axis tick spacing (1, 2 or 5 times a power of ten) giving about ``ticks`` ticks over ``span``."""
+    raw = max(span / ticks, least, 1e-9)
+    power = 10 ** math.floor(math.log10(raw))
+    return next(m * power for m in (1, 2, 5, 10) if m * power >= raw)
 
 
 class VectorColumn(VGroup):

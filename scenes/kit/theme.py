@@ -124,6 +124,20 @@ def fmt(value: float, places: int = 2) -> str:
     return text.replace("-", "\u2212")
 
 
+def fmt_vec(values, places: int = 2) -> str:
+    """A vector in the house format, e.g. '[1.00, 0.50, −0.30]'."""
+    return "[" + ", ".join(fmt(v, places) for v in values) + "]"
+
+
+def fmt_diff(value: float) -> str:
+    """A measured difference: '0 (exact)', rounding-size ones as '3.5e−18', larger ones as fmt."""
+    if value == 0:
+        return "0 (exact)"
+    if abs(value) < 1e-3:
+        return f"{value:.1e}".replace("-", "\u2212")
+    return fmt(value)
+
+
 def pct(fraction: float, places: int = 2) -> str:
     """A fraction as a percentage, e.g. 0.50349 -> '50.35%'."""
     return f"{100 * fraction:.{places}f}%"
