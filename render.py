@@ -15,15 +15,25 @@ from __future__ import annotations
 
 import dataclasses
 import time
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import click
 
 from scenes import exports, load_topics
-from scenes.render_job import (FORMATS, QUALITIES, THEME_NAMES, OptionError, RenderOptions,
-                               missing_latex_tools, output_name, render_topic, validate_name,
-                               validate_options)
+from scenes.render_job import (
+    FORMATS,
+    QUALITIES,
+    THEME_NAMES,
+    OptionError,
+    RenderOptions,
+    missing_latex_tools,
+    output_name,
+    render_topic,
+    validate_name,
+    validate_options,
+)
 
 TOPICS = load_topics()
 BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard")
@@ -118,10 +128,34 @@ def make_params(topic: Any, values: dict) -> Any:
         raise click.UsageError(str(err)) from None
 
 
+def alias_option(old: str, alias: Any) -> Callable:
+    """A hidden option for an old flag name that still works (with a notice)."""
+    return click.option(f"--{old}", f"alias__{old.replace('-', '_')}", default=None, hidden=True,
+                        help=alias.help)
+
+
+def apply_aliases(topic: Any, kwargs: dict, ctx: click.Context) -> None:
+    """Turn old flags into their new field's value, with a one-line notice on stderr each."""
+    for old, alias in topic.Params.ALIASES.items():
+        value = kwargs.pop(f"alias__{old.replace('-', '_')}", None)
+        if value is None:
+            continue
+        new_flag = "--" + alias.field.replace("_", "-")
+        if ctx.get_parameter_source(alias.field) is not click.core.ParameterSource.DEFAULT:
+            raise click.UsageError(f"--{old} is the old name of {new_flag}; give only {new_flag}")
+        try:
+            kwargs[alias.field] = alias.convert(value)
+        except ValueError as err:
+            raise click.UsageError(f"--{old}: {err}") from None
+        click.echo(f"note: --{old} is now {new_flag} ({alias.help}); using {new_flag} {kwargs[alias.field]}",
+                   err=True)
+
+
 def topic_command(topic: Any) -> click.Command:
     """The click command that renders ``topic``, with one flag per Params field."""
 
     def run(name: str | None, **kwargs: Any) -> None:
+        apply_aliases(topic, kwargs, click.get_current_context())
         opts = options_from(kwargs, name)
         params = make_params(topic, kwargs)
         check_tools(topic)
@@ -129,6 +163,8 @@ def topic_command(topic: Any) -> click.Command:
 
     for f in reversed(dataclasses.fields(topic.Params)):
         run = param_option(f)(run)
+    for old, alias in topic.Params.ALIASES.items():
+        run = alias_option(old, alias)(run)
     run = click.option("--name", default=None, help="Output base name (default: the slug, plus a "
                        "suffix when settings differ from the defaults).")(run)
     run = render_options(run)
@@ -249,6 +285,8 @@ def show(topic_name: str) -> None:
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for r in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
+    for old, alias in topic.Params.ALIASES.items():
+        click.echo(f"  (--{old} still works for now: it is the old name of --{alias.field.replace('_', '-')})")
     click.echo("\nplus the common flags: python render.py " + topic.slug + " --help")
 
 

@@ -43,7 +43,7 @@ def main() -> None:
     import numpy as np
 
     from tblock import BlockWeights, block_forward, forward_untraced
-    from tblock.examples import gpt2_small_config
+    from tblock.worlds import gpt2_small_config
 
     cfg = gpt2_small_config()
     w = BlockWeights.random(cfg, seed=0)

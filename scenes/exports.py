@@ -30,10 +30,11 @@ import re
 import shutil
 import tempfile
 from collections import deque
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
 from fractions import Fraction
 from pathlib import Path
-from typing import Any, Iterator, Sequence
+from typing import Any
 
 import numpy as np
 

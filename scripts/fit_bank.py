@@ -1,4 +1,4 @@
-"""Fit the tied block weights of the "bank" world and write tblock/data/bank.npz.
+"""Fit the tied block weights of the "bank" world and write tblock/worlds/data/bank.npz.
 
     python scripts/fit_bank.py            # fit (a few seconds), print the report, write the file
     python scripts/fit_bank.py --check    # fit, compare with the stored file, write nothing
@@ -38,11 +38,18 @@ import numpy as np  # noqa: E402
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from tblock.bank import (  # noqa: E402
-    CONFIG, DATA_PATH, EMBEDDINGS, LESSON_STATES, NO_RESIDUAL_NORM, RECEIVER, TOKENS, bank_config,
-)  # fmt: skip
 from tblock.stack import run_stack  # noqa: E402
 from tblock.weights import BlockWeights  # noqa: E402
+from tblock.worlds.bank import (  # noqa: E402
+    CONFIG,
+    DATA_PATH,
+    EMBEDDINGS,
+    LESSON_STATES,
+    NO_RESIDUAL_NORM,
+    RECEIVER,
+    TOKENS,
+    bank_config,
+)  # fmt: skip
 
 SEED = 0
 RIVER = TOKENS.index("river")
@@ -233,7 +240,7 @@ def levenberg_marquardt(theta: np.ndarray, iterations: int = 600, tol: float = 1
 
 
 def to_weights(theta: np.ndarray) -> BlockWeights:
-    """A BlockWeights for tblock.bank's config: fitted arrays, zero Q/K/V biases, unit gains."""
+    """A BlockWeights for tblock.worlds.bank's config: fitted arrays, zero Q/K/V biases, unit gains."""
     w = BlockWeights.zeros(CONFIG)
     for name, a in unpack(theta[None]).items():
         setattr(w, name, np.array(a[0]))
@@ -278,7 +285,7 @@ def max_difference(a: BlockWeights, b: BlockWeights) -> float:
 
 
 def main() -> None:
-    """CLI: fit, report, then write (or with --check compare to) tblock/data/bank.npz."""
+    """CLI: fit, report, then write (or with --check compare to) tblock/worlds/data/bank.npz."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--check", action="store_true", help="compare with the stored file; write nothing")
     args = parser.parse_args()

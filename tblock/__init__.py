@@ -6,8 +6,8 @@ Imports numpy only (never manim).
 from tblock.attention import attention, concat_then_project
 from tblock.block import TRACE_KEYS, block_forward, forward_untraced, mlp
 from tblock.config import BlockConfig
-from tblock.ledger import ledger
 from tblock.layers import activation, gelu, gelu_tanh, layer_norm, normalize, relu, rms_norm, softmax
+from tblock.ledger import ledger
 from tblock.positions import (
     apply_rope,
     rope_2d_score,

@@ -34,7 +34,8 @@ def attention_scores(q: np.ndarray, k: np.ndarray, mask: str) -> np.ndarray:
 
 def mix_values(pattern: np.ndarray, v: np.ndarray) -> np.ndarray:
     """Each head's mixtures z_r = A_r V_r."""
-    return np.matmul(pattern, v.transpose(1, 0, 2)).transpose(1, 0, 2)  # (h, n, n) @ (h, n, dh) -> (h, n, dh) -> (n, h, dh)
+    z = np.matmul(pattern, v.transpose(1, 0, 2))  # (h, n, n) @ (h, n, dh) -> (h, n, dh)
+    return z.transpose(1, 0, 2)  # (h, n, dh) -> (n, h, dh)
 
 
 def per_head_results(z: np.ndarray, W_O: np.ndarray) -> np.ndarray:

@@ -70,6 +70,6 @@ class BlockConfig:
                 f"d_model must be even for sinusoidal positions, which use sin/cos pairs; got {self.d_model}"
             )
 
-    def replace(self, **changes: object) -> "BlockConfig":
+    def replace(self, **changes: object) -> BlockConfig:
         """A copy with some fields changed (validated again)."""
         return dataclasses.replace(self, **changes)

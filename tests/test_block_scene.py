@@ -6,13 +6,20 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scenes.block import POST_ORDER, PRE_ORDER, BlockScene, Params
+from scenes.block.numbers import (
+    activation_effect,
+    activation_summary,
+    block_stages,
+    compare_placements,
+    reconstruction,
+    row_sums,
+    stage_lengths,
+)
+from scenes.block.scene import POST_ORDER, PRE_ORDER, BlockScene, Params
 from scenes.kit import MatrixGrid, use_theme
-from tblock.block_views import (activation_effect, activation_summary, block_stages, compare_placements,
-                                reconstruction, row_sums, stage_lengths)
-from tblock.examples import contribution_shares, run_example, tiny, token_shares
+from tblock.worlds import contribution_shares, run_example, tiny, token_shares
 
-# --- tblock.block_views ---
+# --- scenes.block.numbers ---
 
 
 def test_block_stages_follow_the_placement():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import os
 
 import pytest
@@ -29,7 +30,7 @@ def test_every_params_field_is_a_flag_of_its_topic(cli):
     for slug, topic in load_topics().items():
         result = cli(slug, "--help")
         assert result.exit_code == 0, slug
-        for name in topic.Params.__dataclass_fields__:
+        for name in (f.name for f in dataclasses.fields(topic.Params)):
             assert "--" + name.replace("_", "-") in result.output, (slug, name)
 
 
@@ -100,7 +101,7 @@ def test_failed_render_keeps_earlier_output_and_leaves_no_partial_files(cli, tmp
     out = tmp_path / "out"
     (out / "residual").mkdir(parents=True)
     (out / "residual" / "residual.mp4").write_bytes(b"earlier good video")
-    from scenes.residual import ResidualScene
+    from scenes.residual.scene import ResidualScene
 
     def explode(self):
         raise RuntimeError("boom")

@@ -35,6 +35,13 @@ from tblock.layers import erf, gelu, gelu_tanh, layer_norm, rms_norm
 FAST = settings(max_examples=30, deadline=None)
 
 
+def unit_norm(cfg):
+    """The config's norm with unit gain and zero bias, written out for checking the block."""
+    if cfg.norm == "layer":
+        return lambda a: layer_norm(a, 1.0, 0.0, cfg.eps)
+    return lambda a: rms_norm(a, 1.0, cfg.eps)
+
+
 @st.composite
 def worlds(draw, **fixed):
     """A small random config, seeded weights and an input x."""
@@ -71,7 +78,7 @@ def expected_shapes(cfg: BlockConfig, n: int) -> dict:
 
 
 def test_import_never_pulls_manim():
-    code = "import sys, tblock, tblock.examples; assert 'manim' not in sys.modules; print(tblock.__version__)"
+    code = "import sys, tblock, tblock.worlds; assert 'manim' not in sys.modules; print(tblock.__version__)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "0.1.0" == tblock.__version__
 
@@ -273,7 +280,7 @@ def test_pre_norm_equations(world):
 def test_post_norm_equations(world):
     cfg, w, x = world
     out, tr = block_forward(x, w, cfg)
-    norm = (lambda a: layer_norm(a, 1.0, 0.0, cfg.eps)) if cfg.norm == "layer" else (lambda a: rms_norm(a, 1.0, cfg.eps))
+    norm = unit_norm(cfg)
     np.testing.assert_allclose(tr["resid_mid"], norm(x + tr["attn_out"]), atol=1e-10)
     np.testing.assert_allclose(out, norm(tr["resid_mid"] + tr["mlp_out"]), atol=1e-10)
     assert tr["ln1_normalized"] is tr["resid_mid"] and tr["ln2_normalized"] is tr["resid_post"]
@@ -299,7 +306,7 @@ def test_residual_off_overwrites(world):
     else:
         on, tr_on = block_forward(x, w, cfg.replace(residual=True))
         np.testing.assert_allclose(forward_untraced(x, w, cfg), out, atol=1e-10)
-        norm = (lambda a: layer_norm(a, 1.0, 0.0, cfg.eps)) if cfg.norm == "layer" else (lambda a: rms_norm(a, 1.0, cfg.eps))
+        norm = unit_norm(cfg)
         np.testing.assert_allclose(tr["resid_mid"], norm(tr["attn_out"]), atol=1e-10)
         np.testing.assert_allclose(out, norm(tr["mlp_out"]), atol=1e-10)
 

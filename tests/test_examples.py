@@ -6,7 +6,8 @@ import numpy as np
 import pytest
 
 from tblock import BlockConfig, block_forward
-from tblock.examples import (
+from tblock.ledger import ledger
+from tblock.worlds import (
     EXAMPLES,
     Example,
     contribution_shares,
@@ -18,7 +19,6 @@ from tblock.examples import (
     tiny,
     token_shares,
 )
-from tblock.ledger import ledger
 
 # --- Eiffel: the head lesson's 2-D world ---
 

@@ -47,7 +47,7 @@ def last_rgba(path: Path) -> np.ndarray:
         else:
             frames = container.decode(stream)
         last = None
-        for last in frames:
+        for last in frames:  # noqa: B007 - keep the final frame
             pass
         return last.to_ndarray(format="rgba")
 
@@ -223,9 +223,7 @@ def test_transparent_writes_webm_and_mov_whose_background_has_alpha_0(rendered):
 # -- burned captions ------------------------------------------------------------------------
 
 def test_burned_caption_fits_the_band_in_at_most_two_readable_lines():
-    from manim import config
-
-    from manim import Text
+    from manim import Text, config
 
     from scenes.kit.base import caption_mobject
     from scenes.kit.theme import CAPTION_TOP, FONT

@@ -6,14 +6,22 @@ import numpy as np
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scenes.ffn import FFNScene, Params
+from scenes.ffn.numbers import (
+    activation_curves,
+    active_units,
+    curve_names,
+    curve_window,
+    cyclic_permutation,
+    ffn_position,
+    ffn_run,
+    ffn_world,
+    permutation_check,
+)
+from scenes.ffn.scene import FFNScene, Params
 from tblock import BlockConfig, BlockWeights, gelu, mlp, relu
-from tblock.examples import TINY_X
-from tblock.ffn_views import (active_units, activation_curves, curve_names, curve_window, cyclic_permutation,
-                              ffn_position, ffn_run, ffn_world, permutation_check)
+from tblock.worlds import TINY_X
 
 
 def engine_position(d_model=4, d_ff=16, act="gelu", tokens=4, position=2, seed=0):

@@ -7,15 +7,15 @@ import json
 import numpy as np
 import pytest
 
-from scenes.heads import Params
+from scenes.heads.numbers import embed_tokens, heads_world, receiver_view, running_sums, scale_head_output
+from scenes.heads.scene import Params
 from tblock import concat_then_project
-from tblock.heads_views import embed_tokens, heads_world, receiver_view, running_sums, scale_head_output
 
 TOKENS = ("the", "Eiffel", "tower")
 MODEL = ("--d-model", "768", "--heads", "12", "--d-head", "64", "--show", "3")
 
 
-# -- engine helper (tblock/heads_views.py) ---------------------------------------------
+# -- engine helper (scenes/heads/numbers.py) ---------------------------------------------
 
 @pytest.mark.parametrize("d, h, dh, shown", [(4, 2, 2, 2), (8, 4, 2, 3), (768, 12, 64, 3)])
 def test_receiver_view_reads_the_trace(d, h, dh, shown):

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scenes.residual import Params, ResidualScene, updates
-from tblock.examples import eiffel, eiffel_update
+from scenes.residual.scene import Params, ResidualScene, updates
+from tblock.worlds import eiffel, eiffel_update
 
 __module_test__ = "residual"
 
@@ -64,14 +63,14 @@ def test_residual_last_frame(scene):
 
 
 def test_plain_manim_renders_the_default_parameters(tmp_path):
-    """`manim -ql scenes/residual.py ResidualScene` works without render.py (last frame, to be quick)."""
+    """`manim -ql scenes/residual/scene.py ResidualScene` works without render.py (last frame, to be quick)."""
     import subprocess
     import sys
     from pathlib import Path
 
     repo = Path(__file__).resolve().parents[1]
     done = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "-s", "--media_dir", str(tmp_path),
-                           str(repo / "scenes" / "residual.py"), "ResidualScene"],
+                           str(repo / "scenes" / "residual" / "scene.py"), "ResidualScene"],
                           cwd=tmp_path, capture_output=True, text=True, timeout=300)
     assert done.returncode == 0, done.stderr[-2000:]
     assert list(tmp_path.rglob("ResidualScene*.png"))

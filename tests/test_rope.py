@@ -1,4 +1,4 @@
-"""Topic ``rope``: the views the scene draws (tblock.rope_views) and the scene's wiring."""
+"""Topic ``rope``: the views the scene draws (scenes.rope.numbers) and the scene's wiring."""
 
 from __future__ import annotations
 
@@ -9,10 +9,19 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from scenes.rope.numbers import (
+    aligned_content,
+    content_vector,
+    from_planes,
+    plane_pairs,
+    plane_view,
+    plot_distances,
+    score_by_distance,
+    to_planes,
+    widget_view,
+)
 from tblock import apply_rope, rope_2d_score, rope_angles, rope_score_by_offset
 from tblock.positions import rope_frequencies, rope_permutation
-from tblock.rope_views import (aligned_content, content_vector, from_planes, plane_pairs, plane_view,
-                               plot_distances, score_by_distance, to_planes, widget_view)
 
 # --- the views -------------------------------------------------------------------------
 
@@ -197,6 +206,6 @@ def test_rope_bad_flags(render_topic_cli, args, words):
 def test_rope_views_doctests():
     import doctest
 
-    import tblock.rope_views
+    import scenes.rope.numbers
 
-    assert doctest.testmod(tblock.rope_views).failed == 0
+    assert doctest.testmod(scenes.rope.numbers).failed == 0

@@ -1,17 +1,72 @@
-"""The scene kit: theme, step scene, and the visual parts topics share."""
+"""The scene kit: layout, theme, the step scene, the visual parts topics share, spoken numbers."""
 
 from . import compat  # noqa: F401  (HeatStrip images draw with Manim 0.22 + Pillow 13)
-from .base import READING_RATE, STEP_HOLD, StepScene, Topic, TopicParams, param, step
-from .circuit import BypassCircuit
+from .axes import LabelledAxes
+from .base import (
+                   POSITION_HELP,
+                   READING_RATE,
+                   STEP_HOLD,
+                   Alias,
+                   Line,
+                   StepScene,
+                   Topic,
+                   TopicParams,
+                   followed_position,
+                   param,
+                   step,
+)
+from .circuit import Box, BypassCircuit
 from .grid import MatrixGrid
+from .layout import (
+                   CAPTION_TOP,
+                   FRAME_BOTTOM,
+                   FRAME_LEFT,
+                   FRAME_RIGHT,
+                   FRAME_TOP,
+                   MARGIN,
+                   SAFE_BOTTOM,
+                   SAFE_LEFT,
+                   SAFE_RIGHT,
+                   SAFE_TOP,
+                   SAFE_WIDTH,
+                   Columns,
+                   fit_inside,
+                   keep_on_screen,
+                   on_screen,
+                   rows,
+                   spread,
+                   stack_below,
+)
 from .parts import AddNode, HeatStrip, Plane2D, VectorColumn, WeightBars, label, number, tick_step
-from .theme import (CAPTION_TOP, FONT, MONO, THEMES, Theme, fmt, fmt_diff, fmt_vec, head_color, pct, theme,
-                    use_theme, value_color, value_rgb)
+from .speech import say_int, say_list, say_number, say_ordinal, say_percent, say_vector
+from .theme import (
+                   FONT,
+                   MONO,
+                   THEMES,
+                   Theme,
+                   fmt,
+                   fmt_diff,
+                   fmt_vec,
+                   head_color,
+                   pct,
+                   theme,
+                   use_theme,
+                   value_color,
+                   value_rgb,
+)
+from .vector import Vector, colour_scale, shows_numbers
 
 __all__ = [
-    "READING_RATE", "STEP_HOLD", "StepScene", "Topic", "TopicParams", "param", "step",
-    "BypassCircuit",
-    "MatrixGrid", "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number", "tick_step",
-    "CAPTION_TOP", "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_diff", "fmt_vec", "head_color", "pct", "theme",
-    "use_theme", "value_color", "value_rgb",
-]
+    "LabelledAxes",
+    "POSITION_HELP", "READING_RATE", "STEP_HOLD", "Alias", "Line", "StepScene", "Topic", "TopicParams",
+    "followed_position", "param", "step",
+    "Box", "BypassCircuit", "MatrixGrid",
+    "CAPTION_TOP", "FRAME_BOTTOM", "FRAME_LEFT", "FRAME_RIGHT", "FRAME_TOP", "MARGIN", "SAFE_BOTTOM", "SAFE_LEFT",
+    "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "Columns", "fit_inside", "keep_on_screen", "on_screen", "rows", "spread",
+    "stack_below",
+    "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number", "tick_step",
+    "say_int", "say_list", "say_number", "say_ordinal", "say_percent", "say_vector",
+    "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_diff", "fmt_vec", "head_color", "pct", "theme", "use_theme",
+    "value_color", "value_rgb",
+    "Vector", "colour_scale", "shows_numbers",
+]  # fmt: skip

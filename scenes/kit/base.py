@@ -1,8 +1,10 @@
-"""The step scene, topic parameters, and the topic record render.py reads.
+"""The step scene, topic parameters, each step's words, and the topic record render.py reads.
 
-A topic module defines a frozen ``Params`` dataclass whose fields are made
-with :func:`param` (default, help text, range or choices), a scene class
-derived from :class:`StepScene`, and a module-level ``TOPIC``.
+A topic defines a frozen ``Params`` dataclass whose fields are made with
+:func:`param` (default, help text, range or choices), a *script* (a function
+``Params -> {step name: Line}``: each step's caption as written and its
+narration as spoken, built from the topic's numbers), a scene class derived
+from :class:`StepScene`, and a module-level ``TOPIC``.
 
 Example::
 
@@ -10,15 +12,19 @@ Example::
     class Params(TopicParams):
         depth: int = param(3, "how many blocks", low=1, high=12)
 
+    def script(p: Params) -> dict[str, Line]:
+        return {"show_input": Line(f"The input climbs {p.depth} blocks.",
+                                   f"The input climbs {say_int(p.depth)} blocks.")}
+
     class DemoScene(StepScene):
         Params = Params
+        script = staticmethod(script)
 
         def construct(self):
             self.show_input()
 
         @step
-        def show_input(self):
-            self.caption("The input vector enters the stream.")
+        def show_input(self):          # its caption comes from script(params)["show_input"]
             self.play(FadeIn(Dot()))
 
     TOPIC = Topic("demo", "a demonstration", Params, DemoScene)
@@ -28,8 +34,10 @@ from __future__ import annotations
 
 import dataclasses
 import functools
+import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any, ClassVar
 
 from manim import DOWN, FadeIn, Rectangle, Scene, Text, VGroup, config
 
@@ -47,8 +55,26 @@ def param(default: Any, help: str, *, low: float | None = None, high: float | No
 
 
 @dataclass(frozen=True)
+class Alias:
+    """An old flag name that still works for now: ``--old VALUE`` becomes ``--<field> convert(VALUE)``.
+
+    ``convert`` takes the flag's text and returns the new field's value (raise ``ValueError``
+    with a sentence for a bad value); the CLI prints a one-line notice when it is used.
+    """
+
+    field: str
+    convert: Callable[[str], Any]
+    help: str = ""
+
+
+@dataclass(frozen=True)
 class TopicParams:
-    """Base of every topic's ``Params``: range checks plus a cross-field hook."""
+    """Base of every topic's ``Params``: range checks plus a cross-field hook.
+
+    ``ALIASES`` maps old flag names (without ``--``, dashes as in the flag) to an :class:`Alias`.
+    """
+
+    ALIASES: ClassVar[dict[str, Alias]] = {}
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
@@ -72,6 +98,8 @@ def check_field(f: dataclasses.Field, value: Any) -> None:
     if meta.get("choices") and value not in meta["choices"]:
         raise ValueError(f"{flag} must be one of {', '.join(meta['choices'])}; got {value!r}")
     low, high = meta.get("low"), meta.get("high")
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ValueError(f"{flag} must be a finite number; got {value}")
     if low is not None and value < low:
         raise ValueError(f"{flag} must be at least {low}; got {value}")
     if high is not None and value > high:
@@ -89,11 +117,37 @@ class Topic:
     needs_latex: bool = True
 
 
+@dataclass(frozen=True)
+class Line:
+    """One step's words: the caption as written (screen and .srt) and its narration as spoken."""
+
+    caption: str
+    speech: str = ""
+
+    def __post_init__(self) -> None:
+        if not self.caption.strip():
+            raise ValueError("a step's caption must not be empty")
+
+
+def followed_position(position: int, n_tokens: int) -> int:
+    """The 0-based index of the ``--position`` flag's token: 1 = the first, ``n`` the last, 0 = the last.
+
+    >>> followed_position(1, 3), followed_position(0, 3), followed_position(3, 3)
+    (0, 2, 2)
+    """
+    if not 0 <= position <= n_tokens:
+        raise ValueError(f"--position must be between 0 (the last token) and {n_tokens}; got {position}")
+    return n_tokens - 1 if position == 0 else position - 1
+
+
+POSITION_HELP = "the followed token, counted from 1 (0 = the last token)"
+
+
 def step(method: Callable) -> Callable:
-    """Mark a scene method as one named step: a section, one caption, a settled end."""
+    """Mark a scene method as one named step: a section, its scripted caption, a settled end."""
 
     @functools.wraps(method)
-    def run(self: "StepScene", *args: Any, **kwargs: Any) -> Any:
+    def run(self: StepScene, *args: Any, **kwargs: Any) -> Any:
         self.begin_step(method.__name__)
         result = method(self, *args, **kwargs)
         self.end_step()
@@ -120,14 +174,22 @@ def caption_mobject(text: str, color: str, font_size: int = 20) -> VGroup:
     return mob
 
 
-class StepScene(Scene):
-    """A scene made of named steps; each step is a section with one caption.
+def no_script(params: Any) -> dict[str, Line]:
+    """The script of a scene that scripts nothing: every step sets its caption itself."""
+    return {}
 
-    The captions become the video's subtitles (.srt), the section names its
-    per-step clips, and ``self.numbers`` the values the manifest records.
+
+class StepScene(Scene):
+    """A scene made of named steps; each step is a section with one caption and its narration.
+
+    ``script(params)`` gives every step's :class:`Line`; the captions become the
+    video's subtitles (.srt), the section names its per-step clips. What the
+    parts show is read back through :meth:`track` (and :meth:`record` for values
+    that are not a part) into :meth:`collect_numbers`, which the manifest writes.
     """
 
     Params: type = TopicParams
+    script: Callable[[Any], dict[str, Line]] = staticmethod(no_script)
     burn_captions = False
 
     def __init__(self, params: TopicParams | None = None, theme_name: str | None = None,
@@ -136,7 +198,9 @@ class StepScene(Scene):
         self.theme: Theme = use_theme(theme_name or "dark")
         if burn_captions is not None:
             self.burn_captions = burn_captions
+        self.lines: dict[str, Line] = self.script(self.params)
         self.numbers: dict[str, Any] = {}
+        self.tracked: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
         self._caption_mob: VGroup | None = None
         super().__init__(**kwargs)
@@ -149,15 +213,22 @@ class StepScene(Scene):
     # -- steps and captions -------------------------------------------------
 
     def begin_step(self, name: str) -> None:
-        """Open a section called ``name`` and start timing its caption."""
+        """Open a section called ``name``, start timing it, and show its scripted caption."""
         self.next_section(name)
-        self.steps.append({"name": name, "caption": "", "start": self.time})
+        line = self.lines.get(name)
+        self.steps.append({"name": name, "caption": "", "speech": line.speech if line else "",
+                           "start": self.time})
+        if line is not None:
+            self.caption(line.caption)
 
     def caption(self, text: str) -> None:
         """Set the current step's caption (one per step; the last call wins)."""
         self.steps[-1]["caption"] = text
         if self.burn_captions:
             self._show_burned_caption(text)
+
+    def cue(self, sentence: int) -> None:
+        """Wait until the step's narration reaches sentence ``sentence`` (0-based); silent: no wait."""
 
     def end_step(self) -> None:
         """Hold the settled frame (long enough to read the caption), then write the caption over the step."""
@@ -183,8 +254,17 @@ class StepScene(Scene):
     # -- numbers ------------------------------------------------------------
 
     def record(self, **values: Any) -> None:
-        """Record named values the video shows (they go into the manifest)."""
+        """Record named values the video shows that no part holds (they go into the manifest)."""
         self.numbers.update(values)
+
+    def track(self, name: str, part: Any) -> Any:
+        """Have the manifest read ``part.displayed`` (what it shows at the end) under ``name``; returns part."""
+        self.tracked[name] = part
+        return part
+
+    def collect_numbers(self) -> dict[str, Any]:
+        """The recorded values plus what every tracked part displays now."""
+        return {**self.numbers, **{name: part.displayed for name, part in self.tracked.items()}}
 
     # -- small conveniences -------------------------------------------------
 

@@ -22,11 +22,25 @@ Example::
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, ManimColor, interpolate_color, Arrow, Dot, Line, Mobject, RoundedRectangle,
-                   ShowPassingFlash, VGroup, VMobject)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    Dot,
+    Line,
+    ManimColor,
+    Mobject,
+    RoundedRectangle,
+    ShowPassingFlash,
+    VGroup,
+    VMobject,
+    interpolate_color,
+)
 
 from .parts import AddNode, label
 from .theme import theme
@@ -139,7 +153,7 @@ class BypassCircuit(VGroup):
     @classmethod
     def standard(cls, width: float = 11.0, height: float = 2.0, y: float = -1.0, x: float = 0.0,
                  sublayer: str | Mobject = "attention", norm: str | None = "LN",
-                 sublayer_width: float = 2.6, **kwargs) -> "BypassCircuit":
+                 sublayer_width: float = 2.6, **kwargs) -> BypassCircuit:
         """The textbook drawing: tap near the left, norm and sublayer in a row above, ⊕ near the right."""
         left, right = x - width / 2, x + width / 2
         tap_x, add_x = left + 0.18 * width, left + 0.8 * width

@@ -16,10 +16,9 @@ from __future__ import annotations
 
 from typing import Any
 
+import manim.camera.camera as _camera
 import numpy as np
 from PIL import Image
-
-import manim.camera.camera as _camera
 
 
 class _CameraImage:

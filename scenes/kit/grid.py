@@ -16,11 +16,20 @@ Example::
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
-from manim import (LEFT, ORIGIN, UP, ChangeDecimalToValue, DecimalNumber,
-                   RoundedRectangle, SurroundingRectangle, VGroup, VMobject)
+from manim import (
+    LEFT,
+    ORIGIN,
+    UP,
+    ChangeDecimalToValue,
+    DecimalNumber,
+    RoundedRectangle,
+    SurroundingRectangle,
+    VGroup,
+    VMobject,
+)
 
 from .parts import label
 from .theme import theme, value_color
@@ -92,6 +101,11 @@ class MatrixGrid(VGroup):
         """The values the cells show now, shape (r, c)."""
         return np.array([[d.get_value() for d in row] for row in self.decimals])
 
+    @property
+    def displayed(self) -> np.ndarray:
+        """The numbers as drawn now (rounded to ``places``), for the manifest."""
+        return np.round(self.values, self.places)
+
     def entry(self, i: int, j: int) -> VGroup:
         """Cell (i, j) with its number."""
         return VGroup(self.cells[i][j], self.decimals[i][j])
@@ -138,7 +152,7 @@ class MatrixGrid(VGroup):
                                                            opacity=self.fill_opacity))
         return anims
 
-    def set_values(self, values: Sequence[Sequence[float]] | np.ndarray, rescale: bool = False) -> "MatrixGrid":
+    def set_values(self, values: Sequence[Sequence[float]] | np.ndarray, rescale: bool = False) -> MatrixGrid:
         """Show new values at once."""
         values = self._checked(values)
         if rescale:

@@ -13,13 +13,29 @@ Example::
 from __future__ import annotations
 
 import math
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from manim import (
-    DOWN, LEFT, ORIGIN, RIGHT, UP, Arrow, Axes, Circle, DecimalNumber, ImageMobject, Line,
-    Rectangle, RoundedRectangle, Text, VGroup, VMobject, ChangeDecimalToValue,
+    DOWN,
+    LEFT,
+    ORIGIN,
+    RIGHT,
+    UP,
+    Arrow,
+    Axes,
+    ChangeDecimalToValue,
+    Circle,
+    DecimalNumber,
     Group,
+    ImageMobject,
+    Line,
+    Rectangle,
+    RoundedRectangle,
+    Text,
+    VGroup,
+    VMobject,
 )
 from manim.constants import RESAMPLING_ALGORITHMS
 
@@ -91,6 +107,11 @@ class VectorColumn(VGroup):
         """The values the cells show now."""
         return np.array([d.get_value() for d in self.decimals])
 
+    @property
+    def displayed(self) -> np.ndarray:
+        """The numbers as drawn now (rounded to ``places``), for the manifest."""
+        return np.round(self.values, self.places)
+
     def entry(self, i: int) -> VGroup:
         """Cell ``i`` with its number (for arrows and highlights)."""
         return VGroup(self.cells[i], self.decimals[i])
@@ -103,7 +124,7 @@ class VectorColumn(VGroup):
             anims.append(cell.animate.set_fill(value_color(v, self.scale_value), opacity=0.85))
         return anims
 
-    def set_values(self, values: Sequence[float]) -> "VectorColumn":
+    def set_values(self, values: Sequence[float]) -> VectorColumn:
         """Show new values at once."""
         for cell, dec, v in zip(self.cells, self.decimals, values):
             dec.set_value(float(v))
@@ -124,6 +145,7 @@ class HeatStrip(Group):
                  scale: float | None = None, title: str | None = None,
                  title_size: float = 22) -> None:
         super().__init__()
+        self.shown = np.asarray(values, dtype=float).copy()
         values = np.atleast_2d(np.asarray(values, dtype=float))    # (n,) -> (1, n); (r, n) stays
         rgb = value_rgb(values, scale)                              # (r, n, 3)
         self.image = ImageMobject(rgb)
@@ -138,11 +160,16 @@ class HeatStrip(Group):
             self.title = label(title, title_size).next_to(self.frame, LEFT, buff=0.2)
             self.add(self.title)
 
-    def interpolate_color(self, mobject1: Any, mobject2: Any, alpha: float) -> "HeatStrip":
+    @property
+    def displayed(self) -> np.ndarray:
+        """The values the strip's pixels encode, for the manifest."""
+        return self.shown.copy()
+
+    def interpolate_color(self, mobject1: Any, mobject2: Any, alpha: float) -> HeatStrip:
         """Colours live in the image: nothing to blend (lets .animate and Transform work)."""
         return self
 
-    def set_opacity(self, opacity: float) -> "HeatStrip":
+    def set_opacity(self, opacity: float) -> HeatStrip:
         """Set the opacity of the image, its frame and title together."""
         for mob in self.submobjects:
             mob.set_opacity(opacity)
@@ -200,7 +227,13 @@ class WeightBars(VGroup):
             self.bars.add(VGroup(base, bar))
             self.percents.add(pct_mob)
             self.token_labels.add(tok_mob)
+        self.places = places
         self.add(self.bars, self.percents, self.token_labels)
+
+    @property
+    def displayed(self) -> np.ndarray:
+        """The percentages as drawn now (rounded to ``places``), for the manifest."""
+        return np.round([p.get_value() for p in self.percents], self.places)
 
 
 class AddNode(VGroup):

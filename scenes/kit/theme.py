@@ -19,12 +19,10 @@ from dataclasses import dataclass
 import numpy as np
 from manim import ManimColor, interpolate_color
 
+from .layout import CAPTION_TOP  # noqa: F401  (kept importable from here; the layout lives in kit.layout)
+
 FONT = "DejaVu Sans"
 MONO = "DejaVu Sans Mono"
-
-# Layout: the frame is 14.22 x 8 units; the bottom band is kept for captions.
-FRAME_TOP = 4.0
-CAPTION_TOP = -3.25  # content stays above this line
 
 
 @dataclass(frozen=True)

@@ -19,7 +19,7 @@ the lesson's diagram, where wide vectors are heat strips (one image each).
 The numbers are real computations of ``tblock.block_forward`` on seeded random
 weights and seeded random token embeddings, not a trained model.
 
-Render with ``python render.py heads`` or ``manim -ql scenes/heads.py HeadsScene``.
+Render with ``python render.py heads`` or ``manim -ql scenes/heads/scene.py HeadsScene``.
 """
 
 from __future__ import annotations
@@ -27,13 +27,46 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, ChangeDecimalToValue, Create, FadeIn, FadeOut,
-                   FadeTransform, Indicate, Line, MathTex, Mobject, Rectangle,
-                   RoundedRectangle, Transform, VGroup)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    ChangeDecimalToValue,
+    Create,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    Indicate,
+    Line,
+    MathTex,
+    Mobject,
+    Rectangle,
+    RoundedRectangle,
+    Transform,
+    VGroup,
+)
 
-from scenes.kit import (BypassCircuit, HeatStrip, StepScene, Topic, TopicParams, VectorColumn, fmt,
-                        fmt_diff, fmt_vec, head_color, label, number, param, pct, step, theme)
-from tblock.heads_views import heads_world, receiver_view, scale_head_output
+from scenes.heads.numbers import heads_world, receiver_view, scale_head_output
+from scenes.kit import (
+    BypassCircuit,
+    HeatStrip,
+    StepScene,
+    Topic,
+    TopicParams,
+    VectorColumn,
+    fmt,
+    fmt_diff,
+    fmt_vec,
+    head_color,
+    label,
+    number,
+    param,
+    pct,
+    step,
+    theme,
+)
 
 MAX_TOKENS = 8
 MAX_ROWS = 4  # head rows drawn in full (plus one "+ N more" row)

@@ -1,48 +1,19 @@
-"""The lessons' numeric worlds as named examples: real weights plus inputs.
+"""The head lesson's Eiffel plane, the worked example's tiny block, and GPT-2-small's shapes.
 
-Each helper returns an Example that the ordinary forward functions run:
-run_example(ex) -> (out, trace). Numbers a lesson prints are asserted in
+Each builder returns an :class:`~tblock.worlds.example.Example` that the
+ordinary forward functions run. The numbers the lessons print are asserted in
 tests/test_examples.py.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 import numpy as np
 
 from tblock.attention import attention
-from tblock.block import block_forward
 from tblock.config import BlockConfig
 from tblock.ledger import ledger
-from tblock.stack import run_stack
 from tblock.weights import BlockWeights
-
-
-@dataclass(frozen=True, eq=False)
-class Example:
-    """A named world: config, weights (one block, or a list = a stack), inputs x (n, d)."""
-
-    name: str
-    cfg: BlockConfig
-    weights: BlockWeights | list[BlockWeights]
-    x: np.ndarray  # (n, d)
-    tokens: tuple[str, ...]
-    dims: tuple[str, ...] | None = None  # axis names of the d stream coordinates, if any
-    receiver: int = 0  # index of the featured position
-
-    @property
-    def n(self) -> int:
-        """Number of positions."""
-        return self.x.shape[0]
-
-
-def run_example(ex: Example) -> tuple[np.ndarray, dict]:
-    """Run the example's block (block_forward) or stack (run_stack, when weights is a list)."""
-    if isinstance(ex.weights, (list, tuple)):
-        return run_stack(ex.x, list(ex.weights), ex.cfg)
-    return block_forward(ex.x, ex.weights, ex.cfg)
-
+from tblock.worlds.example import Example
 
 # --- the head lesson's 2-D world: "the Eiffel tower" ---
 
@@ -161,16 +132,3 @@ def gpt2_small(seed: int = 0, n_tokens: int = 8) -> Example:
 def gpt2_small_ledger(n_tokens: int | None = None) -> dict:
     """ledger() of the 12-block GPT-2-small stack."""
     return ledger(gpt2_small_config(), n_blocks=GPT2_N_BLOCKS, n_tokens=n_tokens)
-
-
-EXAMPLES = {"eiffel": eiffel, "tiny": tiny, "gpt2_small": gpt2_small}
-
-# --- bank: written by another engineer in tblock/bank.py, re-exported here ---
-try:
-    from tblock.bank import bank  # noqa: E402
-except ModuleNotFoundError as e:  # bank.py not written yet
-    if e.name != "tblock.bank":
-        raise
-    bank = None
-else:
-    EXAMPLES["bank"] = bank

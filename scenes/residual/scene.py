@@ -1,13 +1,13 @@
 """Topic ``residual``: follow one head's mixture into an update and add it to the stream.
 
-The head lesson's 2-D world (``tblock.examples.eiffel``): three tokens on a
+The head lesson's 2-D world (``tblock.worlds.eiffel``): three tokens on a
 plane with axes *structure* and *Paris identity*. The receiving token scores
 its query against every key, the softmax turns scores into weights, the
 weighted values add up to the mixture h, the output projection turns h into
 the update Δ = h·W_O, and the result is x + Δ. With W_O = diag(−1, 1) the
 same addition lowers the structure coordinate.
 
-Render with ``python render.py residual`` or ``manim -ql scenes/residual.py ResidualScene``.
+Render with ``python render.py residual`` or ``manim -ql scenes/residual/scene.py ResidualScene``.
 """
 
 from __future__ import annotations
@@ -15,12 +15,39 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Create, Dot, FadeIn, FadeOut,
-                   GrowArrow, Indicate, MathTex, ReplacementTransform, Transform, VGroup)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    Dot,
+    FadeIn,
+    FadeOut,
+    GrowArrow,
+    Indicate,
+    MathTex,
+    ReplacementTransform,
+    Transform,
+    VGroup,
+)
 
-from scenes.kit import (Plane2D, StepScene, Topic, TopicParams, VectorColumn, WeightBars, fmt, fmt_vec,
-                        head_color, label, param, step, theme)
-from tblock.examples import eiffel, eiffel_update
+from scenes.kit import (
+    Plane2D,
+    StepScene,
+    Topic,
+    TopicParams,
+    VectorColumn,
+    WeightBars,
+    fmt,
+    fmt_vec,
+    head_color,
+    label,
+    param,
+    step,
+    theme,
+)
+from tblock.worlds import eiffel, eiffel_update
 
 TOKENS = ("the", "Eiffel", "tower")
 

@@ -12,27 +12,56 @@ relative distance comes from ``tblock.rope_score_by_offset``. Last, where RoPE
 acts: on q and k inside every attention, not added once below the stack.
 
 Every angle and score on screen comes from the engine, through the thin
-views in ``tblock.rope_views``; live numbers are driven by ValueTrackers
+views in ``scenes.rope.numbers``; live numbers are driven by ValueTrackers
 whose updaters call the engine for the current positions.
 
-Render with ``python render.py rope`` or ``manim -ql scenes/rope.py RopeScene``.
+Render with ``python render.py rope`` or ``manim -ql scenes/rope/scene.py RopeScene``.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arc, Arrow, Axes, Circle, Create, DashedLine,
-                   DashedVMobject, DecimalNumber, Dot, FadeIn, FadeOut, Line, MathTex, RoundedRectangle,
-                   SurroundingRectangle, Transform, ValueTracker, VGroup, VMobject, linear, smooth)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arc,
+    Arrow,
+    Axes,
+    Circle,
+    Create,
+    DashedLine,
+    DashedVMobject,
+    DecimalNumber,
+    Dot,
+    FadeIn,
+    FadeOut,
+    Line,
+    MathTex,
+    RoundedRectangle,
+    SurroundingRectangle,
+    Transform,
+    ValueTracker,
+    VGroup,
+    VMobject,
+    linear,
+    smooth,
+)
 
+from scenes.kit import StepScene, Topic, TopicParams, fmt, head_color, label, number, param, step, theme, tick_step
 from scenes.kit.circuit import Box
-from scenes.kit import (tick_step, StepScene, Topic, TopicParams, fmt, head_color, label, number, param, step,
-                        theme)
-from tblock.rope_views import (aligned_content, content_vector, plane_view, plot_distances,
-                               score_by_distance, widget_view)
+from scenes.rope.numbers import (
+    aligned_content,
+    content_vector,
+    plane_view,
+    plot_distances,
+    score_by_distance,
+    widget_view,
+)
 
 MAX_POS = 10000
 MAX_PLANES_DRAWN = 8

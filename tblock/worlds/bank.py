@@ -4,7 +4,7 @@ Four tokens, four named stream dimensions (geographic, financial,
 function-word, bank identity), one head of width 4, RMSNorm before each
 sublayer (pre-norm), a ReLU FFN of width 8, a causal mask, no positions.
 The same block weights are reused at every depth (tied). The weights were
-fitted by scripts/fit_bank.py and ship in tblock/data/bank.npz.
+fitted by scripts/fit_bank.py and ship in tblock/worlds/data/bank.npz.
 
 With the residual on, bank's stream passes the lesson's states,
 [0.3, 0.3, 0, 1] -> [1.0, 0.0, -0.2, 1.0] (after block 1's attention)
@@ -19,16 +19,13 @@ with it off, every block keeps only its own ~0.4-long output.
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tblock.config import BlockConfig
 from tblock.stack import run_stack
 from tblock.weights import BlockWeights
-
-if TYPE_CHECKING:  # imported lazily below: tblock.examples re-exports this module
-    from tblock.examples import Example
+from tblock.worlds.example import Example
 
 TOKENS = ("by", "the", "river", "bank")
 DIMS = ("geographic", "financial", "function-word", "bank identity")
@@ -77,15 +74,13 @@ def _check_depth(depth: int) -> None:
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
 
 
-def bank(depth: int = 3, residual: bool = True) -> "Example":
+def bank(depth: int = 3, residual: bool = True) -> Example:
     """The world as an Example: weights = [w] * depth (one object, tied), x = EMBEDDINGS (4, 4).
 
     >>> ex = bank(depth=2, residual=False)
     >>> ex.tokens[ex.receiver], ex.weights[0] is ex.weights[1], ex.cfg.residual
     ('bank', True, False)
     """
-    from tblock.examples import Example  # lazy: tblock.examples imports this module
-
     _check_depth(depth)
     w = bank_weights()
     return Example("bank", bank_config(residual), [w] * depth, EMBEDDINGS.copy(), TOKENS, DIMS, RECEIVER)

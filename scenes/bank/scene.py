@@ -1,6 +1,6 @@
 """Topic ``bank``: one token's vector climbs a stack of tied blocks, with the residual switch.
 
-The residual-stream lesson's 4-D world (``tblock.bank``): "by the river
+The residual-stream lesson's 4-D world (``tblock.worlds.bank``): "by the river
 bank", four named stream dimensions, one head, a small ReLU FFN, RMSNorm
 before each sublayer, the same weights in every block. We follow one
 word's stream: block 1's attention (its weights over the sentence, the
@@ -11,7 +11,7 @@ correction, and the depth map: the x0 ribbon and a bar per block. With
 ``--no-residual`` every addition becomes an overwrite; ``--compare`` puts
 both settings on one depth map.
 
-Render with ``python render.py bank`` or ``manim -ql scenes/bank.py BankScene``.
+Render with ``python render.py bank`` or ``manim -ql scenes/bank/scene.py BankScene``.
 """
 
 from __future__ import annotations
@@ -20,16 +20,55 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, UL, Arrow, Axes, ChangeDecimalToValue, Circle, Create,
-                   DashedLine, Dot, FadeIn, FadeOut, GrowFromEdge, Indicate, LaggedStart, Line,
-                   MathTex, Rectangle, RoundedRectangle, SurroundingRectangle, Transform, VGroup,
-                   Write)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UL,
+    UP,
+    Arrow,
+    Axes,
+    ChangeDecimalToValue,
+    Circle,
+    Create,
+    DashedLine,
+    Dot,
+    FadeIn,
+    FadeOut,
+    GrowFromEdge,
+    Indicate,
+    LaggedStart,
+    Line,
+    MathTex,
+    Rectangle,
+    RoundedRectangle,
+    SurroundingRectangle,
+    Transform,
+    VGroup,
+    Write,
+)
 
-from scenes.kit import (tick_step, AddNode, StepScene, Topic, TopicParams, VectorColumn, WeightBars, fmt, fmt_vec,
-                        head_color, label, number, param, pct, step, theme, value_color)
-from tblock.bank import TOKENS, bank, bank_stack, depth_map
-from tblock.bank_views import (Term, bar_heights, folded_terms, follow, terms_total,
-                               top_source)
+from scenes.bank.numbers import Term, bar_heights, folded_terms, follow, terms_total, top_source
+from scenes.kit import (
+    AddNode,
+    StepScene,
+    Topic,
+    TopicParams,
+    VectorColumn,
+    WeightBars,
+    fmt,
+    fmt_vec,
+    head_color,
+    label,
+    number,
+    param,
+    pct,
+    step,
+    theme,
+    tick_step,
+    value_color,
+)
+from tblock.worlds.bank import TOKENS, bank, bank_stack, depth_map
 
 MAX_DEPTH = 12
 TRACKED = (0, 3)  # the two dimensions of the running plot: geographic and the token's identity

@@ -6,7 +6,7 @@ through them, the softmax row sums, what the activation did to each hidden
 entry, the reconstruction input + Δ_attn + Δ_ffn = output, and the same
 input run through a pre-norm and a post-norm block side by side.
 
->>> from tblock.examples import run_example, tiny
+>>> from tblock.worlds import run_example, tiny
 >>> ex = tiny()
 >>> _, tr = run_example(ex)
 >>> [s.key for s in block_stages(tr, "pre")]

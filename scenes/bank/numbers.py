@@ -2,11 +2,11 @@
 
 Pure NumPy helpers on top of run_stack's trace, for one followed position:
 its stream after every sublayer and every correction (follow), the depth
-map's bar heights (bar_heights, from tblock.bank.depth_map), and
+map's bar heights (bar_heights, from tblock.worlds.bank.depth_map), and
 the sum x0 + every correction with the middle blocks folded so that a deep
 stack still fits one line (folded_terms).
 
->>> from tblock.bank import RECEIVER, bank_stack
+>>> from tblock.worlds.bank import RECEIVER, bank_stack
 >>> out, st = bank_stack(depth=3)
 >>> np.round(bar_heights(st, RECEIVER, residual=True), 2).tolist()
 [1.17, 2.31, 3.57]
@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tblock.bank import depth_map
+from tblock.worlds.bank import depth_map
 
 
 def depth_of(stack_trace: dict) -> int:
@@ -55,7 +55,7 @@ def follow(stack_trace: dict, position: int) -> dict:
 
 
 def bar_heights(stack_trace: dict, position: int, residual: bool) -> np.ndarray:
-    """The depth map's bar per block, (depth,), read from ``tblock.bank.depth_map``.
+    """The depth map's bar per block, (depth,), read from ``tblock.worlds.bank.depth_map``.
 
     Residual on: ||stream - x0|| after each block (all corrections so far).
     Residual off: ||stream|| after each block, which is the block's latest

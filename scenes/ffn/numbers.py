@@ -7,7 +7,7 @@ runs the row-permutation check with the engine's own ``mlp``.
 
 Example::
 
-    >>> from tblock.ffn_views import ffn_world, ffn_run, ffn_position
+    >>> from scenes.ffn.numbers import ffn_world, ffn_run, ffn_position
     >>> ex = ffn_world(d_model=4, d_ff=16, act="gelu", n_tokens=4, seed=0)
     >>> _, tr = ffn_run(ex)
     >>> pos = ffn_position(tr, 1)
@@ -21,9 +21,9 @@ import numpy as np
 
 from tblock.block import block_forward, mlp
 from tblock.config import BlockConfig
-from tblock.examples import TINY_MAX_TOKENS, Example, gpt2_small_config, tiny
 from tblock.layers import activation
 from tblock.weights import BlockWeights
+from tblock.worlds import TINY_MAX_TOKENS, Example, gpt2_small_config, tiny
 
 GELU_VARIANT = {"gelu": "gelu", "gelu_tanh": "gelu_tanh", "relu": "gelu"}  # the GELU a curve plot shows
 
@@ -39,7 +39,7 @@ def ffn_world(d_model: int = 4, d_ff: int = 16, act: str = "gelu", n_tokens: int
     """Seeded weights (BlockWeights.random, 1/sqrt(fan_in) scale) and an input stream x (n_tokens, d_model).
 
     At d_model 4 (up to TINY_MAX_TOKENS rows) the inputs are the worked example's
-    (tblock.examples.tiny); otherwise seeded N(0, 1) rows rounded to one decimal.
+    (tblock.worlds.tiny); otherwise seeded N(0, 1) rows rounded to one decimal.
     """
     if isinstance(n_tokens, bool) or not isinstance(n_tokens, int) or n_tokens < 1:
         raise ValueError(f"n_tokens must be a positive integer, got {n_tokens!r}")

@@ -10,9 +10,9 @@ mixing between rows: permute the rows and the outputs permute with them.
 At toy widths (d_model <= 6, d_ff <= 16) every vector is a row of numbers;
 wider (e.g. ``--d-model 768 --d-ff 3072``) they are heat strips.
 Every number comes from ``tblock.block_forward`` / ``tblock.mlp`` through
-``tblock.ffn_views``.
+``scenes.ffn.numbers``.
 
-Render with ``python render.py ffn`` or ``manim -ql scenes/ffn.py FFNScene``.
+Render with ``python render.py ffn`` or ``manim -ql scenes/ffn/scene.py FFNScene``.
 """
 
 from __future__ import annotations
@@ -20,14 +20,56 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Arrow, Axes, Circle, Create, DashedVMobject, Dot, FadeIn,
-                   FadeOut, FadeTransform, Group, Indicate, Line, Polygon, RoundedRectangle,
-                   SurroundingRectangle, TransformFromCopy, VGroup, VMobject)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Arrow,
+    Axes,
+    Circle,
+    Create,
+    DashedVMobject,
+    Dot,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    Group,
+    Indicate,
+    Line,
+    Polygon,
+    RoundedRectangle,
+    SurroundingRectangle,
+    TransformFromCopy,
+    VGroup,
+    VMobject,
+)
 
-from scenes.kit import (HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fmt, fmt_diff, fmt_vec, label,
-                        param, pct, step, theme)
-from tblock.ffn_views import (activation_curves, curve_names, curve_window, cyclic_permutation,
-                              ffn_position, ffn_run, ffn_world, permutation_check)
+from scenes.ffn.numbers import (
+    activation_curves,
+    curve_names,
+    curve_window,
+    cyclic_permutation,
+    ffn_position,
+    ffn_run,
+    ffn_world,
+    permutation_check,
+)
+from scenes.kit import (
+    HeatStrip,
+    MatrixGrid,
+    StepScene,
+    Topic,
+    TopicParams,
+    fmt,
+    fmt_diff,
+    fmt_vec,
+    label,
+    param,
+    pct,
+    step,
+    theme,
+)
 
 ACT_NAMES = {"gelu": "GELU", "gelu_tanh": "tanh-GELU", "relu": "ReLU"}
 NUMBERS_MAX_D = 6     # widest stream vector drawn as numbers

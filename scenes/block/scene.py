@@ -1,6 +1,6 @@
 """Topic ``block``: the whole block stage by stage, a worked example token by token.
 
-The lesson's tiny block (``tblock.examples.tiny``: d = 4, 2 heads, d_ff = 8,
+The lesson's tiny block (``tblock.worlds.tiny``: d = 4, 2 heads, d_ff = 8,
 the lesson's three input tokens). The outline first: two additive updates to
 a running representation. Then the input matrix walks through every stage
 with its numbers changing in place (normalised read, attention weights,
@@ -10,7 +10,7 @@ through the stages, the attention heatmaps, each token's output split into
 input + attention + FFN with the reconstruction check), and last the same
 input through a pre-norm and a post-norm block.
 
-Render with ``python render.py block`` or ``manim -ql scenes/block.py BlockScene``;
+Render with ``python render.py block`` or ``manim -ql scenes/block/scene.py BlockScene``;
 ``--stage ffn_hidden --last-frame`` gives a still of one step.
 """
 
@@ -19,17 +19,61 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from manim import (DOWN, LEFT, RIGHT, UP, Axes, Create, DashedVMobject, Dot, FadeIn, FadeTransform, Group,
-                   FadeOut, Line, MathTex, Rectangle, ReplacementTransform,
-                   SurroundingRectangle, Transform, VGroup, VMobject, Write)
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Axes,
+    Create,
+    DashedVMobject,
+    Dot,
+    FadeIn,
+    FadeOut,
+    FadeTransform,
+    Group,
+    Line,
+    MathTex,
+    Rectangle,
+    ReplacementTransform,
+    SurroundingRectangle,
+    Transform,
+    VGroup,
+    VMobject,
+    Write,
+)
 
-from scenes.kit import (CAPTION_TOP, HeatStrip, MatrixGrid, StepScene, Topic, TopicParams, fmt, fmt_diff,
-                        fmt_vec, head_color, label, param, pct, step, theme)
+from scenes.block.numbers import (
+    activation_curve,
+    activation_effect,
+    activation_summary,
+    attn_sum,
+    block_stages,
+    compare_placements,
+    mlp_sum,
+    reconstruction,
+    row_sums,
+    stage_lengths,
+)
+from scenes.kit import (
+    CAPTION_TOP,
+    HeatStrip,
+    MatrixGrid,
+    StepScene,
+    Topic,
+    TopicParams,
+    fmt,
+    fmt_diff,
+    fmt_vec,
+    head_color,
+    label,
+    param,
+    pct,
+    step,
+    theme,
+)
 from scenes.kit.circuit import Box, BypassCircuit
-from tblock.block_views import (activation_curve, activation_effect, activation_summary, attn_sum,
-                                block_stages, compare_placements, mlp_sum, reconstruction, row_sums,
-                                stage_lengths)
-from tblock.examples import TINY_MAX_TOKENS, contribution_shares, run_example, tiny, token_shares
+from tblock.worlds import TINY_MAX_TOKENS, contribution_shares, run_example, tiny, token_shares
 
 PRE_ORDER = ("outline", "input", "norm1", "attention", "attn_out", "add1", "norm2", "ffn_hidden",
              "ffn_out", "add2", "lengths", "heatmap", "shares", "check", "compare")

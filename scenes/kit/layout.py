@@ -1,0 +1,134 @@
+"""Where things go: the frame's edges, the safe area inside them, named columns, keep-on-screen.
+
+Manim's frame is 8 units high and 16:9 wide (about 14.22 units) at every
+quality, so these are plain numbers. Content stays inside the *safe area*:
+a margin in from the left, right and top edges, and above the caption band
+at the bottom (``CAPTION_TOP``). Topic code names these values instead of
+writing ``6.85``.
+
+Example::
+
+    from scenes.kit.layout import SAFE_RIGHT, Columns, keep_on_screen
+    cols = Columns(names=(-5.0, 2.0), values=(3.0, 4.0))   # centre x, width of each column
+    note.next_to(cols.right_edge("values"), RIGHT)
+    keep_on_screen(note)          # shifted (and shrunk if it must be) into the safe area
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+FRAME_HEIGHT = 8.0
+FRAME_WIDTH = FRAME_HEIGHT * 16 / 9  # 14.22
+FRAME_LEFT, FRAME_RIGHT = -FRAME_WIDTH / 2, FRAME_WIDTH / 2
+FRAME_BOTTOM, FRAME_TOP = -FRAME_HEIGHT / 2, FRAME_HEIGHT / 2
+
+MARGIN = 0.26  # in from the left, right and top edges
+CAPTION_TOP = -3.25  # the caption band below this line is kept free for burned captions
+SAFE_LEFT, SAFE_RIGHT = FRAME_LEFT + MARGIN, FRAME_RIGHT - MARGIN  # -6.85, 6.85
+SAFE_TOP, SAFE_BOTTOM = FRAME_TOP - 0.15, CAPTION_TOP  # 3.85, -3.25
+SAFE_WIDTH = SAFE_RIGHT - SAFE_LEFT
+
+
+def keep_on_screen(mob: Any, left: float = SAFE_LEFT, right: float = SAFE_RIGHT,
+                   top: float = SAFE_TOP, bottom: float = SAFE_BOTTOM) -> Any:
+    """Shift ``mob`` into the box (the safe area by default), shrinking it only when it is larger.
+
+    Returns ``mob`` so calls chain: ``keep_on_screen(label(...).next_to(arrow, RIGHT))``.
+    """
+    if mob.width > right - left:
+        mob.scale_to_fit_width(right - left)
+    if mob.height > top - bottom:
+        mob.scale_to_fit_height(top - bottom)
+    dx = max(0.0, left - mob.get_left()[0]) - max(0.0, mob.get_right()[0] - right)
+    dy = max(0.0, bottom - mob.get_bottom()[1]) - max(0.0, mob.get_top()[1] - top)
+    mob.shift(np.array([dx, dy, 0.0]))
+    return mob
+
+
+def fit_inside(mob: Any, left: float = SAFE_LEFT, right: float = SAFE_RIGHT) -> Any:
+    """Keep ``mob`` inside ``[left, right]`` sideways only (shrinking it if it is wider)."""
+    return keep_on_screen(mob, left=left, right=right, top=np.inf, bottom=-np.inf)
+
+
+def on_screen(mob: Any, tolerance: float = 1e-6) -> bool:
+    """True when ``mob`` lies inside the frame (not merely the safe area)."""
+    return (mob.get_left()[0] >= FRAME_LEFT - tolerance and mob.get_right()[0] <= FRAME_RIGHT + tolerance
+            and mob.get_bottom()[1] >= FRAME_BOTTOM - tolerance and mob.get_top()[1] <= FRAME_TOP + tolerance)
+
+
+@dataclass(frozen=True)
+class Column:
+    """One named column: its centre x and its width."""
+
+    x: float
+    width: float
+
+    @property
+    def left(self) -> float:
+        """The column's left edge."""
+        return self.x - self.width / 2
+
+    @property
+    def right(self) -> float:
+        """The column's right edge."""
+        return self.x + self.width / 2
+
+
+class Columns:
+    """Named columns across the frame, each ``name=(centre x, width)``.
+
+    >>> cols = Columns(mixture=(-0.3, 1.8), update=(3.7, 3.4))
+    >>> cols.mixture.left, cols.update.right
+    (-1.2, 5.4)
+    >>> cols.point("update", 1.0).tolist()
+    [3.7, 1.0, 0.0]
+    """
+
+    def __init__(self, **columns: tuple[float, float]) -> None:
+        self._columns = {name: Column(float(x), float(w)) for name, (x, w) in columns.items()}
+
+    def __getattr__(self, name: str) -> Column:
+        try:
+            return self._columns[name]
+        except KeyError:
+            raise AttributeError(f"no column named {name!r}; the columns are {', '.join(self._columns)}") from None
+
+    def point(self, name: str, y: float) -> np.ndarray:
+        """The scene point at the centre of column ``name``, height ``y``."""
+        return np.array([self._columns[name].x, float(y), 0.0])
+
+    def names(self) -> list[str]:
+        """The column names, left to right as given."""
+        return list(self._columns)
+
+
+def rows(count: int, top: float, step: float) -> list[float]:
+    """The y of ``count`` rows, the first at ``top``, each ``step`` lower.
+
+    >>> rows(3, 2.0, 0.5)
+    [2.0, 1.5, 1.0]
+    """
+    return [top - i * step for i in range(count)]
+
+
+def spread(count: int, left: float = SAFE_LEFT, right: float = SAFE_RIGHT) -> list[float]:
+    """Centres of ``count`` equal slots filling ``[left, right]``.
+
+    >>> spread(2, -2.0, 2.0)
+    [-1.0, 1.0]
+    """
+    width = (right - left) / count
+    return [left + width * (i + 0.5) for i in range(count)]
+
+
+def stack_below(mobs: Sequence[Any], top: float, gap: float = 0.2) -> None:
+    """Place ``mobs`` one under the other, the first with its top at ``top`` (x unchanged)."""
+    y = top
+    for mob in mobs:
+        mob.shift(np.array([0.0, y - mob.get_top()[1], 0.0]))
+        y = mob.get_bottom()[1] - gap

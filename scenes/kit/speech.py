@@ -1,0 +1,92 @@
+"""Numbers and symbols as a teacher says them, for the narration (plain Python, no manim).
+
+A caption is written ("x + Δ = [1.25, 0.50]"); its narration is spoken
+("x plus delta is one point two five, zero point five"). These helpers turn
+the engine's numbers into words that a text-to-speech voice reads well:
+digits after the point one by one, a spoken minus, no brackets or symbols.
+
+>>> say_number(-0.2483, 2)
+'minus zero point two five'
+>>> say_percent(50.349, 1)
+'fifty point three percent'
+>>> say_vector([1.0, 0.5])
+'one, and zero point five'
+>>> say_int(768), say_ordinal(3)
+('seven hundred sixty-eight', 'third')
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
+        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
+TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
+SCALES = ((10**9, "billion"), (10**6, "million"), (1000, "thousand"), (100, "hundred"))
+ORDINALS = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
+            "nine": "ninth", "twelve": "twelfth"}
+
+
+def say_int(n: int) -> str:
+    """A whole number in words: 3072 -> 'three thousand seventy-two'."""
+    n = int(n)
+    if n < 0:
+        return "minus " + say_int(-n)
+    if n < 20:
+        return ONES[n]
+    if n < 100:
+        tens, ones = divmod(n, 10)
+        return TENS[tens] + ("-" + ONES[ones] if ones else "")
+    for size, name in SCALES:
+        if n >= size:
+            head, rest = divmod(n, size)
+            return f"{say_int(head)} {name}" + (f" {say_int(rest)}" if rest else "")
+    raise AssertionError("unreachable")
+
+
+def say_ordinal(n: int) -> str:
+    """1 -> 'first', 2 -> 'second', 21 -> 'twenty-first', 12 -> 'twelfth'."""
+    words = say_int(n)
+    head, sep, last = words.rpartition("-") if "-" in words.split(" ")[-1] else words.rpartition(" ")
+    if last in ORDINALS:
+        last = ORDINALS[last]
+    elif last.endswith("y"):
+        last = last[:-1] + "ieth"
+    else:
+        last += "th"
+    return head + sep + last
+
+
+def say_number(value: float, places: int = 2) -> str:
+    """A decimal as spoken, rounded to ``places``: 1.25 -> 'one point two five', 1.50 -> 'one point five'."""
+    text = f"{float(value):.{places}f}"
+    if float(text) == 0:
+        text = text.lstrip("-")
+    sign = "minus " if text.startswith("-") else ""
+    whole, _, frac = text.lstrip("-").partition(".")
+    frac = frac.rstrip("0")
+    spoken = say_int(int(whole))
+    if frac:
+        spoken += " point " + " ".join(ONES[int(d)] for d in frac)
+    return sign + spoken
+
+
+def say_percent(value: float, places: int = 1) -> str:
+    """A percentage (already times 100) as spoken: 61.63 -> 'sixty-one point six percent'."""
+    return say_number(value, places) + " percent"
+
+
+def say_vector(values: Sequence[float], places: int = 2) -> str:
+    """A short vector's entries in order, the last after 'and': 'one, zero point five, and minus two'."""
+    words = [say_number(v, places) for v in values]
+    if len(words) <= 1:
+        return "".join(words)
+    return ", ".join(words[:-1]) + ", and " + words[-1]
+
+
+def say_list(items: Sequence[str]) -> str:
+    """Words joined as in speech: 'a', 'a and b', 'a, b and c'."""
+    items = list(items)
+    if len(items) <= 2:
+        return " and ".join(items)
+    return ", ".join(items[:-1]) + " and " + items[-1]
