@@ -13,7 +13,24 @@ a .json manifest beside it.
 
 from __future__ import annotations
 
+import sys
+
+if __name__ == "__main__":  # stop cleanly from the first millisecond: handlers before heavy imports
+    from scenes import signals as _signals
+
+    _signals.install()
+    try:
+        import render as _render
+
+        sys.exit(_render.main())
+    except _signals.Interrupted as _stop:
+        print(f"Error: interrupted by {_stop.name} while starting; nothing was written", file=sys.stderr)
+        sys.exit(_stop.exit_code)
+
 import dataclasses
+import importlib
+import math
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -21,7 +38,9 @@ from typing import Any
 
 import click
 
-from scenes import exports, load_topics
+from scenes import exports, load_topics, signals
+from scenes.manifest import Manifest
+from scenes.publish import recover
 from scenes.render_job import (
     FORMATS,
     QUALITIES,
@@ -37,33 +56,84 @@ from scenes.render_job import (
 
 TOPICS = load_topics()
 BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard")
+PUBLISHED: list[str] = []  # what this command has published so far (for the interruption message)
 
 
-# -- options shared by every render command -----------------------------------------
+# -- click types ----------------------------------------------------------------------
 
-def render_options(func: Callable) -> Callable:
-    """Attach the common render flags (quality, format, still, alpha, sections, ...)."""
-    options = [
-        click.option("-q", "--quality", type=click.Choice(list(QUALITIES)), default="preview",
-                     show_default=True, help="preview 480p15, medium 720p30, high 1080p60, 4k 2160p60."),
-        click.option("--format", "fmt", type=click.Choice(FORMATS), default=None,
-                     help="Video container [default: mp4; webm with --transparent]."),
-        click.option("--width", type=click.IntRange(64, 3840), default=None,
-                     help=f"GIF width in pixels [default: {exports.GIF_WIDTH}]; with --format gif."),
-        click.option("--last-frame", is_flag=True, help="Write a PNG still of the final frame instead of a video."),
-        click.option("--transparent", is_flag=True, help="Alpha background: writes webm (browsers) and "
-                     "mov (video editors); a PNG with alpha with --last-frame."),
-        click.option("--sections", is_flag=True, help="Also write one clip per step, for slides."),
-        click.option("--theme", type=click.Choice(THEME_NAMES), default="dark", show_default=True,
-                     help="dark screen, or light for white slide decks."),
-        click.option("--out", type=click.Path(path_type=Path), default=Path("media"), show_default=True,
-                     help="Output folder; files go to OUT/<topic>/."),
-        click.option("--burn-captions", is_flag=True, help="Draw the step captions into the picture."),
-        click.option("-v", "--verbose", is_flag=True, help="Show manim's log and full errors."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
+class OutDir(click.ParamType):
+    """An output folder: a path, never the empty string (which would mean the current folder)."""
+
+    name = "directory"
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> Path:
+        if isinstance(value, Path):
+            return value
+        if not str(value).strip():
+            self.fail("must not be empty; give a folder, e.g. --out media", param, ctx)
+        return Path(value)
+
+
+class FiniteFloat(click.FloatRange):
+    """A float in a range that refuses nan and inf, whatever the range."""
+
+    def convert(self, value: Any, param: Any, ctx: Any) -> float:
+        number = click.FLOAT.convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not a finite number", param, ctx)
+        return super().convert(number, param, ctx)
+
+
+# -- options shared by the commands, declared once ------------------------------------
+
+OPTIONS: dict[str, Callable[[], Callable]] = {
+    "quality": lambda: click.option(
+        "-q", "--quality", type=click.Choice(list(QUALITIES)), default="preview", show_default=True,
+        help="preview 480p15, medium 720p30, high 1080p60, 4k 2160p60."),
+    "format": lambda: click.option(
+        "--format", "fmt", type=click.Choice(FORMATS), default=None,
+        help="Video container [default: mp4; webm with --transparent]."),
+    "width": lambda: click.option(
+        "--width", type=click.IntRange(64, 3840), default=None,
+        help=f"GIF width in pixels [default: {exports.GIF_WIDTH}]; with --format gif."),
+    "last_frame": lambda: click.option(
+        "--last-frame", is_flag=True, help="Write a PNG still of the final frame instead of a video."),
+    "transparent": lambda: click.option(
+        "--transparent", is_flag=True, help="Alpha background: writes webm (browsers) and mov (video "
+        "editors); a PNG with alpha with --last-frame."),
+    "sections": lambda: click.option("--sections", is_flag=True, help="Also write one clip per step, for slides."),
+    "theme": lambda: click.option(
+        "--theme", type=click.Choice(THEME_NAMES), default="dark", show_default=True,
+        help="dark screen, or light for white slide decks."),
+    "out": lambda: click.option(
+        "--out", type=OutDir(), default=Path("media"), show_default=True,
+        help="Output folder; files go to OUT/<topic>/."),
+    "burn_captions": lambda: click.option(
+        "--burn-captions", is_flag=True, help="Draw the step captions into the picture."),
+    "reuse": lambda: click.option(
+        "--reuse", is_flag=True, help="Use videos already rendered in OUT/<topic>/ with these settings "
+        "(same engine, parameters, quality, theme; files checked against their manifest) instead of "
+        "rendering again."),
+    "verbose": lambda: click.option("-v", "--verbose", is_flag=True, help="Show manim's log and full errors."),
+}
+RENDER_FLAGS = ("quality", "format", "width", "last_frame", "transparent", "sections", "theme", "out",
+                "burn_captions", "verbose")
+LOOK_FLAGS = ("quality", "theme", "burn_captions", "out", "reuse", "verbose")  # deck, storyboard
+
+
+def common_options(*names: str) -> Callable[[Callable], Callable]:
+    """Attach the shared flags ``names`` (keys of OPTIONS), in that order in --help."""
+
+    def attach(func: Callable) -> Callable:
+        for name in reversed(names):
+            func = OPTIONS[name]()(func)
+        return func
+
+    return attach
+
+
+render_options = common_options(*RENDER_FLAGS)
+look_options = common_options(*LOOK_FLAGS)
 
 
 def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
@@ -103,7 +173,7 @@ def click_type(f: dataclasses.Field) -> click.ParamType:
     if isinstance(f.default, int):
         return click.IntRange(meta.get("low"), meta.get("high"))
     if isinstance(f.default, float):
-        return click.FloatRange(meta.get("low"), meta.get("high"))
+        return FiniteFloat(meta.get("low"), meta.get("high"))
     return click.STRING
 
 
@@ -182,31 +252,95 @@ def check_tools(topic: Any) -> None:
             "`brew install --cask mactex-no-gui` (macOS)")
 
 
-def render_one(topic: Any, params: Any, opts: RenderOptions) -> dict:
+def render_one(topic: Any, params: Any, opts: RenderOptions) -> Manifest:
     """Render one topic, print where it landed, turn failures into one clear line."""
     started = time.monotonic()
     try:
         manifest = render_topic(topic, params, opts)
-    except KeyboardInterrupt:
-        raise click.ClickException(f"{topic.slug}: interrupted; nothing was written") from None
     except Exception as err:  # noqa: BLE001 - one line for the user, details with -v
         if opts.verbose:
             raise
         raise click.ClickException(f"{topic.slug}: render failed: {type(err).__name__}: {err} "
                                    "(run again with -v for details)") from None
-    path = Path(opts.out) / topic.slug / manifest["files"][0]
+    path = Path(opts.out) / topic.slug / manifest.primary.path
+    PUBLISHED.append(str(path))
     click.echo(f"{path}  ({time.monotonic() - started:.1f} s)")
     return manifest
 
 
-def _render_in_worker(slug: str, opts: RenderOptions) -> str:
-    topic = load_topics()[slug]
-    manifest = render_topic(topic, topic.Params(), opts)
-    return str(Path(opts.out) / slug / manifest["files"][0])
+def _watch_parent(parent: int) -> None:
+    """In a worker: stop (SIGTERM, cleanly) as soon as the parent is gone, even after its SIGKILL."""
+    import threading
+
+    try:  # Linux: the kernel sends SIGTERM when the parent dies
+        import ctypes
+
+        ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
+    except (OSError, AttributeError):
+        pass
+
+    def watch() -> None:
+        while os.getppid() == parent:
+            time.sleep(0.5)
+        os.kill(os.getpid(), 15)
+
+    if os.getppid() != parent:
+        os.kill(os.getpid(), 15)
+    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
+
+
+def _worker(module: str, opts: RenderOptions, parent: int, conn: Any) -> None:
+    """One topic in a worker process: SIGINT is ignored (the parent coordinates), SIGTERM stops it
+    cleanly (its work folder removed, nothing published); the result goes back through ``conn``."""
+    import signal as _signal
+
+    code = 0
+    try:
+        _signal.signal(_signal.SIGTERM, signals._handler)
+        _watch_parent(parent)
+        topic = importlib.import_module(module).TOPIC
+        manifest = render_topic(topic, topic.Params(), opts)
+        conn.send(("ok", str(Path(opts.out) / topic.slug / manifest.primary.path)))
+    except signals.Interrupted as stop:
+        code = stop.exit_code
+    except Exception as err:  # noqa: BLE001 - reported by the parent, one line
+        conn.send(("error", f"{type(err).__name__}: {err}"))
+    finally:
+        conn.close()
+    if code:
+        os._exit(code)
+
+
+def _start_ignoring_sigint(process: Any) -> None:
+    """Start ``process`` with SIGINT ignored (inherited), so a Ctrl-C reaches only the parent's plan."""
+    import signal as _signal
+
+    previous = _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    try:
+        process.start()
+    finally:
+        _signal.signal(_signal.SIGINT, previous)
+
+
+def _stop_workers(running: dict, grace: float = 20.0) -> list[str]:
+    """SIGTERM every live worker, wait for their clean-up, SIGKILL what is left; their slugs."""
+    stopped = []
+    for process, _, slug in running.values():
+        if process.is_alive():
+            process.terminate()
+            stopped.append(slug)
+    deadline = time.monotonic() + grace
+    for process, conn, _ in running.values():
+        process.join(max(0.0, deadline - time.monotonic()))
+        if process.is_alive():
+            process.kill()
+            process.join()
+        conn.close()
+    return stopped
 
 
 def render_all(opts: RenderOptions, jobs: int) -> None:
-    """Render every topic with its defaults, ``jobs`` at a time."""
+    """Render every topic with its defaults, ``jobs`` at a time (worker processes)."""
     for topic in TOPICS.values():
         check_tools(topic)
     slugs = list(TOPICS)
@@ -215,19 +349,40 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
             click.echo(f"[{i}/{len(slugs)}] {slug}", err=True)
             render_one(TOPICS[slug], TOPICS[slug].Params(), opts)
         return
-    import concurrent.futures as cf
     import multiprocessing
+    import multiprocessing.connection
 
-    failures = []
-    with cf.ProcessPoolExecutor(jobs, mp_context=multiprocessing.get_context("spawn")) as pool:
-        futures = {pool.submit(_render_in_worker, slug, opts): slug for slug in slugs}
-        click.echo(f"rendering {len(slugs)} topics, {jobs} at a time: {', '.join(slugs)}", err=True)
-        for done, future in enumerate(cf.as_completed(futures), 1):
-            slug = futures[future]
-            try:
-                click.echo(f"[{done}/{len(slugs)}] {future.result()}")
-            except Exception as err:  # noqa: BLE001
-                failures.append(f"{slug}: {type(err).__name__}: {err}")
+    ctx = multiprocessing.get_context("spawn")
+    queue = [(slug, TOPICS[slug].Scene.__module__) for slug in slugs]
+    running: dict[int, tuple] = {}
+    failures, done = [], 0
+    click.echo(f"rendering {len(slugs)} topics, {jobs} at a time: {', '.join(slugs)}", err=True)
+    try:
+        while queue or running:
+            while queue and len(running) < jobs:
+                slug, module = queue.pop(0)
+                receive, send = ctx.Pipe(duplex=False)
+                process = ctx.Process(target=_worker, args=(module, opts, os.getpid(), send),
+                                      name=f"tblock-{slug}", daemon=True)
+                _start_ignoring_sigint(process)
+                send.close()
+                running[process.sentinel] = (process, receive, slug)
+            for sentinel in multiprocessing.connection.wait(list(running)):
+                process, receive, slug = running.pop(sentinel)
+                message = receive.recv() if receive.poll() else None
+                receive.close()
+                process.join()
+                done += 1
+                if message and message[0] == "ok":
+                    PUBLISHED.append(message[1])
+                    click.echo(f"[{done}/{len(slugs)}] {message[1]}")
+                else:
+                    reason = message[1] if message else f"the worker ended with exit code {process.exitcode}"
+                    failures.append(f"{slug}: {reason}")
+    except signals.Interrupted:
+        _stop_workers(running)
+        recover(Path(opts.out).absolute() / ".cache")  # folders of workers that had to be killed
+        raise
     if failures:
         raise click.ClickException("render failed for " + "; ".join(failures))
 
@@ -235,7 +390,7 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
 # -- the command group --------------------------------------------------------------
 
 class TopicGroup(click.Group):
-    """Built-in commands plus one generated command per topic."""
+    """Built-in commands plus one generated command per topic; every error is one line."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return list(super().list_commands(ctx)) + list(TOPICS)
@@ -253,6 +408,34 @@ class TopicGroup(click.Group):
         if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
             raise click.UsageError(f"unknown topic {name!r}; `python render.py list` shows the topics")
         return super().resolve_command(ctx, args)
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        """click's main, but a usage error is one line (no usage dump) and SIGINT/SIGTERM end with
+        one line and exit code 130/143."""
+        PUBLISHED.clear()
+        try:
+            value = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+            code = value if isinstance(value, int) else 0
+        except click.UsageError as err:
+            path = err.ctx.command_path if err.ctx is not None else (prog_name or "render.py")
+            message = err.format_message().rstrip(".")
+            click.echo(f"Error: {message}. Try '{path} --help'.", err=True)
+            code = err.exit_code
+        except click.ClickException as err:
+            err.show()
+            code = err.exit_code
+        except click.exceptions.Abort:
+            click.echo("Aborted!", err=True)
+            code = 1
+        except signals.Interrupted as stop:
+            done = (f"finished before it: {', '.join(PUBLISHED)}; nothing else was published" if PUBLISHED
+                    else "nothing was published")
+            click.echo(f"Error: interrupted by {stop.name}; {done}", err=True)
+            code = stop.exit_code
+        if standalone_mode:
+            sys.exit(code)
+        return code
 
 
 @click.group(cls=TopicGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -302,25 +485,6 @@ def render_every_topic(jobs: int, **kwargs: Any) -> None:
 
 # -- slides and the web (the work is in scenes/exports.py) ---------------------------
 
-def look_options(func: Callable) -> Callable:
-    """The flags ``deck`` and ``storyboard`` share."""
-    options = [
-        click.option("-q", "--quality", type=click.Choice(list(QUALITIES)), default="preview",
-                     show_default=True, help="preview 480p15, medium 720p30, high 1080p60, 4k 2160p60."),
-        click.option("--theme", type=click.Choice(THEME_NAMES), default="dark", show_default=True,
-                     help="dark screen, or light for white slide decks."),
-        click.option("--burn-captions", is_flag=True, help="Draw the step captions into the picture."),
-        click.option("--out", type=click.Path(path_type=Path), default=Path("media"), show_default=True,
-                     help="Output folder; videos go to OUT/<topic>/."),
-        click.option("--reuse", is_flag=True, help="Use videos already rendered in OUT/<topic>/ with these "
-                     "settings (same engine, parameters, quality, theme) instead of rendering again."),
-        click.option("-v", "--verbose", is_flag=True, help="Show manim's log and full errors."),
-    ]
-    for option in reversed(options):
-        func = option(func)
-    return func
-
-
 def topics_named(names: tuple[str, ...]) -> list[Any]:
     """The topics called ``names`` (``all`` for every topic), each once, in the order given."""
     slugs = list(TOPICS) if "all" in names else list(dict.fromkeys(names))
@@ -330,8 +494,9 @@ def topics_named(names: tuple[str, ...]) -> list[Any]:
     return [TOPICS[slug] for slug in slugs]
 
 
-def rendered(topic: Any, kwargs: dict, sections: bool) -> dict:
-    """A topic's manifest at its default parameters: an earlier render's with --reuse, else a new one."""
+def rendered(topic: Any, kwargs: dict, sections: bool) -> Manifest:
+    """A topic's manifest at its default parameters: an earlier render's with --reuse (only when its
+    files match the manifest), else a new one."""
     flags = {key: value for key, value in kwargs.items() if key != "reuse"}
     opts = options_from(dict(flags, fmt="mp4", width=None, last_frame=False, transparent=False,
                              sections=sections))
@@ -339,12 +504,18 @@ def rendered(topic: Any, kwargs: dict, sections: bool) -> dict:
     if kwargs["reuse"]:
         name = output_name(topic.slug, params, opts)
         manifest = exports.reusable_render(opts.out, topic.slug, name, params, quality=opts.quality,
-                                           theme=opts.theme, sections=sections)
+                                           theme=opts.theme, burn_captions=opts.burn_captions,
+                                           sections=sections)
         if manifest is not None:
-            click.echo(f"{Path(opts.out) / topic.slug / manifest['files'][0]}  (reused)", err=True)
+            click.echo(f"{Path(opts.out) / topic.slug / manifest.primary.path}  (reused)", err=True)
             return manifest
     check_tools(topic)
     return render_one(topic, params, opts)
+
+
+def recover_out(out: Path) -> None:
+    """Before a command writes into OUT: finish an interrupted publish, sweep dead jobs' folders."""
+    recover(Path(out).absolute() / ".cache")
 
 
 @cli.command("deck")
@@ -377,9 +548,14 @@ def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path
         raise click.UsageError("--offline needs a local copy of reveal.js 5: pip install -e '.[slides]' "
                                "(sphinx-revealjs ships one), or --reveal-js DIR (an unpacked npm "
                                "reveal.js@5)")
-    renders = [(m, exports.section_clips(kwargs["out"], m)) for m in
-               (rendered(topic, kwargs, sections=True) for topic in topics)]
     out = Path(kwargs["out"])
+    try:
+        validate_options(RenderOptions(out=out))
+    except OptionError as err:
+        raise click.UsageError(str(err)) from None
+    recover_out(out)
+    renders = [(m, exports.section_clips(out, m)) for m in
+               (rendered(topic, kwargs, sections=True) for topic in topics)]
     try:
         index = exports.build_deck(renders, out / name, title="tblock: " + ", ".join(t.slug for t in topics),
                                    offline=offline, reveal_src=reveal_js, cdn_url=cdn_url, loop=loop,
@@ -402,21 +578,26 @@ def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path
               help="Panels per row [default: 1 to 3, by the number of steps].")
 def storyboard(topic_names: tuple[str, ...], width: int, columns: int | None, **kwargs: Any) -> None:
     """Write OUT/<topic>/<name>_storyboard.png: each step's last frame with its caption underneath."""
-    for topic in topics_named(topic_names):
+    topics = topics_named(topic_names)
+    try:
+        validate_options(RenderOptions(out=kwargs["out"]))
+    except OptionError as err:
+        raise click.UsageError(str(err)) from None
+    recover_out(kwargs["out"])
+    for topic in topics:
         manifest = rendered(topic, kwargs, sections=False)
         folder = Path(kwargs["out"]) / topic.slug
-        png = folder / f"{manifest['name']}_storyboard.png"
+        png = folder / f"{manifest.name}_storyboard.png"
         try:
-            exports.write_storyboard(folder / manifest["files"][0], manifest, png,
+            exports.write_storyboard(folder / manifest.primary.path, manifest, png,
                                      title=f"{topic.slug}: {topic.description}", width=width, columns=columns)
         except exports.ExportError as err:
             raise click.ClickException(str(err)) from None
         click.echo(png)
 
 
-def main() -> None:
-    cli(prog_name="render.py")
+def main(argv: list[str] | None = None) -> int:
+    """The console entry: SIGINT/SIGTERM handled from here on; returns the exit code."""
+    signals.install()
+    return cli.main(args=argv, prog_name="render.py", standalone_mode=False)
 
-
-if __name__ == "__main__":
-    main()

@@ -3,22 +3,23 @@
 Everything here works on files a render already wrote (a video and its
 manifest, or the per-step section clips), so nothing is rendered twice. Like
 the render itself, every output is first written to a temporary file beside
-its target (a deck: a folder under ``OUT/.cache``) and moved into place only
-when it is complete, so a failure never leaves half a file behind.
+its target (scenes/fsutil.py's ``atomic_path``; a deck: a folder under ``OUT/.cache/work``
+published as one move, scenes/publish.py) and moved into place only when it is complete, so
+a failure never leaves half a file behind. A render is read only through its manifest
+(scenes/manifest.py), and reused only when its files match the manifest's sizes and SHA-256.
 
 Example::
 
     from pathlib import Path
     from scenes import exports
     out = Path("media")
-    manifest = exports.load_manifest(out / "residual" / "residual.json")
+    manifest = exports.load_manifest(out / "residual" / "residual.json")  # a Manifest
     exports.to_gif(out / "residual" / "residual.mp4", Path("/tmp/residual.gif"), width=480)
     exports.write_storyboard(out / "residual" / "residual.mp4", manifest, Path("/tmp/board.png"))
 """
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import html
 import importlib.util
@@ -37,6 +38,10 @@ from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from .fsutil import atomic_path, owned_dir
+from .manifest import Manifest
+from .publish import Move, publish
 
 GIF_WIDTH = 640        # pixels: fits a slide column; height follows the video's aspect
 GIF_MAX_FPS = 15       # GIF delays are centiseconds and browsers slow down faster GIFs
@@ -101,10 +106,9 @@ def frames_at(path: Path, indices: Sequence[int]) -> list[Any]:
     return result
 
 
-def step_end_frames(manifest: dict) -> list[int]:
+def step_end_frames(manifest: Manifest) -> list[int]:
     """The index of each step's last frame in the full video, from the manifest's end times."""
-    fps = manifest["fps"]
-    return [max(0, round(s["end"] * fps) - 1) for s in manifest["steps"]]
+    return [max(0, round(s.end * manifest.fps) - 1) for s in manifest.steps]
 
 
 # -- alpha ----------------------------------------------------------------------------
@@ -377,84 +381,64 @@ def save_png(image: Any, dst: Path, palette: bool = True, text: dict[str, str] |
     info = PngImagePlugin.PngInfo()
     for key, value in (text or {}).items():
         info.add_text(key, value)
-    with _atomic(dst) as tmp:
+    with atomic_path(dst) as tmp:
         image.save(tmp, format="PNG", optimize=True, pnginfo=info)
     return dst
 
 
-@contextlib.contextmanager
-def _atomic(dst: Path) -> Iterator[str]:
-    """A temporary file beside ``dst`` that replaces it only when the block succeeds."""
-    dst.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", suffix=dst.suffix, dir=dst.parent)
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    try:
-        os.chmod(tmp, 0o666 & ~umask)  # the mode an ordinary new file gets, not mkstemp's 0600
-        yield tmp
-        os.replace(tmp, dst)
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-
-
-def write_storyboard(video: Path, manifest: dict, dst: Path, *, title: str | None = None,
+def write_storyboard(video: Path, manifest: Manifest, dst: Path, *, title: str | None = None,
                      width: int = 1280, columns: int | None = None) -> Path:
     """A PNG contact sheet of each step's last frame in ``video``, caption underneath."""
-    steps = manifest["steps"]
+    steps = manifest.steps
     if not steps:
-        raise ExportError(f"{manifest.get('topic')}: the manifest lists no steps")
+        raise ExportError(f"{manifest.topic}: the manifest lists no steps")
     frames = frames_at(video, step_end_frames(manifest))
     images = [f.to_image() for f in frames]
-    sheet = compose_storyboard(images, [s.get("caption") or "" for s in steps], [s["name"] for s in steps],
-                               title=manifest["topic"] if title is None else title,
-                               theme_name=manifest.get("theme", "dark"), width=width, columns=columns)
-    layout = {"topic": manifest["topic"], "name": manifest.get("name"),
-              "panels": [{"step": s["name"], "box": box} for s, box in zip(steps, sheet.info["panels"])]}
+    sheet = compose_storyboard(images, [s.caption for s in steps], [s.name for s in steps],
+                               title=manifest.topic if title is None else title,
+                               theme_name=manifest.theme, width=width, columns=columns)
+    layout = {"topic": manifest.topic, "name": manifest.name,
+              "panels": [{"step": s.name, "box": box} for s, box in zip(steps, sheet.info["panels"])]}
     return save_png(sheet, dst, text={STORYBOARD_KEY: json.dumps(layout)})
 
 
 # -- reusing renders ------------------------------------------------------------------
 
-def load_manifest(path: Path) -> dict:
+def load_manifest(path: Path) -> Manifest:
     """Read a render's manifest (.json)."""
-    return json.loads(Path(path).read_text(encoding="utf-8"))
+    return Manifest.read(path)
 
 
 def reusable_render(out: Path, slug: str, name: str, params: Any, *, quality: str, theme: str,
-                    fmt: str = "mp4", sections: bool = False) -> dict | None:
-    """The manifest of an earlier render in ``OUT/<slug>/`` made with these settings, if its files are
-    all there (the engine version, parameters, quality, theme and format must match)."""
+                    fmt: str = "mp4", burn_captions: bool = False, sections: bool = False) -> Manifest | None:
+    """The manifest of an earlier video in ``OUT/<slug>/`` made with these settings, if every file
+    it lists is there and matches it (size and SHA-256): the engine version, parameters, quality,
+    theme, captions and format must match, and with ``sections`` it must have the clips."""
     import tblock
 
-    path = Path(out) / slug / f"{name}.json"
-    if not path.exists():
-        return None
-    try:
-        manifest = load_manifest(path)
-    except (OSError, ValueError):
+    folder = Path(out) / slug
+    manifest = Manifest.find(folder, name, "video")
+    if manifest is None:
         return None
     wanted = json.loads(json.dumps(dataclasses.asdict(params)))
-    if (manifest.get("parameters") != wanted or manifest.get("quality") != quality
-            or manifest.get("theme") != theme or manifest.get("format") != fmt
-            or manifest.get("engine_version") != tblock.__version__):
+    if (manifest.parameters != wanted or manifest.quality != quality or manifest.theme != theme
+            or manifest.format != fmt or manifest.burn_captions != burn_captions
+            or manifest.engine_version != tblock.__version__):
         return None
-    files = manifest.get("files", [])
-    if sections and not any("_sections/" in f for f in files):
+    if sections and not manifest.has_sections:
         return None
-    if not all((Path(out) / slug / f).exists() for f in files):
+    if not manifest.intact(folder):
         return None
     return manifest
 
 
-def section_clips(out: Path, manifest: dict) -> list[Path]:
+def section_clips(out: Path, manifest: Manifest) -> list[Path]:
     """The per-step clips of a render, in step order (one per step)."""
-    folder = Path(out) / manifest["topic"]
-    clips = [folder / f for f in manifest["files"] if "_sections/" in f]
-    if len(clips) != len(manifest["steps"]):
-        raise ExportError(f"{manifest['topic']}: {len(clips)} section clips for "
-                          f"{len(manifest['steps'])} steps; render again with --sections")
+    folder = Path(out) / manifest.topic
+    clips = [folder / f for f in manifest.section_clips]
+    if len(clips) != len(manifest.steps):
+        raise ExportError(f"{manifest.topic}: {len(clips)} section clips for "
+                          f"{len(manifest.steps)} steps; render again with --sections")
     return clips
 
 
@@ -569,7 +553,7 @@ def deck_html(slides: Sequence[Slide], *, title: str, reveal: str, theme_name: s
                                 width=size[0], height=size[1])
 
 
-def build_deck(renders: Sequence[tuple[dict, list[Path]]], dest: Path, *, title: str = "tblock",
+def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, title: str = "tblock",
                offline: bool = False, reveal_src: Path | None = None, cdn_url: str = REVEAL_CDN,
                loop: bool = False, cache: Path | None = None) -> Path:
     """Write a self-contained deck folder ``dest``: ``index.html``, ``clips/<topic>/...`` and, with
@@ -587,22 +571,21 @@ def build_deck(renders: Sequence[tuple[dict, list[Path]]], dest: Path, *, title:
         raise ExportError(f"{dest} exists and is not a tblock deck; choose another --name")
     cache = Path(cache) if cache is not None else dest.parent / ".cache"
     cache.mkdir(parents=True, exist_ok=True)
-    work = Path(tempfile.mkdtemp(prefix="deck-", dir=cache))
-    try:
+    with owned_dir(cache, prefix="deck") as work:
         stage = work / dest.name
         stage.mkdir()
         slides: list[Slide] = []
         size = None
         theme_name = "dark"
         for manifest, clips in renders:
-            topic = manifest["topic"]
-            theme_name = manifest.get("theme", theme_name)
-            size = size or tuple(manifest.get("resolution", (1280, 720)))
+            topic = manifest.topic
+            theme_name = manifest.theme
+            size = size or tuple(manifest.resolution)
             (stage / "clips" / topic).mkdir(parents=True, exist_ok=True)
-            for s, clip in zip(manifest["steps"], clips):
+            for s, clip in zip(manifest.steps, clips):
                 rel = f"clips/{topic}/{clip.name}"
                 shutil.copy2(clip, stage / rel)
-                slides.append(Slide(topic, s["name"], rel, s.get("caption") or ""))
+                slides.append(Slide(topic, s.name, rel, s.caption))
         if offline:
             bundle_reveal_js(reveal_root, stage / "reveal.js")
             reveal = "reveal.js"
@@ -611,9 +594,7 @@ def build_deck(renders: Sequence[tuple[dict, list[Path]]], dest: Path, *, title:
         text = deck_html(slides, title=title, reveal=reveal, theme_name=theme_name, loop=loop,
                          size=size or (1280, 720))
         (stage / "index.html").write_text(text, encoding="utf-8")
-        _swap_in(stage, dest)
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
+        publish(cache, work, [Move(stage, dest, folder=True)])  # the old deck stays until the new one is in
     return dest / "index.html"
 
 
@@ -624,23 +605,6 @@ def is_deck(folder: Path) -> bool:
                                                                                       errors="replace")
 
 
-def _swap_in(stage: Path, dest: Path) -> None:
-    """Replace folder ``dest`` by ``stage`` (same file system), keeping the old one until the move."""
-    dest.parent.mkdir(parents=True, exist_ok=True)
-    old = None
-    if dest.exists():
-        old = dest.with_name(f".{dest.name}-old-{os.getpid()}")
-        os.replace(dest, old)
-    try:
-        os.replace(stage, dest)
-    except BaseException:
-        if old is not None:
-            os.replace(old, dest)
-        raise
-    if old is not None:
-        shutil.rmtree(old, ignore_errors=True)
-
-
 def deck_clips(html_text: str) -> list[str]:
     """The clip paths a deck's HTML plays, in slide order."""
     return [html.unescape(m) for m in re.findall(r'data-background-video="([^"]+)"', html_text)]
@@ -648,18 +612,18 @@ def deck_clips(html_text: str) -> list[str]:
 
 # -- a PDF handout --------------------------------------------------------------------
 
-def write_handout_pdf(renders: Sequence[tuple[dict, list[Path]]], dst: Path, width: int = 1280) -> Path:
+def write_handout_pdf(renders: Sequence[tuple[Manifest, list[Path]]], dst: Path, width: int = 1280) -> Path:
     """A PDF with one page per step: the step's settled last frame and its caption underneath."""
     pages = []
     for manifest, clips in renders:
-        for k, (s, clip) in enumerate(zip(manifest["steps"], clips)):
+        for k, (s, clip) in enumerate(zip(manifest.steps, clips)):
             image = frames_at(clip, [-1])[0].to_image()
-            pages.append(compose_storyboard([image], [s.get("caption") or ""], [s["name"]],
-                                            title=manifest["topic"], theme_name=manifest.get("theme", "dark"),
+            pages.append(compose_storyboard([image], [s.caption], [s.name],
+                                            title=manifest.topic, theme_name=manifest.theme,
                                             width=width, columns=1, numbers=[k + 1]))
     if not pages:
         raise ExportError("a handout needs at least one step")
-    with _atomic(dst) as tmp:
+    with atomic_path(dst) as tmp:
         pages[0].save(tmp, format="PDF", save_all=True, append_images=pages[1:], resolution=144.0)
     return dst
 
@@ -667,7 +631,7 @@ def write_handout_pdf(renders: Sequence[tuple[dict, list[Path]]], dst: Path, wid
 
 # -- PowerPoint -----------------------------------------------------------------------
 
-def write_pptx(renders: Sequence[tuple[dict, list[Path]]], dst: Path, loop: bool = False) -> Path:
+def write_pptx(renders: Sequence[tuple[Manifest, list[Path]]], dst: Path, loop: bool = False) -> Path:
     """A PowerPoint deck (python-pptx, the ``slides`` extra), as manim-slides writes one: one slide per
     step whose clip fills the slide and starts by itself, the first frame as poster, the caption
     as speaker notes."""
@@ -678,10 +642,10 @@ def write_pptx(renders: Sequence[tuple[dict, list[Path]]], dst: Path, loop: bool
     except ImportError:
         raise ExportError("--pptx needs python-pptx: pip install -e '.[slides]'") from None
 
-    slides = [(m, s, clip) for m, clips in renders for s, clip in zip(m["steps"], clips)]
+    slides = [(m, s, clip) for m, clips in renders for s, clip in zip(m.steps, clips)]
     if not slides:
         raise ExportError("a PowerPoint deck needs at least one step")
-    width, height = slides[0][0].get("resolution", (1280, 720))
+    width, height = slides[0][0].resolution
     emu = 12192000 / width  # the slide is 13.33 in wide, 16:9 like the video
     prs = pptx.Presentation()
     prs.slide_width, prs.slide_height = Emu(12192000), Emu(round(height * emu))
@@ -691,14 +655,14 @@ def write_pptx(renders: Sequence[tuple[dict, list[Path]]], dst: Path, loop: bool
             slide = prs.slides.add_slide(blank)
             fill = slide.background.fill
             fill.solid()
-            fill.fore_color.rgb = RGBColor.from_string(_theme(manifest.get("theme", "dark")).background[1:])
+            fill.fore_color.rgb = RGBColor.from_string(_theme(manifest.theme).background[1:])
             poster = Path(tmp_dir) / f"{n:03d}.png"
             frames_at(clip, [0])[0].to_image().save(poster)
             movie = slide.shapes.add_movie(str(clip), 0, 0, prs.slide_width, prs.slide_height,
                                            poster_frame_image=str(poster), mime_type=_mime(clip))
             _pptx_autoplay(movie, loop)
-            slide.notes_slide.notes_text_frame.text = s.get("caption") or ""
-        with _atomic(dst) as tmp:
+            slide.notes_slide.notes_text_frame.text = s.caption
+        with atomic_path(dst) as tmp:
             prs.save(tmp)
     return dst
 

@@ -1,8 +1,11 @@
 """One render of one topic: options, output names, and the safe write into ``OUT/<topic>/``.
 
-The render runs in a temporary folder under ``OUT/.cache`` and only the
-finished files are moved into place, so a failed or interrupted render leaves
-no half-written file and keeps an earlier good output intact.
+The render runs in a work folder under ``OUT/.cache/work/`` that this process owns
+(scenes/fsutil.py); its finished files, with a manifest listing each file's size and
+SHA-256 (scenes/manifest.py), are published as one transaction (scenes/publish.py): a
+failed, interrupted or killed render never leaves a mix of old and new files, and an
+earlier good output is kept until the new one is complete. Tex and text glyphs are cached
+in ``OUT/.cache`` and shared by every job, each file added whole (never read half-written).
 
 Example::
 
@@ -10,25 +13,29 @@ Example::
     from scenes.render_job import RenderOptions, render_topic
     topic = load_topics()["residual"]
     manifest = render_topic(topic, topic.Params(), RenderOptions(quality="preview"))
-    print(manifest["files"])
+    print(manifest.primary.path, manifest.primary.sha256)
 """
 
 from __future__ import annotations
 
 import dataclasses
 import datetime
+import errno
 import hashlib
 import json
 import os
 import re
+import secrets
 import shutil
 import sys
-import tempfile
+import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import numpy as np
+from .fsutil import merge_cache, owned_dir, seed_cache
+from .manifest import FileRecord, Manifest, StepRecord
+from .publish import Move, publish, recover
 
 QUALITIES = {  # name -> (width, height, fps)
     "preview": (854, 480, 15),
@@ -87,31 +94,86 @@ def validate_options(opts: RenderOptions) -> None:
     validate_out_dir(Path(opts.out))
 
 
+NAME_MAX = 255  # bytes in one file name on every common file system
+LONGEST_SUFFIX = "_storyboard.png"  # the longest ending tblock adds to a base name
+
+
 def validate_name(name: str) -> None:
-    """A base name is one plain file name: no path separators, not empty, not dots."""
-    if not name or name in (".", "..") or "/" in name or "\\" in name or os.sep in name:
+    """A base name is one plain file name: not empty, not dots, no path separators or control
+    characters, and short enough for every file tblock derives from it (checked before rendering)."""
+    if (not name or name in (".", "..") or "/" in name or "\\" in name or os.sep in name
+            or any(unicodedata.category(c) == "Cc" for c in name)):
         raise OptionError(f"--name must be a plain file name without path separators; got {name!r}")
+    size = len(name.encode("utf-8", "surrogateescape")) + len(LONGEST_SUFFIX)
+    if size > NAME_MAX:
+        raise OptionError(f"--name is too long: {len(name.encode('utf-8', 'surrogateescape'))} bytes; file "
+                          f"names hold {NAME_MAX} bytes and tblock adds up to {len(LONGEST_SUFFIX)} "
+                          f"(e.g. {LONGEST_SUFFIX!r}), so use at most {NAME_MAX - len(LONGEST_SUFFIX)}")
+
+
+def _fs_type(path: Path) -> str | None:
+    """The file system type of the mount holding ``path`` (Linux: /proc/self/mounts), if known."""
+    try:
+        lines = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return None
+    best, kind = "", None
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 3:
+            point = fields[1].replace("\\040", " ")
+            inside = str(path) == point or str(path).startswith(point.rstrip("/") + "/")
+            if inside and len(point) >= len(best):
+                best, kind = point, fields[2]
+    return kind
 
 
 def validate_out_dir(out: Path) -> None:
-    """The output folder must exist and be writable, or be creatable (checked without writing)."""
-    probe = out.absolute()
-    while not probe.exists():
-        probe = probe.parent
+    """The output folder must exist and be writable, or be creatable (checked leaving nothing)."""
+    if str(out) == "":
+        raise OptionError("--out must not be empty; give a folder, e.g. --out media")
+    target = Path(out).absolute()
+    for part in target.parts:
+        if len(part.encode("utf-8", "surrogateescape")) > NAME_MAX:
+            raise OptionError(f"--out {out} is not usable: the folder name {part[:24]!r}... is longer "
+                              f"than {NAME_MAX} bytes")
+    probe = target
+    try:
+        while not probe.exists():
+            probe = probe.parent
+    except OSError as err:
+        raise OptionError(f"--out {out} is not usable: cannot look inside {probe.parent} "
+                          f"({err.strerror})") from None
     if not probe.is_dir():
         raise OptionError(f"--out {out} is not usable: {probe} is a file, not a folder")
+    trial = probe / f".tblock-probe-{os.getpid()}-{secrets.token_hex(3)}"
     try:
-        with tempfile.TemporaryFile(dir=probe):
-            pass
+        os.mkdir(trial)
     except OSError as err:
-        raise OptionError(f"--out {out} is not writable ({probe}: {err.strerror})") from None
+        if err.errno in (errno.ENOENT, errno.ENOTDIR, errno.EINVAL, errno.ENOSYS) and probe.is_dir():
+            kind = _fs_type(probe)
+            why = (f"{probe} is on a {kind} file system, which does not hold new files" if kind
+                   else f"{probe} does not accept new files or folders")
+        else:
+            why = f"{probe}: {err.strerror}"
+        raise OptionError(f"--out {out} is not writable ({why})") from None
+    os.rmdir(trial)
 
 
 def output_name(slug: str, params: Any, opts: RenderOptions) -> str:
-    """The base name: ``--name``, else the slug plus a readable suffix for changed settings."""
+    """The base name: ``--name``, else the slug plus a readable suffix for every setting that
+    differs from the defaults (parameters, quality, format, GIF width, theme, alpha, captions),
+    so variants never overwrite each other. A still and a video of one name have separate
+    manifests (``<name>.png.json``, ``<name>.json``)."""
     if opts.name:
         return opts.name
     parts = [_suffix_part(key, value) for key, value in params.changed().items()]
+    if opts.quality != "preview":
+        parts.append(opts.quality)
+    if not opts.last_frame and not opts.transparent and opts.format != "mp4":
+        parts.append(opts.format)  # with --transparent both webm and mov are written
+    if opts.width is not None:
+        parts.append(f"w{opts.width}")
     if opts.theme != "dark":
         parts.append(opts.theme)
     if opts.transparent:
@@ -126,12 +188,23 @@ def output_name(slug: str, params: Any, opts: RenderOptions) -> str:
     return f"{slug}_{suffix}"
 
 
+SAFE = re.compile(r"[A-Za-z0-9.+-]+")
+
+
 def _suffix_part(key: str, value: Any) -> str:
+    """``key-value`` in plain ASCII. A value that does not read back exactly (non-ASCII, spaces,
+    punctuation; commas count as dashes when there is no dash) gets a short hash of its text, so
+    distinct values always give distinct names (``tokens-3f2a9c``, ``tokens-a-b-7d01e4``)."""
     key = key.replace("_", "-")
     if isinstance(value, bool):
         return key if value else f"no-{key}"
-    text = re.sub(r"[^A-Za-z0-9.+-]+", "-", str(value)).strip("-")
-    return f"{key}-{text}"
+    text = str(value)
+    readable = text.replace(",", "-") if "-" not in text else text
+    if SAFE.fullmatch(readable):
+        return f"{key}-{readable}"
+    kept = re.sub(r"[^A-Za-z0-9.+-]+", "-", text).strip("-")
+    digest = hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:6]
+    return f"{key}-{kept}-{digest}" if kept else f"{key}-{digest}"
 
 
 def missing_latex_tools() -> list[str]:
@@ -139,26 +212,39 @@ def missing_latex_tools() -> list[str]:
     return [tool for tool in ("latex", "dvisvgm") if shutil.which(tool) is None]
 
 
-def render_topic(topic: Any, params: Any, opts: RenderOptions) -> dict:
-    """Render one topic and move its files into ``OUT/<slug>/``; return the manifest."""
+def render_topic(topic: Any, params: Any, opts: RenderOptions) -> Manifest:
+    """Render one topic and publish its files into ``OUT/<slug>/``; return the manifest.
+
+    First finishes what an earlier killed command left (an interrupted publish, work folders
+    of dead jobs); then renders in an owned work folder, stages every file, writes the manifest
+    and publishes all of them as one transaction.
+    """
     validate_options(opts)
     out_root = Path(opts.out).absolute()
     target_dir = out_root / topic.slug
     cache = out_root / ".cache"
     cache.mkdir(parents=True, exist_ok=True)
+    recover(cache)
     name = output_name(topic.slug, params, opts)
-    work = Path(tempfile.mkdtemp(prefix=f"{topic.slug}-", dir=cache))
-    try:
-        scene = _run_scene(topic, params, opts, name, work, text_cache(cache))
+    shared = text_cache(cache)
+    with owned_dir(cache, prefix=topic.slug) as work:
+        caches = {kind: (shared / kind / topic.slug, work / kind) for kind in ("Tex", "texts")}
+        for common, private in caches.values():
+            seed_cache(common, private)
+        scene = _run_scene(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1])
+        for common, private in caches.values():
+            merge_cache(private, common)
         stage = work / "stage"
         stage.mkdir()
         files = _stage_outputs(scene, opts, name, stage)
-        manifest = _manifest(topic, params, opts, name, scene, files)
-        (stage / f"{name}.json").write_text(json.dumps(manifest, indent=2, default=_jsonable))
-        _publish(stage, target_dir, name, files + [f"{name}.json"])
+        manifest = _manifest(topic, params, opts, name, scene, [FileRecord.of(stage, f) for f in files])
+        manifest.write(stage)
+        moves = [Move(stage / f"{name}_sections", target_dir / f"{name}_sections", folder=True)] \
+            if manifest.has_sections else []
+        moves += [Move(stage / f, target_dir / f) for f in files if "/" not in f]
+        moves.append(Move(stage / manifest.filename, target_dir / manifest.filename))  # last
+        publish(cache, work, moves)
         return manifest
-    finally:
-        shutil.rmtree(work, ignore_errors=True)
 
 
 def text_cache(default: Path) -> Path:
@@ -166,15 +252,16 @@ def text_cache(default: Path) -> Path:
     return Path(os.environ.get("TBLOCK_TEXT_CACHE") or default)
 
 
-def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, cache: Path) -> Any:
+def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, tex_dir: Path,
+               text_dir: Path) -> Any:
     from manim import tempconfig
 
     width, height, fps = QUALITIES[opts.quality]
     settings = {
         "media_dir": str(work / "manim"),
-        # one cache per topic: parallel renders of different topics never race on a file
-        "tex_dir": str(cache / "Tex" / topic.slug),
-        "text_dir": str(cache / "texts" / topic.slug),
+        # the job's own glyph caches, seeded from and merged back into the shared ones
+        "tex_dir": str(tex_dir),
+        "text_dir": str(text_dir),
         "pixel_width": width,
         "pixel_height": height,
         "frame_rate": fps,
@@ -269,49 +356,17 @@ def _srt_time(seconds: float) -> str:
 
 
 def _manifest(topic: Any, params: Any, opts: RenderOptions, name: str, scene: Any,
-              files: list[str]) -> dict:
+              files: list[FileRecord]) -> Manifest:
     import tblock
 
     width, height, fps = QUALITIES[opts.quality]
-    return {
-        "topic": topic.slug,
-        "name": name,
-        "parameters": dataclasses.asdict(params),
-        "quality": opts.quality,
-        "resolution": [width, height],
-        "fps": fps,
-        "format": opts.extension,
-        "theme": opts.theme,
-        "transparent": opts.transparent,
-        "files": files + [f"{name}.json"],
-        "duration": None if opts.last_frame else round(float(scene.time), 3),
-        "steps": [{k: s.get(k) for k in ("name", "caption", "start", "end")} for s in scene.steps],
-        "engine_version": tblock.__version__,
-        "numbers": scene.numbers,
-        "created": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-    }
-
-
-def _jsonable(value: Any) -> Any:
-    if isinstance(value, np.ndarray):
-        return value.tolist()
-    if isinstance(value, np.generic):
-        return value.item()
-    if isinstance(value, Path):
-        return str(value)
-    raise TypeError(f"cannot write {type(value).__name__} to the manifest")
-
-
-def _publish(stage: Path, target_dir: Path, name: str, files: list[str]) -> None:
-    """Move staged files into ``target_dir``; the manifest goes last, old sections are replaced."""
-    target_dir.mkdir(parents=True, exist_ok=True)
-    sections = stage / f"{name}_sections"
-    if sections.exists():
-        old = target_dir / f"{name}_sections"
-        if old.exists():
-            shutil.rmtree(old)
-        os.replace(sections, old)
-    for rel in files:
-        if "/" in rel:
-            continue
-        os.replace(stage / rel, target_dir / rel)
+    return Manifest(
+        topic=topic.slug, name=name, kind="still" if opts.last_frame else "video",
+        parameters=json.loads(json.dumps(dataclasses.asdict(params))), quality=opts.quality,
+        resolution=(width, height), fps=fps, format=opts.extension, theme=opts.theme,
+        transparent=opts.transparent, burn_captions=opts.burn_captions, files=tuple(files),
+        duration=None if opts.last_frame else round(float(scene.time), 3),
+        steps=tuple(StepRecord.from_scene(s) for s in scene.steps), engine_version=tblock.__version__,
+        numbers=scene.collect_numbers(),
+        created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    )

@@ -1,0 +1,247 @@
+"""The manifest: a typed record of one render, written and read only here.
+
+A render of ``OUT/<topic>/<name>`` writes its files and one manifest beside them:
+``<name>.json`` for a video (with its .srt and section clips), ``<name>.png.json`` for a
+still (``--last-frame``), so a video and a still of the same name never describe each
+other. The manifest lists every file it vouches for with its size and SHA-256:
+:meth:`Manifest.verify` tells whether the files on disk are the ones it describes, and
+readers (deck, storyboard, ``--reuse``) trust a file only through a manifest that matches.
+
+Example::
+
+    from pathlib import Path
+    from scenes.manifest import Manifest
+    m = Manifest.read(Path("media/residual/residual.json"))
+    m.primary.path, m.duration, [s.name for s in m.steps]
+    m.verify(Path("media/residual"))       # [] when every file is intact
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import math
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from .fsutil import sha256_file, write_text
+
+SCHEMA = 2  # 1: the untyped dict (files as names, the manifest listed itself)
+KINDS = ("video", "still")
+
+
+class ManifestError(ValueError):
+    """A manifest that cannot be read (not JSON, wrong schema, missing fields)."""
+
+
+def manifest_name(name: str, kind: str) -> str:
+    """The manifest's file name for output ``name`` of ``kind`` (video or still)."""
+    return f"{name}.json" if kind == "video" else f"{name}.png.json"
+
+
+@dataclass(frozen=True)
+class FileRecord:
+    """One file the manifest vouches for: its path relative to the topic folder, size, SHA-256."""
+
+    path: str
+    size: int
+    sha256: str
+
+    @classmethod
+    def of(cls, folder: Path, rel: str) -> FileRecord:
+        target = Path(folder) / rel
+        return cls(path=rel, size=target.stat().st_size, sha256=sha256_file(target))
+
+    def problem(self, folder: Path) -> str | None:
+        """Why the file at ``folder/path`` is not this one (None when it is)."""
+        target = Path(folder) / self.path
+        try:
+            size = target.stat().st_size
+        except FileNotFoundError:
+            return f"{self.path} is missing"
+        if size != self.size:
+            return f"{self.path} has {size} bytes, the manifest says {self.size}"
+        if sha256_file(target) != self.sha256:
+            return f"{self.path} differs from the file the manifest describes (SHA-256)"
+        return None
+
+    def __fspath__(self) -> str:  # so ``folder / record`` works
+        return self.path
+
+
+@dataclass(frozen=True)
+class StepRecord:
+    """One step of the video: name, caption (screen, .srt), speech (narration, may be ""),
+    start and end in seconds, and the narration's length once it is spoken."""
+
+    name: str
+    caption: str = ""
+    speech: str = ""
+    start: float = 0.0
+    end: float = 0.0
+    audio_duration: float | None = None
+
+    @classmethod
+    def from_scene(cls, step: dict) -> StepRecord:
+        """From a scene's step dict (unknown keys are ignored, missing ones take defaults)."""
+        known = {f.name for f in dataclasses.fields(cls)}
+        values = {k: v for k, v in step.items() if k in known and v is not None}
+        for key in ("start", "end", "audio_duration"):
+            if key in values:
+                values[key] = round(float(values[key]), 3)
+        return cls(**values)
+
+    @property
+    def duration(self) -> float:
+        return self.end - self.start
+
+
+@dataclass(frozen=True)
+class Manifest:
+    """What one render wrote and showed. ``files`` come primary first (the video or the still)."""
+
+    topic: str
+    name: str
+    kind: str  # "video" or "still"
+    parameters: dict[str, Any]
+    quality: str
+    resolution: tuple[int, int]
+    fps: int
+    format: str  # the primary file's extension: mp4, webm, gif, mov, png
+    theme: str
+    transparent: bool
+    burn_captions: bool
+    files: tuple[FileRecord, ...]
+    duration: float | None
+    steps: tuple[StepRecord, ...]
+    engine_version: str
+    numbers: dict[str, Any] = field(default_factory=dict)
+    created: str = ""
+    schema: int = SCHEMA
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ManifestError(f"manifest kind must be one of {', '.join(KINDS)}; got {self.kind!r}")
+
+    # -- where things are ----------------------------------------------------------
+
+    @property
+    def filename(self) -> str:
+        """This manifest's own file name in the topic folder."""
+        return manifest_name(self.name, self.kind)
+
+    @property
+    def primary(self) -> FileRecord:
+        """The video (or still) itself."""
+        return self.files[0]
+
+    @property
+    def paths(self) -> list[str]:
+        """Every file's path relative to the topic folder, primary first."""
+        return [f.path for f in self.files]
+
+    @property
+    def section_clips(self) -> list[str]:
+        """The per-step clips (``<name>_sections/NN_<step>.<ext>``), in step order."""
+        return [p for p in self.paths if p.startswith(f"{self.name}_sections/")]
+
+    @property
+    def has_sections(self) -> bool:
+        return bool(self.section_clips)
+
+    # -- checking --------------------------------------------------------------------
+
+    def verify(self, folder: Path) -> list[str]:
+        """What is wrong with the files in ``folder`` (the topic folder): [] when all match."""
+        return [p for p in (f.problem(folder) for f in self.files) if p is not None]
+
+    def intact(self, folder: Path) -> bool:
+        return not self.verify(folder)
+
+    # -- JSON --------------------------------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        data = dataclasses.asdict(self)
+        data["resolution"] = list(self.resolution)
+        return data
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), indent=2, default=_jsonable)
+
+    def write(self, folder: Path) -> Path:
+        """Write ``folder/<filename>`` atomically; returns its path."""
+        return write_text(Path(folder) / self.filename, self.to_json() + "\n")
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Manifest:
+        if not isinstance(data, dict):
+            raise ManifestError("a manifest is a JSON object")
+        if data.get("schema") != SCHEMA:
+            raise ManifestError(f"manifest schema {data.get('schema')!r}, this tblock reads {SCHEMA} "
+                                "(render again)")
+        known = {f.name for f in dataclasses.fields(cls)}
+        missing = sorted(f.name for f in dataclasses.fields(cls)
+                         if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+                         and f.name not in data)
+        if missing:
+            raise ManifestError(f"manifest lacks {', '.join(missing)}")
+        values = {k: v for k, v in data.items() if k in known}
+        try:
+            values["files"] = tuple(FileRecord(**f) for f in data["files"])
+            values["steps"] = tuple(StepRecord(**s) for s in data["steps"])
+            values["resolution"] = tuple(data["resolution"])
+            return cls(**values)
+        except (TypeError, KeyError) as err:
+            raise ManifestError(f"malformed manifest: {err}") from None
+
+    @classmethod
+    def read(cls, path: Path) -> Manifest:
+        """Read a manifest file; ``ManifestError`` when it is not one this tblock wrote."""
+        try:
+            data = json.loads(Path(path).read_text(encoding="utf-8"))
+        except (UnicodeDecodeError, json.JSONDecodeError) as err:
+            raise ManifestError(f"{Path(path).name} is not JSON: {err}") from None
+        return cls.from_dict(data)
+
+    load = read
+
+    @classmethod
+    def find(cls, folder: Path, name: str, kind: str = "video") -> Manifest | None:
+        """The manifest of ``name`` (``kind``) in ``folder`` if there is a readable one."""
+        path = Path(folder) / manifest_name(name, kind)
+        try:
+            return cls.read(path)
+        except (OSError, ManifestError):
+            return None
+
+    # -- a read-only view in the old dict shape, for tests written against schema 1 ------
+
+    def __getitem__(self, key: str) -> Any:
+        """``manifest["numbers"]`` etc., as schema 1 read; ``files`` as names plus the manifest.
+
+        Kept so tests written against the dict keep working; new code uses the attributes.
+        """
+        if key == "files":
+            return self.paths + [self.filename]
+        if key == "steps":
+            return [dataclasses.asdict(s) for s in self.steps]
+        if key == "resolution":
+            return list(self.resolution)
+        if key in {f.name for f in dataclasses.fields(self)}:
+            return getattr(self, key)
+        raise KeyError(key)
+
+
+def _jsonable(value: Any) -> Any:
+    if isinstance(value, np.ndarray):
+        return value.tolist()
+    if isinstance(value, np.generic):
+        return value.item()
+    if isinstance(value, Path):
+        return str(value)
+    if isinstance(value, float) and not math.isfinite(value):
+        return None
+    raise TypeError(f"cannot write {type(value).__name__} to the manifest")
