@@ -11,11 +11,27 @@ the dataclass; output lands in ``OUT/<topic>/<name>.<ext>`` with an .srt and
 a .json manifest beside it.
 """
 
+# ruff: noqa: E402  (the stop handlers come before every other import, on purpose)
 from __future__ import annotations
+
+import _signal  # the C module, already loaded: a stop handler within the first milliseconds
+import posix
+
+
+def _stop_while_starting(signum: int, frame: object) -> None:
+    """SIGINT/SIGTERM before the real handlers are set: nothing is written yet; one line, 128 + n."""
+    name = {2: "SIGINT", 15: "SIGTERM"}.get(signum, str(signum))
+    posix.write(2, f"Error: interrupted by {name} while starting; nothing was written\n".encode())
+    posix._exit(128 + signum)
+
+
+if __name__ == "__main__":
+    _signal.signal(_signal.SIGINT, _stop_while_starting)
+    _signal.signal(_signal.SIGTERM, _stop_while_starting)
 
 import sys
 
-if __name__ == "__main__":  # stop cleanly from the first millisecond: handlers before heavy imports
+if __name__ == "__main__":
     from scenes import signals as _signals
 
     _signals.install()
@@ -289,7 +305,16 @@ def _watch_parent(parent: int) -> None:
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
 
 
-def _worker(module: str, opts: RenderOptions, parent: int, conn: Any) -> None:
+def _topic_in(module: str, slug: str) -> Any:
+    """The Topic called ``slug`` that module ``module`` defines (its ``TOPIC``, or another)."""
+    found = vars(importlib.import_module(module))
+    topic = found.get("TOPIC")
+    if getattr(topic, "slug", None) == slug:
+        return topic
+    return next(v for v in found.values() if getattr(v, "slug", None) == slug and hasattr(v, "Params"))
+
+
+def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any) -> None:
     """One topic in a worker process: SIGINT is ignored (the parent coordinates), SIGTERM stops it
     cleanly (its work folder removed, nothing published); the result goes back through ``conn``."""
     import signal as _signal
@@ -298,7 +323,7 @@ def _worker(module: str, opts: RenderOptions, parent: int, conn: Any) -> None:
     try:
         _signal.signal(_signal.SIGTERM, signals._handler)
         _watch_parent(parent)
-        topic = importlib.import_module(module).TOPIC
+        topic = _topic_in(module, slug)
         manifest = render_topic(topic, topic.Params(), opts)
         conn.send(("ok", str(Path(opts.out) / topic.slug / manifest.primary.path)))
     except signals.Interrupted as stop:
@@ -339,6 +364,18 @@ def _stop_workers(running: dict, grace: float = 20.0) -> list[str]:
     return stopped
 
 
+def _stop_resource_tracker() -> None:
+    """Stop the helper process multiprocessing starts with the first spawned worker (and reap it)."""
+    from multiprocessing import resource_tracker
+
+    stop = getattr(getattr(resource_tracker, "_resource_tracker", None), "_stop", None)
+    if stop is not None:
+        try:
+            stop()
+        except Exception:  # noqa: BLE001 - best effort: it also ends by itself when we exit
+            pass
+
+
 def render_all(opts: RenderOptions, jobs: int) -> None:
     """Render every topic with its defaults, ``jobs`` at a time (worker processes)."""
     for topic in TOPICS.values():
@@ -362,7 +399,7 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
             while queue and len(running) < jobs:
                 slug, module = queue.pop(0)
                 receive, send = ctx.Pipe(duplex=False)
-                process = ctx.Process(target=_worker, args=(module, opts, os.getpid(), send),
+                process = ctx.Process(target=_worker, args=(module, slug, opts, os.getpid(), send),
                                       name=f"tblock-{slug}", daemon=True)
                 _start_ignoring_sigint(process)
                 send.close()
@@ -383,6 +420,8 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
         _stop_workers(running)
         recover(Path(opts.out).absolute() / ".cache")  # folders of workers that had to be killed
         raise
+    finally:
+        _stop_resource_tracker()
     if failures:
         raise click.ClickException("render failed for " + "; ".join(failures))
 

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -26,23 +31,89 @@ def cli():
     runner = CliRunner()
 
     def run(*args: str):
-        return runner.invoke(render.cli, [str(a) for a in args], catch_exceptions=False)
+        return runner.invoke(render.cli, [str(a) for a in args], catch_exceptions=False, prog_name="render.py")
 
     return run
 
 
 @pytest.fixture
 def render_topic_cli(cli, tmp_path):
-    """Render TOPIC at preview quality into a temp folder; returns (result, manifest or None, out)."""
+    """Render TOPIC at preview quality into a temp folder; returns (result, Manifest or None, out).
+
+    The manifest is read through ``Manifest.read`` (the newest in the topic folder).
+    """
+    from scenes.manifest import Manifest
 
     def run(topic: str, *args: str):
         out = tmp_path / "out"
         result = cli(topic, "--out", out, *args)
-        manifests = sorted((out / topic).glob("*.json")) if (out / topic).exists() else []
-        manifest = json.loads(manifests[-1].read_text()) if manifests else None
+        manifests = sorted((out / topic).glob("*.json"), key=lambda p: p.stat().st_mtime_ns) \
+            if (out / topic).exists() else []
+        manifest = Manifest.read(manifests[-1]) if manifests else None
         return result, manifest, out
 
     return run
+
+
+# -- render.py in a subprocess, with only the test-only topics (tests/tiny_topic.py) ----------
+
+TINY_CLI = Path(__file__).with_name("tiny_cli.py")
+
+
+def tiny_command(*args: object) -> list[str]:
+    """The command line of ``render.py ARGS`` with the tiny topics only (tests/tiny_cli.py)."""
+    return [sys.executable, str(TINY_CLI), *map(str, args)]
+
+
+def session_processes(sid: int) -> list[tuple[int, str]]:
+    """Processes (pid, state) of session ``sid`` that are still running (zombies count after 5 s)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2:].split()
+        if int(fields[3]) == sid:
+            found.append((int(entry), fields[0]))
+    return found
+
+
+def wait_session_empty(sid: int, timeout: float = 10.0) -> list[tuple[int, str]]:
+    """Wait until no process of session ``sid`` runs; returns what is left after ``timeout``."""
+    deadline = time.monotonic() + timeout
+    while True:
+        left = session_processes(sid)
+        if not left or time.monotonic() > deadline:
+            return left
+        time.sleep(0.1)
+
+
+@pytest.fixture
+def tiny(tmp_path):
+    """Start ``render.py`` (tiny topics only) in its own session; returns a launcher.
+
+    ``start(*args, env=...)`` gives the Popen (stderr piped, text); every process of the session is
+    SIGKILLed when the test ends, so a failing test leaves nothing behind either.
+    """
+    started = []
+
+    def start(*args: object, env: dict | None = None) -> subprocess.Popen:
+        proc = subprocess.Popen(tiny_command(*args), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                start_new_session=True, env={**os.environ, **(env or {})})
+        started.append(proc)
+        return proc
+
+    yield start
+    for proc in started:
+        for pid, _ in session_processes(proc.pid):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        proc.wait()
 
 
 # -- manim's frames_comparison from this project's own tests -----------------------

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 import os
 
 import pytest
 
 import render
 from scenes import load_topics
+from scenes.render_job import RenderOptions, output_name
 
 
 def test_list_names_every_topic_with_a_description(cli):
@@ -44,14 +46,64 @@ def test_every_params_field_is_a_flag_of_its_topic(cli):
     (("residual", "--name", ".."), "--name must be a plain file name"),
     (("residual", "-q", "8k"), "'8k' is not one of"),
     (("residual", "--sections", "--last-frame"), "cannot go with --last-frame"),
+    (("residual", "--out", ""), "must not be empty"),
+    (("all", "--out", ""), "must not be empty"),
+    (("storyboard", "residual", "--out", ""), "must not be empty"),
+    (("residual", "--name", "x" * 250), "--name is too long: 250 bytes"),
+    (("residual", "--name", "é" * 121), "--name is too long: 242 bytes"),
+    (("residual", "--name", "a\nb"), "--name must be a plain file name"),
+    (("rope", "--deg-per-pos", "nan"), "'nan' is not a finite number"),
+    (("residual", "--no-such-flag"), "No such option '--no-such-flag'"),
+    (("deck",), "Missing argument"),
 ])
-def test_bad_input_is_one_clear_line_exit_2_nothing_written(cli, tmp_path, args, message):
+def test_bad_input_is_one_clear_line_exit_2_nothing_written(cli, tmp_path, monkeypatch, args, message):
+    monkeypatch.setattr(render, "render_topic", lambda *a: pytest.fail("rendered despite bad input"))
     out = tmp_path / "out"
-    result = cli(*args, "--out", out) if args[0] != "show" else cli(*args)
+    result = cli(*args, "--out", out) if args[0] != "show" and "--out" not in args else cli(*args)
     assert result.exit_code == 2
     assert message in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("Error: ") and "Usage:" not in result.output, result.output
+    assert "Try 'render.py" in lines[0] and "--help'." in lines[0]  # where to look next, same line
     assert "Traceback" not in result.output
     assert not out.exists()
+
+
+def float_flags():
+    return [(slug, "--" + f.name.replace("_", "-")) for slug, topic in load_topics().items()
+            for f in dataclasses.fields(topic.Params) if isinstance(f.default, float)]
+
+
+@pytest.mark.parametrize("value", ["nan", "NaN", "inf", "-inf", "Infinity", "1e999"])
+def test_nan_and_inf_are_refused_for_every_float_flag_before_rendering(cli, tmp_path, monkeypatch, value):
+    flags = float_flags()
+    assert len(flags) >= 2, flags  # the topics have float flags, or this test checks nothing
+    calls = []
+    monkeypatch.setattr(render, "render_topic", lambda *a: calls.append(a))
+    for slug, flag in flags:
+        result = cli(slug, flag, value, "--out", tmp_path / "o")
+        assert result.exit_code == 2, (slug, flag, result.output)
+        assert "is not a finite number" in result.output and flag in result.output, result.output
+    assert calls == [] and not (tmp_path / "o").exists()
+
+
+def test_a_name_too_long_for_the_file_system_is_refused_before_rendering(cli, tmp_path, monkeypatch):
+    calls = []
+    monkeypatch.setattr(render, "render_topic", lambda *a: calls.append(a))
+    result = cli("residual", "--name", "n" * 241, "--out", tmp_path / "o")
+    assert result.exit_code == 2 and "at most 240" in result.output
+    assert calls == []
+
+
+def test_out_path_errors_name_the_real_cause(cli, tmp_path):
+    if not os.path.isdir("/proc/self"):
+        pytest.skip("needs Linux /proc")
+    result = cli("residual", "--out", "/proc/tblock-x")
+    assert result.exit_code == 2
+    assert "/proc is on a proc file system" in result.output, result.output
+    assert "No such file or directory" not in result.output
+    result = cli("residual", "--out", tmp_path / ("d" * 300) / "x")
+    assert result.exit_code == 2 and "longer than 255 bytes" in result.output
 
 
 def test_out_of_range_values_are_refused_before_rendering(cli, tmp_path, monkeypatch):
@@ -79,6 +131,7 @@ def test_unwritable_out_is_refused(cli, tmp_path):
     result = cli("residual", "--out", target)
     assert result.exit_code == 2
     assert "--out" in result.output and "not writable" in result.output
+    assert not os.path.exists(target)
 
 
 def test_out_that_is_a_file_is_refused(cli, tmp_path):
@@ -113,12 +166,11 @@ def test_failed_render_keeps_earlier_output_and_leaves_no_partial_files(cli, tmp
     assert "Traceback" not in result.output
     assert (out / "residual" / "residual.mp4").read_bytes() == b"earlier good video"
     assert sorted(p.name for p in (out / "residual").iterdir()) == ["residual.mp4"]
-    assert not list((out / ".cache").glob("residual-*"))
+    assert list((out / ".cache" / "work").iterdir()) == []  # the work folder and its lock are gone
+    assert not list((out / ".cache").glob("journal/*"))
 
 
 def test_default_name_gets_a_suffix_for_changed_settings():
-    from scenes.render_job import RenderOptions, output_name
-
     topic = load_topics()["residual"]
     assert output_name("residual", topic.Params(), RenderOptions()) == "residual"
     assert output_name("residual", topic.Params(wo="negate"), RenderOptions()) == "residual_wo-negate"
@@ -126,6 +178,40 @@ def test_default_name_gets_a_suffix_for_changed_settings():
     assert output_name("residual", topic.Params(), RenderOptions(name="mine")) == "mine"
 
 
+def test_every_quality_and_format_has_its_own_default_name():
+    params = load_topics()["residual"].Params()
+    names = {output_name("residual", params, RenderOptions(quality=q, format=f))
+             for q in ("preview", "medium", "high", "4k") for f in ("mp4", "webm", "gif", "mov")}
+    assert len(names) == 16
+    assert output_name("residual", params, RenderOptions(quality="medium")) == "residual_medium"
+    gifs = {output_name("residual", params, RenderOptions(format="gif", width=w)) for w in (None, 320, 480)}
+    assert len(gifs) == 3
+
+
+def test_parameter_values_that_are_not_plain_ascii_get_distinct_stable_names():
+    heads = load_topics()["heads"]
+    values = ["日本,語", "猫,犬", "a,b", "a-b", "a b", "the,cat", "x/y", "..", "a--b"]
+    names = [output_name("heads", heads.Params(tokens=v), RenderOptions()) for v in values]
+    assert len(set(names)) == len(values), names
+    assert names == [output_name("heads", heads.Params(tokens=v), RenderOptions()) for v in values]  # stable
+    assert names[5] == "heads_tokens-the-cat"  # plain values stay readable
+    for name in names:
+        assert name.isascii() and "/" not in name and ".." not in name
+        render.validate_name(name)
+    scale = [f for f in dataclasses.fields(heads.Params) if f.name == "scale_wo"][0]
+    assert output_name("heads", heads.Params(scale_wo=-scale.default), RenderOptions()) != \
+        output_name("heads", heads.Params(), RenderOptions())
+
+
+def test_a_still_and_a_video_of_one_name_have_separate_manifests():
+    from scenes.manifest import manifest_name
+
+    assert manifest_name("heads", "video") == "heads.json"
+    assert manifest_name("heads", "still") == "heads.png.json"
+    assert math.isfinite(1.0)
+
+
+@pytest.mark.render
 def test_all_renders_every_topic_in_parallel(cli, tmp_path):
     """The README's render command (`render.py all`), as last frames to keep it quick, two at a time."""
     out = tmp_path / "out"
@@ -134,4 +220,5 @@ def test_all_renders_every_topic_in_parallel(cli, tmp_path):
     for slug in load_topics():
         assert (out / slug / f"{slug}.png").stat().st_size > 0, slug
         assert f"{slug}.png" in result.output
-    assert not [p for p in (out / ".cache").iterdir() if p.name not in ("Tex", "texts")]
+    assert list((out / ".cache" / "work").iterdir()) == []
+    assert not list((out / ".cache").glob("journal/*"))
