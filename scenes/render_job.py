@@ -188,21 +188,21 @@ def output_name(slug: str, params: Any, opts: RenderOptions) -> str:
     return f"{slug}_{suffix}"
 
 
-SAFE = re.compile(r"[A-Za-z0-9.+-]+")
+PLAIN = re.compile(r"[A-Za-z0-9.,-]+")  # values shown as they are, commas as "+"
 
 
 def _suffix_part(key: str, value: Any) -> str:
-    """``key-value`` in plain ASCII. A value that does not read back exactly (non-ASCII, spaces,
-    punctuation; commas count as dashes when there is no dash) gets a short hash of its text, so
-    distinct values always give distinct names (``tokens-3f2a9c``, ``tokens-a-b-7d01e4``)."""
+    """``key-value`` in plain ASCII. A plain value reads as it is (commas become ``+``, a
+    character plain values never contain, so the mapping is one-to-one); any other value
+    (non-ASCII, spaces, other punctuation) gets a short hash of its text, so distinct values
+    always give distinct names: ``tokens-the+cat``, ``tokens-3f2a9c``, ``tokens-a-b-7d01e4``."""
     key = key.replace("_", "-")
     if isinstance(value, bool):
         return key if value else f"no-{key}"
     text = str(value)
-    readable = text.replace(",", "-") if "-" not in text else text
-    if SAFE.fullmatch(readable):
-        return f"{key}-{readable}"
-    kept = re.sub(r"[^A-Za-z0-9.+-]+", "-", text).strip("-")
+    if PLAIN.fullmatch(text):
+        return f"{key}-{text.replace(',', '+')}"
+    kept = re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-")
     digest = hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:6]
     return f"{key}-{kept}-{digest}" if kept else f"{key}-{digest}"
 
