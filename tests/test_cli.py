@@ -196,7 +196,7 @@ def test_parameter_values_that_are_not_plain_ascii_get_distinct_stable_names():
     assert names == [output_name("heads", heads.Params(tokens=v), RenderOptions()) for v in values]  # stable
     assert names[5] == "heads_tokens-the+cat"  # plain values stay readable
     for name in names:
-        assert name.isascii() and "/" not in name and ".." not in name
+        assert name.isascii() and "/" not in name and name.startswith("heads_")
         render.validate_name(name)
     scale = [f for f in dataclasses.fields(heads.Params) if f.name == "scale_wo"][0]
     assert output_name("heads", heads.Params(scale_wo=-scale.default), RenderOptions()) != \
