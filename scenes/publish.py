@@ -6,9 +6,10 @@ work folder under ``OUT/.cache/work/``. :func:`publish` then, holding ``OUT/.cac
 1. finishes any publish an earlier, killed process left half done (:func:`recover`);
 2. writes a journal ``OUT/.cache/journal/<job>.json`` listing every move (written atomically,
    before the first move);
-3. per move keeps the old file as a backup (a hard link, so the final path is never empty; a
-   folder is renamed aside, never deleted before its replacement is in place), then renames the
-   staged one over the final path; the manifest moves last;
+3. per move keeps the old file as a backup (a hard link, so the final path is never empty), then
+   renames the staged one over it; a folder (section clips, a deck) is swapped with its staged
+   replacement in one step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere renamed aside
+   first), never deleted before its replacement is in place; the manifest moves last;
 4. removes the backups and then the journal.
 
 Every step can be redone from what exists on disk, so the next command that writes into ``OUT``
@@ -65,6 +66,7 @@ class _Entry:
     dst: str
     bak: str
     folder: bool
+    ino: int = 0  # a folder's inode when staged: tells the new folder from the old one
 
 
 class _Stopper:
@@ -98,29 +100,85 @@ def _backup_file(dst: Path, bak: Path) -> None:
         os.rename(dst, bak)
 
 
+def _exchange(a: Path, b: Path) -> bool:
+    """Swap two paths in one atomic step (Linux renameat2 RENAME_EXCHANGE); False if unsupported."""
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        if libc.renameat2(-100, os.fsencode(a), -100, os.fsencode(b), 2) == 0:  # AT_FDCWD
+            return True
+        err = ctypes.get_errno()
+    except (OSError, AttributeError):
+        return False
+    if err in (errno.EINVAL, errno.ENOSYS, errno.ENOTSUP, errno.EXDEV):
+        return False
+    raise OSError(err, os.strerror(err), str(b))
+
+
+def _is_new(path: Path, e: _Entry) -> bool:
+    try:
+        return os.lstat(path).st_ino == e.ino
+    except FileNotFoundError:
+        return False
+
+
 def _forward(root: Path, e: _Entry, stop: _Stopper) -> None:
     """Do what is left of one move, judging only by what exists (so it can be redone any time)."""
     src, dst, bak = root / e.src, root / e.dst, root / e.bak
+    if e.folder:
+        return _forward_folder(src, dst, bak, e, stop)
     if not _exists(src):
         return  # moved already
     dst.parent.mkdir(parents=True, exist_ok=True)
     if _exists(dst) and not _exists(bak):
         bak.parent.mkdir(parents=True, exist_ok=True)
-        if e.folder:
-            os.rename(dst, bak)
-        else:
-            _backup_file(dst, bak)
+        _backup_file(dst, bak)
         stop.moved()
-    if e.folder:
-        os.rename(src, dst)  # dst is free: its old copy is at bak
-    else:
-        os.replace(src, dst)
+    os.replace(src, dst)
+    stop.moved()
+
+
+def _forward_folder(src: Path, dst: Path, bak: Path, e: _Entry, stop: _Stopper) -> None:
+    bak.parent.mkdir(parents=True, exist_ok=True)
+    if _is_new(dst, e):  # in place; what is left at src is the old folder, swapped out
+        if _exists(src):
+            os.rename(src, bak)
+            stop.moved()
+        return
+    if not _exists(src):
+        return
+    dst.parent.mkdir(parents=True, exist_ok=True)
+    if _exists(dst):
+        if _exchange(src, dst):  # the final path never goes missing
+            stop.moved()
+            os.rename(src, bak)
+            stop.moved()
+            return
+        if not _exists(bak):
+            os.rename(dst, bak)
+            stop.moved()
+    os.rename(src, dst)
     stop.moved()
 
 
 def _backward(root: Path, e: _Entry) -> None:
     """Undo one move: the old file (or no file) back at dst, the staged one back at src."""
     src, dst, bak = root / e.src, root / e.dst, root / e.bak
+    if e.folder:
+        if _is_new(dst, e):
+            old = src if _exists(src) else bak if _exists(bak) else None
+            if old is not None and _exchange(old, dst):
+                if old == bak:
+                    os.rename(bak, src)
+            elif old is None:  # there was no old folder
+                os.rename(dst, src)
+            else:  # no exchange here: the old folder was renamed aside to bak
+                os.rename(dst, src)
+                os.rename(bak, dst)
+        elif _exists(bak) and not _exists(dst):
+            os.rename(bak, dst)
+        return
     if _exists(src):  # not moved: only the backup may need undoing
         if _exists(bak) and not _exists(dst):
             os.rename(bak, dst)
@@ -129,11 +187,7 @@ def _backward(root: Path, e: _Entry) -> None:
         return
     if not _exists(dst):
         return
-    if e.folder:
-        os.rename(dst, src)
-        if _exists(bak):
-            os.rename(bak, dst)
-    elif _exists(bak):
+    if _exists(bak):
         os.replace(bak, dst)
     else:
         os.rename(dst, src)
@@ -223,7 +277,8 @@ def publish(cache: Path, work: Path, moves: list[Move]) -> None:
     if work.parent != cache / WORK:
         raise ValueError(f"{work} is not a work folder of {cache}")
     entries = [_Entry(src=os.path.relpath(m.src.absolute(), root), dst=os.path.relpath(m.dst.absolute(), root),
-                      bak=os.path.relpath(work / "old" / str(i), root), folder=m.folder)
+                      bak=os.path.relpath(work / "old" / str(i), root), folder=m.folder,
+                      ino=os.lstat(m.src).st_ino if m.folder else 0)
                for i, m in enumerate(moves)]
     journal = cache / JOURNAL / f"{work.name}.json"
     stop = _Stopper(STOP_AFTER)
