@@ -20,8 +20,10 @@ from PIL import Image
 
 import render
 from scenes import exports
+from scenes.manifest import Manifest
 
 SLUG = "residual"
+pytestmark = pytest.mark.render
 
 
 def run_cli(*args):
@@ -34,7 +36,7 @@ def rendered(tmp_path_factory):
     out = tmp_path_factory.mktemp("exports") / "out"
     result = run_cli(SLUG, "--sections", "--out", out)
     assert result.exit_code == 0, result.output
-    return out, json.loads((out / SLUG / f"{SLUG}.json").read_text())
+    return out, Manifest.read(out / SLUG / f"{SLUG}.json")
 
 
 def last_rgba(path: Path) -> np.ndarray:
@@ -70,15 +72,15 @@ def srt_starts(text: str) -> list[float]:
 
 def test_each_caption_starts_with_its_step_and_its_clip(rendered):
     out, manifest = rendered
-    steps = manifest["steps"]
+    steps = manifest.steps
     clips = exports.section_clips(out, manifest)
     assert len(clips) == len(steps) and all(c.exists() for c in clips)
     starts = srt_starts((out / SLUG / f"{SLUG}.srt").read_text(encoding="utf-8"))
-    assert starts == pytest.approx([s["start"] for s in steps], abs=1e-3)
-    fps = manifest["fps"]
+    assert starts == pytest.approx([s.start for s in steps], abs=1e-3)
+    fps = manifest.fps
     clip_starts = np.cumsum([0] + [count_frames(c) / fps for c in clips[:-1]])
     assert clip_starts == pytest.approx(starts, abs=0.5 / fps)  # within half a frame
-    assert count_frames(out / SLUG / f"{SLUG}.mp4") / fps == pytest.approx(steps[-1]["end"], abs=0.5 / fps)
+    assert count_frames(out / SLUG / f"{SLUG}.mp4") / fps == pytest.approx(steps[-1].end, abs=0.5 / fps)
 
 
 def test_section_clips_start_clean_and_end_settled(rendered):
@@ -103,11 +105,11 @@ def test_deck_plays_every_clip_with_its_caption_as_notes(rendered):
     index = out / "deck" / "index.html"
     text = index.read_text(encoding="utf-8")
     clips = exports.deck_clips(text)
-    assert len(clips) == len(manifest["steps"]) == text.count("<section")
+    assert len(clips) == len(manifest.steps) == text.count("<section")
     assert all((index.parent / c).is_file() for c in clips)
-    assert [Path(c).stem[3:] for c in clips] == [s["name"] for s in manifest["steps"]]
+    assert [Path(c).stem[3:] for c in clips] == [s.name for s in manifest.steps]
     notes = re.findall(r'<aside class="notes">(.*?)</aside>', text, re.S)
-    assert [html.unescape(n) for n in notes] == [s["caption"] for s in manifest["steps"]]
+    assert [html.unescape(n) for n in notes] == [s.caption for s in manifest.steps]
     assert exports.REVEAL_CDN + "/dist/reveal.js" in text  # the CDN by default, as manim-slides does
     assert not (index.parent / "reveal.js").exists()
 
@@ -127,7 +129,7 @@ def test_offline_deck_opens_from_disk_and_pdf_has_a_page_per_step(rendered):
     for imported in re.findall(r"@import url\(([^)]+)\)", css):
         assert (folder / "reveal.js" / "dist" / "theme" / imported).is_file()
     pdf = (folder / "talk.pdf").read_bytes()
-    assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == len(manifest["steps"])
+    assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == len(manifest.steps)
 
 
 def test_pptx_has_one_autoplaying_movie_per_step_with_the_caption_as_notes(rendered):
@@ -136,13 +138,28 @@ def test_pptx_has_one_autoplaying_movie_per_step_with_the_caption_as_notes(rende
     result = run_cli("deck", SLUG, "--out", out, "--reuse", "--pptx", "--name", "ppt")
     assert result.exit_code == 0, result.output
     deck = pptx.Presentation(str(out / "ppt" / "ppt.pptx"))
-    assert len(deck.slides) == len(manifest["steps"])
-    for slide, step in zip(deck.slides, manifest["steps"]):
+    assert len(deck.slides) == len(manifest.steps)
+    for slide, step in zip(deck.slides, manifest.steps):
         movies = [shape for shape in slide.shapes if shape.shape_type == pptx.enum.shapes.MSO_SHAPE_TYPE.MEDIA]
         assert len(movies) == 1 and movies[0].width == deck.slide_width
-        assert slide.notes_slide.notes_text_frame.text == step["caption"]
+        assert slide.notes_slide.notes_text_frame.text == step.caption
         timing = slide.element.xml
         assert '<p:cond delay="0"/>' in timing  # plays when the slide shows
+
+
+def test_reuse_trusts_a_video_only_through_a_manifest_that_matches_it(rendered, tmp_path):
+    out, manifest = rendered
+    params = render.TOPICS[SLUG].Params()
+    args = dict(quality="preview", theme="dark", sections=True)
+    assert exports.reusable_render(out, SLUG, SLUG, params, **args) == manifest
+    copy = tmp_path / "copy"
+    import shutil
+
+    shutil.copytree(out / SLUG, copy / SLUG)
+    clip = copy / SLUG / manifest.section_clips[0]
+    clip.write_bytes(clip.read_bytes()[:-1] + b"x")  # one byte changed: the manifest no longer vouches
+    assert exports.reusable_render(copy, SLUG, SLUG, params, **args) is None
+    assert exports.reusable_render(out, SLUG, SLUG, params, **dict(args, theme="light")) is None
 
 
 def test_deck_refuses_bad_names_and_missing_reveal_copy(rendered, tmp_path):
@@ -167,8 +184,8 @@ def test_storyboard_has_one_panel_per_step_showing_its_last_frame(rendered):
     png = out / SLUG / f"{SLUG}_storyboard.png"
     sheet = Image.open(png)
     layout = json.loads(sheet.text[exports.STORYBOARD_KEY])
-    steps = manifest["steps"]
-    assert [p["step"] for p in layout["panels"]] == [s["name"] for s in steps]
+    steps = manifest.steps
+    assert [p["step"] for p in layout["panels"]] == [s.name for s in steps]
     ends = exports.frames_at(out / SLUG / f"{SLUG}.mp4", exports.step_end_frames(manifest))
     picture = sheet.convert("RGB")
     for panel, frame in zip(layout["panels"], ends):
@@ -190,8 +207,8 @@ def test_gif_is_palette_optimised_sized_and_looping(rendered, tmp_path):
     assert image.format == "GIF" and image.mode == "P"
     assert image.size == (320, 180)
     assert image.info.get("loop") == 0  # loops forever
-    assert image.n_frames == round(manifest["duration"] * manifest["fps"])
-    assert image.info["duration"] == pytest.approx(1000 / manifest["fps"], abs=10)
+    assert image.n_frames == round(manifest.duration * manifest.fps)
+    assert image.info["duration"] == pytest.approx(1000 / manifest.fps, abs=10)
     image.seek(image.n_frames - 1)
     assert len(image.convert("RGB").getcolors(maxcolors=1 << 16)) <= 256
 
@@ -208,9 +225,10 @@ def test_transparent_writes_webm_and_mov_whose_background_has_alpha_0(rendered):
     out, _ = rendered
     result = run_cli(SLUG, "--wo", "identity", "--transparent", "--format", "webm", "--out", out)
     assert result.exit_code == 0, result.output
-    manifest = json.loads((out / SLUG / f"{SLUG}_wo-identity_alpha.json").read_text())
-    assert manifest["files"][:2] == [f"{SLUG}_wo-identity_alpha.webm", f"{SLUG}_wo-identity_alpha.mov"]
-    for name, codec in zip(manifest["files"][:2], ("vp9", "qtrle")):
+    manifest = Manifest.read(out / SLUG / f"{SLUG}_wo-identity_alpha.json")
+    assert manifest.paths[:2] == [f"{SLUG}_wo-identity_alpha.webm", f"{SLUG}_wo-identity_alpha.mov"]
+    assert manifest.intact(out / SLUG)
+    for name, codec in zip(manifest.paths[:2], ("vp9", "qtrle")):
         path = out / SLUG / name
         assert exports.video_info(path)["codec"] == codec
         frame = last_rgba(path)  # the settled last frame: content drawn, background empty
