@@ -346,3 +346,29 @@ def test_rope_views_doctests():
     import scenes.rope.numbers
 
     assert doctest.testmod(scenes.rope.numbers).failed == 0
+
+
+def overlap(a, b) -> bool:
+    return not (a.get_right()[0] < b.get_left()[0] or b.get_right()[0] < a.get_left()[0]
+                or a.get_top()[1] < b.get_bottom()[1] or b.get_top()[1] < a.get_bottom()[1])
+
+
+@pytest.mark.parametrize("rate, q_pos, k_pos, key_content", [
+    (7.5, 10, 50, 60.0),  # the other flags after the shift: key 2 lies on the query
+    (4.0, 0, 0, 90.0),  # query and key on each other, key 2 apart
+    (4.0, 18, 10, -45.0),  # the defaults
+    (45.0, 8, 0, 90.0),  # query and key on each other after a whole turn
+])
+def test_widget_names_never_overlap(rate, q_pos, k_pos, key_content):
+    """The arrows' names sit apart, also when two arrows lie on each other."""
+    from scenes.rope.parts import RopeWidget
+
+    w = RopeWidget(np.array([1.0, 0.0]), np.array([1.0, 0.0]), rate, (-3.6, 0.25, 0), 2.3)
+    w.q_pos.set_value(q_pos)
+    w.k_pos.set_value(k_pos)
+    *_, live = w.add_second_key(content_vector(key_content), "#888888")
+    w.k2_pos.set_value(k_pos)
+    names = [w.q_name, w.k_name, live[2]]
+    for m in names:
+        m.update()
+    assert not any(overlap(a, b) for i, a in enumerate(names) for b in names[i + 1:])

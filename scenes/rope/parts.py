@@ -280,10 +280,28 @@ class RopeWidget(VGroup):
         units = self.units()
         unit = units[which]
         normal = np.array([-unit[1], unit[0]])
+        apart = 0.3  # sideways from the arrow; more when another arrow lies along it, so the names do not overlap
+        if any(float(unit @ other) > 0.98 for name, other in units.items() if name != which):
+            apart = max(apart, 0.5 * (abs(normal[0]) * mob.width + abs(normal[1]) * mob.height) + 0.08)
+        side = self.name_side(units, which)
+        return tip(self.origin, self.radius + 0.2 + 0.5 * mob.width, unit) + apart * side * np.array([*normal, 0.0])
+
+    @staticmethod
+    def name_side(units: dict[str, np.ndarray], which: str) -> float:
+        """+1 or -1: which side of its arrow a name goes; an arrow lying on an earlier one takes the other side."""
+        names = list(units)
+        unit = units[which]
+        for name in names[:names.index(which)]:
+            if float(unit @ units[name]) > 0.98:
+                other = units[name]
+                side = RopeWidget.name_side(units, name)
+                # the earlier name's side, seen from this arrow's normal, then the opposite
+                return -side * (1.0 if float(np.array([-other[1], other[0]]) @ np.array([-unit[1], unit[0]])) >= 0
+                                else -1.0)
+        normal = np.array([-unit[1], unit[0]])
         push = sum(max(0.0, float(unit @ other)) ** 2 * float(other @ normal)
                    for name, other in units.items() if name != which)
-        side = -np.sign(push) if abs(push) > 1e-9 else (1.0 if which == "q" else -1.0)
-        return tip(self.origin, self.radius + 0.2 + 0.5 * mob.width, unit) + 0.3 * side * np.array([*normal, 0.0])
+        return -float(np.sign(push)) if abs(push) > 1e-9 else (1.0 if which == "q" else -1.0)
 
     # the rotations as arcs
     def rotation_arcs(self) -> VGroup:
