@@ -29,32 +29,45 @@ def rope_angles(positions: np.ndarray, d_head: int, base: float = 10000.0) -> np
     return positions[:, None] * rope_frequencies(d_head, base)[None, :]  # (n,) x (d_head/2,) -> (n, d_head/2)
 
 
+def rope_pairs(d_head: int, pairing: str = "interleaved") -> np.ndarray:
+    """The (i, j) coordinates of each rotation plane: row p holds the pair RoPE turns by p's rate.
+
+    'interleaved' pairs (2p, 2p+1) as in the RoFormer paper; 'half' pairs
+    (p, p + d_head/2) as in common llama code.
+
+    >>> rope_pairs(4).tolist(), rope_pairs(4, "half").tolist()
+    ([[0, 1], [2, 3]], [[0, 2], [1, 3]])
+    """
+    if d_head % 2:
+        raise ValueError(f"d_head must be even for RoPE, got {d_head}")
+    half = d_head // 2
+    if pairing == "interleaved":
+        first = np.arange(0, d_head, 2)  # (d_head/2,)
+        return np.stack([first, first + 1], axis=1)  # (d_head/2,) x 2 -> (d_head/2, 2)
+    if pairing == "half":
+        first = np.arange(half)  # (d_head/2,)
+        return np.stack([first, first + half], axis=1)  # (d_head/2,) x 2 -> (d_head/2, 2)
+    raise ValueError(f"rope_pairing must be 'interleaved' or 'half', got {pairing!r}")
+
+
 def apply_rope(
     x: np.ndarray, positions: np.ndarray, base: float = 10000.0, pairing: str = "interleaved"
 ) -> np.ndarray:
-    """Rotate each coordinate pair of x by its position's angle.
+    """Rotate each coordinate pair of x (the planes of :func:`rope_pairs`) by its position's angle.
 
-    x is (n, h, d_head) or (n, d_head). 'interleaved' pairs (2i, 2i+1) as in
-    the RoFormer paper; 'half' pairs (i, i + d_head/2) as in common llama code.
+    x is (n, h, d_head) or (n, d_head).
     """
     d_head = x.shape[-1]
-    if d_head % 2:
-        raise ValueError(f"d_head must be even for RoPE, got {d_head}")
+    i, j = rope_pairs(d_head, pairing).T  # (d_head/2, 2) -> 2 x (d_head/2,)
     ang = rope_angles(positions, d_head, base)  # (n, d_head/2)
     if x.ndim == 3:
         ang = ang[:, None, :]  # (n, d_head/2) -> (n, 1, d_head/2)
     cos, sin = np.cos(ang), np.sin(ang)
-    if pairing == "interleaved":
-        x1, x2 = x[..., 0::2], x[..., 1::2]  # (..., d_head) -> 2 x (..., d_head/2)
-        out = np.empty(x.shape, dtype=np.result_type(x, cos))
-        out[..., 0::2] = x1 * cos - x2 * sin
-        out[..., 1::2] = x1 * sin + x2 * cos
-        return out
-    if pairing == "half":
-        half = d_head // 2
-        x1, x2 = x[..., :half], x[..., half:]  # (..., d_head) -> 2 x (..., d_head/2)
-        return np.concatenate([x1 * cos - x2 * sin, x1 * sin + x2 * cos], axis=-1)  # -> (..., d_head)
-    raise ValueError(f"rope_pairing must be 'interleaved' or 'half', got {pairing!r}")
+    x1, x2 = x[..., i], x[..., j]  # (..., d_head) -> 2 x (..., d_head/2)
+    out = np.empty(x.shape, dtype=np.result_type(x, cos))
+    out[..., i] = x1 * cos - x2 * sin  # (..., d_head/2) -> (..., d_head)
+    out[..., j] = x1 * sin + x2 * cos
+    return out
 
 
 def rope_permutation(d_head: int) -> np.ndarray:

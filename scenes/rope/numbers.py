@@ -19,12 +19,21 @@ Example::
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
-from tblock.positions import apply_rope, rope_2d_score, rope_frequencies, rope_score_by_offset, rotate_2d
+from tblock.positions import (
+    apply_rope,
+    rope_2d_score,
+    rope_frequencies,
+    rope_pairs,
+    rope_score_by_offset,
+    rotate_2d,
+)
 
 PAIRINGS = ("interleaved", "half")
+MAX_PLANES_DRAWN = 8  # the most rotation planes the video gives a panel
 
 
 # --- the 2-D widget ---------------------------------------------------------------
@@ -73,25 +82,10 @@ def widget_view(q: np.ndarray, k: np.ndarray, q_pos: float, k_pos: float, deg_pe
 # --- many frequencies: d_head/2 coordinate pairs --------------------------------------
 
 
-def plane_pairs(d_head: int, pairing: str = "interleaved") -> np.ndarray:
-    """The coordinate indices RoPE rotates together: (d_head/2, 2).
-
-    'interleaved' pairs (2i, 2i+1); 'half' pairs (i, i + d_head/2).
-    """
-    if d_head % 2 or d_head < 2:
-        raise ValueError(f"d_head must be an even number >= 2, got {d_head}")
-    half = d_head // 2
-    if pairing == "interleaved":
-        return np.stack([np.arange(0, d_head, 2), np.arange(1, d_head, 2)], axis=1)  # (half, 2)
-    if pairing == "half":
-        return np.stack([np.arange(half), np.arange(half, d_head)], axis=1)  # (half, 2)
-    raise ValueError(f"pairing must be 'interleaved' or 'half', got {pairing!r}")
-
-
 def to_planes(x: np.ndarray, pairing: str = "interleaved") -> np.ndarray:
-    """Split a (..., d_head) vector into its rotation planes: (..., d_head/2, 2)."""
+    """Split a (..., d_head) vector into its rotation planes (the engine's :func:`rope_pairs`): (..., d_head/2, 2)."""
     x = np.asarray(x, dtype=np.float64)
-    return x[..., plane_pairs(x.shape[-1], pairing)]  # (..., d_head) -> (..., d_head/2, 2)
+    return x[..., rope_pairs(x.shape[-1], pairing)]  # (..., d_head) -> (..., d_head/2, 2)
 
 
 def from_planes(p: np.ndarray, pairing: str = "interleaved") -> np.ndarray:
@@ -99,7 +93,7 @@ def from_planes(p: np.ndarray, pairing: str = "interleaved") -> np.ndarray:
     p = np.asarray(p, dtype=np.float64)
     d_head = 2 * p.shape[-2]
     out = np.empty(p.shape[:-2] + (d_head,))
-    out[..., plane_pairs(d_head, pairing)] = p  # (..., d_head/2, 2) -> (..., d_head)
+    out[..., rope_pairs(d_head, pairing)] = p  # (..., d_head/2, 2) -> (..., d_head)
     return out
 
 
@@ -138,7 +132,7 @@ def plane_view(q: np.ndarray, k: np.ndarray, q_pos: float, k_pos: float, base: f
     q_len = np.linalg.norm(qp, axis=1, keepdims=True)  # (d/2, 1)
     k_len = np.linalg.norm(kp, axis=1, keepdims=True)  # (d/2, 1)
     return {
-        "pairs": plane_pairs(d_head, pairing),
+        "pairs": rope_pairs(d_head, pairing),
         "thetas": thetas,
         "deg_per_pos": np.degrees(thetas),
         "q_angles": np.degrees(float(q_pos) * thetas),
@@ -181,3 +175,84 @@ def plot_distances(distance: int, min_span: int = 48, samples: int = 400) -> np.
         steps = np.unique(np.round(np.linspace(0, span, samples + 1)).astype(int))  # (<= samples + 1,)
         steps = np.unique(np.append(steps, abs(distance)))
     return sign * steps if sign > 0 else (sign * steps)[::-1]
+
+
+def drawn_planes(n: int, most: int = MAX_PLANES_DRAWN) -> list[int]:
+    """Which of ``n`` planes get a panel: all when few, else ``most`` spread evenly, fastest and slowest included.
+
+    >>> drawn_planes(4), drawn_planes(16)
+    ([0, 1, 2, 3], [0, 2, 4, 6, 9, 11, 13, 15])
+    """
+    if n <= most:
+        return list(range(n))
+    return sorted({int(round(x)) for x in np.linspace(0, n - 1, most)})
+
+
+# --- the whole video ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Story:
+    """Every number the video shows, step by step, for one set of parameters (engine calls only).
+
+    ``start``, ``before``, ``after`` are the 2-D widget (:func:`widget_view`) at
+    positions 0 and 0, at the query's and key's positions, and after the shift;
+    ``other`` the query against the second key's content after the shift;
+    ``planes``/``planes_shifted`` the d_head/2 planes (:func:`plane_view`) before
+    and after the shift; ``plot_distances``/``plot_scores`` the score curve.
+    """
+
+    query_pos: int
+    key_pos: int
+    shift: int
+    q_content: np.ndarray  # (2,)
+    k_content: np.ndarray  # (2,)
+    k2_content: np.ndarray  # (2,)
+    multi_content: np.ndarray  # (d_head,) both q and k of the many-plane part
+    start: dict
+    before: dict
+    after: dict
+    other: dict
+    planes: dict
+    planes_shifted: dict
+    drawn: list[int]
+    plot_distances: np.ndarray  # (m,)
+    plot_scores: np.ndarray  # (m,)
+
+    @property
+    def distance(self) -> int:
+        """The query's position minus the key's."""
+        return self.query_pos - self.key_pos
+
+    @property
+    def n_planes(self) -> int:
+        """How many rotation planes the head has: d_head / 2."""
+        return len(self.planes["thetas"])
+
+
+def story(query_pos: int, key_pos: int, deg_per_pos: float, shift: int, key_content: float, d_head: int,
+          base: float, pairing: str) -> Story:
+    """The video's numbers: the widget at each step, the planes, the score curve.
+
+    >>> s = story(12, 4, 4.0, 6, -45.0, 8, 10000.0, "interleaved")
+    >>> round(s.before["score"], 2), round(s.after["score"], 2), round(s.other["score"], 2)
+    (0.85, 0.85, 0.22)
+    """
+    q = k = np.array([1.0, 0.0])  # (2,) the same content for query and key
+    k2 = content_vector(key_content)  # (2,)
+    multi = aligned_content(d_head, pairing)  # (d_head,)
+    moved_q, moved_k = query_pos + shift, key_pos + shift
+    xs = plot_distances(query_pos - key_pos)  # (m,)
+    return Story(
+        query_pos=query_pos, key_pos=key_pos, shift=shift, q_content=q, k_content=k, k2_content=k2,
+        multi_content=multi,
+        start=widget_view(q, k, 0, 0, deg_per_pos),
+        before=widget_view(q, k, query_pos, key_pos, deg_per_pos),
+        after=widget_view(q, k, moved_q, moved_k, deg_per_pos),
+        other=widget_view(q, k2, moved_q, moved_k, deg_per_pos),
+        planes=plane_view(multi, multi, query_pos, key_pos, base, pairing),
+        planes_shifted=plane_view(multi, multi, moved_q, moved_k, base, pairing),
+        drawn=drawn_planes(d_head // 2),
+        plot_distances=xs,
+        plot_scores=score_by_distance(multi, multi, xs, base, pairing, query_pos),
+    )

@@ -1,0 +1,44 @@
+"""The ``rope`` topic's flags: the widget's positions and rate, the shift, the second key, the head's planes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scenes.kit import TopicParams, param
+from scenes.rope.numbers import PAIRINGS
+
+MAX_POS = 10000
+
+
+@dataclass(frozen=True)
+class Params(TopicParams):
+    query_pos: int = param(12, "the query token's position", low=0, high=MAX_POS)
+    key_pos: int = param(4, "the key token's position", low=0, high=MAX_POS)
+    deg_per_pos: float = param(4.0, "the 2-D widget's rotation per position, in degrees", low=0.1, high=180.0)
+    shift: int = param(6, "how many positions both tokens move together (negative: earlier)",
+                       low=-MAX_POS, high=MAX_POS)
+    key_content: float = param(-45.0, "direction of the second key's content, in degrees from the first key's",
+                               low=-180.0, high=180.0)
+    d_head: int = param(8, "head width for the many-frequency part (even: d_head/2 rotation planes)",
+                        low=2, high=128)
+    base: float = param(10000.0, "RoPE base: plane i turns base^(-2i/d_head) radians per position",
+                        low=1.0, high=1e7)
+    pairing: str = param("interleaved", "which coordinates form a plane: (2i, 2i+1) or (i, i + d_head/2)",
+                         choices=PAIRINGS)
+
+    def check(self) -> None:
+        if self.d_head % 2:
+            raise ValueError(f"--d-head must be even, since RoPE rotates coordinate pairs; got {self.d_head}")
+        if not self.base > 1:
+            raise ValueError(f"--base must be greater than 1 so that the planes' rates fall with i; "
+                             f"got {self.base:g}")
+        if self.shift == 0:
+            raise ValueError("--shift must not be 0: the shift step moves both positions by it")
+        for flag, pos in (("--query-pos", self.query_pos), ("--key-pos", self.key_pos)):
+            moved = pos + self.shift
+            if not 0 <= moved <= MAX_POS:
+                shift = f"({self.shift})" if self.shift < 0 else str(self.shift)
+                raise ValueError(f"{flag} + --shift must stay within 0..{MAX_POS}; "
+                                 f"got {pos} + {shift} = {moved}")
+        if self.key_content == 0:
+            raise ValueError("--key-content must not be 0: the second key must differ in content from the first")
