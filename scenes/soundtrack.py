@@ -144,7 +144,10 @@ def mux(video: Path, samples: np.ndarray, rate: int, captions: list[tuple[float,
         frame.sample_rate = rate
         resampler = av.AudioResampler(format=aout.codec_context.codec.audio_formats[0].name, layout="mono",
                                       rate=out_rate)
+        at = 0
         for part in resampler.resample(frame) + resampler.resample(None):
+            part.pts, part.time_base = at, Fraction(1, out_rate)  # one clock from 0: no gaps, no overlaps
+            at += part.samples
             for packet in aout.encode(part):
                 out.mux(packet)
         for packet in aout.encode(None):

@@ -158,6 +158,12 @@ def step(method: Callable) -> Callable:
     return run
 
 
+def whole_frames(seconds: float) -> float:
+    """``seconds`` rounded up to whole frames, so a wait never ends before the moment it waits for."""
+    fps = config.frame_rate
+    return math.ceil(seconds * fps - 1e-6) / fps
+
+
 def caption_mobject(text: str, color: str, font_size: int = 20) -> VGroup:
     """A burned-in caption that fits the band below ``CAPTION_TOP``: one line, or two balanced
     lines when one would be wider than the frame, shrunk only if two lines still do not fit."""
@@ -259,7 +265,7 @@ class StepScene(Scene):
         starts = audio["sentences"]
         target = audio["start"] + starts[min(max(sentence, 0), len(starts) - 1)]
         if target > self.time + 1e-6:
-            self.wait(target - self.time)
+            self.wait(whole_frames(target - self.time))
 
     def end_step(self) -> None:
         """Hold the settled frame, then write the caption over the step.
@@ -271,7 +277,7 @@ class StepScene(Scene):
         current = self.steps[-1]
         audio = current.get("audio")
         if audio is not None:
-            rest = audio["start"] + audio["duration"] + PAUSE - self.time
+            rest = whole_frames(audio["start"] + audio["duration"] + PAUSE - self.time)
         else:
             rest = len(current["caption"].split()) / READING_RATE - (self.time - current["start"])
         self.wait(max(STEP_HOLD, rest), frozen_frame=True)
