@@ -60,6 +60,8 @@ def mix(steps: list[dict], duration: float, rate: int = RATE) -> np.ndarray:
         if src_rate != rate:
             samples = resample(samples, src_rate, rate)
         at = round(audio["start"] * rate)
+        if at < 0:  # a clip that starts after this speech began (a later step's clip): its tail only
+            samples, at = samples[-at:], 0
         piece = samples[: max(0, len(track) - at)]
         track[at:at + len(piece)] += piece
     return np.clip(track, -1.0, 1.0)

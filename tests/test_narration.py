@@ -68,6 +68,10 @@ def test_mix_places_each_steps_speech_at_its_start(tmp_path):
     loud = soundtrack.speech_windows(track, 8000, [(0.0, 0.2), (0.25, 0.95), (1.0, 1.4), (1.45, 2.0)])
     assert loud[0] > 0.3 and loud[2] > 0.3
     assert loud[1] < 1e-3 and loud[3] < 1e-3
+    late = soundtrack.mix([dict(s, audio=dict(s["audio"], start=s["audio"]["start"] - 1.0)) for s in steps], 1.0,
+                          rate=8000)  # the second step's clip: the first step's speech is before it
+    assert soundtrack.speech_windows(late, 8000, [(0.0, 0.35), (0.45, 1.0)]) == [pytest.approx(0.35, abs=0.02), 0.0]
+    assert not soundtrack.mix(steps, 0.5, rate=8000)[round(0.25 * 8000):].any()  # a speech past the end: cut
 
 
 def _tiny_video(path, seconds=2.0, fps=15):

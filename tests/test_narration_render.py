@@ -6,6 +6,7 @@ import json
 import sys
 from pathlib import Path
 
+import numpy as np
 import pytest
 from click.testing import CliRunner
 
@@ -71,12 +72,22 @@ def soundtrack_time(seconds):
 def test_each_section_clip_carries_its_steps_narration(narrated):
     out, manifest = narrated
     clips = exports.section_clips(out, manifest)
+    whole, whole_rate = soundtrack.audio_of(out / "demo" / "demo_voice.mp4")
     for s, clip in zip(manifest["steps"], clips):
         samples, rate = soundtrack.audio_of(clip)
+        part = whole[round(s["start"] * whole_rate):round(s["end"] * whole_rate)]
+        assert np.corrcoef(envelope(samples, rate), envelope(part, whole_rate))[0, 1] > 0.95  # the same sound
         assert len(samples) / rate == pytest.approx(s["end"] - s["start"], abs=0.1)
         assert soundtrack.speech_windows(samples, rate, [(0.0, s["audio_duration"])])[0] > 0.1
         assert soundtrack.speech_windows(samples, rate, [(s["audio_duration"] + 0.1, s["end"] - s["start"])])[0] \
             < SILENCE
+
+
+def envelope(samples, rate, hop=0.05, seconds=1.8):
+    """Short-time RMS over the first ``seconds`` (a loudness curve to compare two tracks by)."""
+    n = round(hop * rate)
+    blocks = samples[: round(seconds / hop) * n].reshape(-1, n)
+    return np.sqrt((blocks ** 2).mean(axis=1))
 
 
 def test_cue_starts_an_animation_at_a_sentence(tmp_path):
@@ -140,7 +151,6 @@ def test_deck_plays_clips_with_sound_and_pptx_posters_are_settled(narrated):
     pytest.importorskip("pptx")
     import zipfile
 
-    import numpy as np
     from PIL import Image
 
     pptx = exports.write_pptx([(manifest, clips)], out / "deck" / "deck.pptx")
