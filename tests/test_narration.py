@@ -58,6 +58,16 @@ def test_speech_is_cached_by_text_and_voice(tmp_path):
         voice.speak("   ")
 
 
+def test_prefetched_speech_is_made_in_the_background_once(tmp_path):
+    voice = ToneService(tmp_path)
+    voice.prefetch(["One two.", "Three four five.", "One  two."])
+    assert voice.speak("Three four five.").duration == pytest.approx(0.3, abs=1e-3)
+    assert voice.speak("One two.").duration == pytest.approx(0.2, abs=1e-3)
+    stats = voice.stats()
+    assert (stats["synthesized"], stats["cache_hits"]) == (2, 0)
+    assert stats["waited_seconds"] <= stats["synthesis_seconds"] + 0.05
+
+
 def test_mix_places_each_steps_speech_at_its_start(tmp_path):
     voice = ToneService(tmp_path)
     a, b = voice.speak("one two"), voice.speak("three four five six")

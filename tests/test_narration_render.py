@@ -143,18 +143,27 @@ def test_webm_carries_opus_and_webvtt(narrated):
 def test_deck_plays_clips_with_sound_and_pptx_posters_are_settled(narrated):
     out, manifest = narrated
     clips = exports.section_clips(out, manifest)
-    index = exports.build_deck([(manifest, clips)], out / "deck", cache=out / ".cache")
-    text = index.read_text()
+    pytest.importorskip("pptx")
+    result = run_cli("deck", "demo", "--voice", "--reuse", "--pptx", "--out", out)
+    assert result.exit_code == 0, result.output
+    assert "(reused)" in result.output  # the narrated render, found by its name demo_voice
+    text = (out / "deck" / "index.html").read_text()
     assert "data-background-video-muted" not in text and " muted" not in text
     assert text.count('class="tblock-clip"') == len(clips) and "data-autoplay" in text
     assert exports.deck_clips(text) == [f"clips/demo/{c.name}" for c in clips]
-    pytest.importorskip("pptx")
+    import io
     import zipfile
 
+    import av
     from PIL import Image
 
-    pptx = exports.write_pptx([(manifest, clips)], out / "deck" / "deck.pptx")
+    pptx = out / "deck" / "deck.pptx"
     with zipfile.ZipFile(pptx) as z:
+        movies = sorted(n for n in z.namelist() if n.startswith("ppt/media/") and n.endswith(".mp4"))
+        assert len(movies) == len(clips)
+        for name in movies:  # each clip plays with its sound
+            with z.open(name) as f, av.open(io.BytesIO(f.read())) as movie:
+                assert movie.streams.audio
         posters = sorted(n for n in z.namelist() if n.startswith("ppt/media/") and n.endswith(".png"))
         assert len(posters) == len(clips)
         for name, clip in zip(posters, clips):

@@ -210,6 +210,9 @@ class StepScene(Scene):
         self.lines: dict[str, Line] = self.script(self.params)
         self.spoken: dict[str, str] = dict(speech or {})  # an edited script's texts (render.py --script FILE)
         self.narrator = narrator  # a scenes.kit.narration.SpeechService, or None: a silent video
+        if narrator is not None:  # the scripted texts are made while the scene draws
+            narrator.prefetch([self.spoken.get(n) or line.speech for n, line in self.lines.items()
+                               if self.spoken.get(n) or line.speech])
         self.numbers: dict[str, Any] = {}
         self.tracked: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []

@@ -22,8 +22,10 @@ import json
 import os
 import re
 import tempfile
+import threading
 import time
 import wave
+from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -81,7 +83,7 @@ def speakable(caption: str) -> str:
         return say_number(value, len(frac)) if frac else say_int(int(sign + whole))
 
     text = re.sub(r"(?<![\w.])(-?)(\d+)(?:\.(\d+))?", number, text)
-    text = re.sub(r"\s+([,.;!?])", r"\1", text)
+    text = re.sub(r"\s+([,.;:!?])", r"\1", text)
     text = re.sub(r",+([.;!?])", r"\1", text)
     text = re.sub(r",(\s*,)+", ",", text)
     text = re.sub(r"\s+", " ", text).strip(" ,")
@@ -99,12 +101,29 @@ class SpeechService:
     """
 
     version = VERSION
+    _lock = threading.Lock()
 
     def __init__(self, cache_dir: Path) -> None:
         self.cache_dir = Path(cache_dir)
         self.synthesized = 0
         self.hits = 0
         self.seconds = 0.0
+        self.waited = 0.0  # seconds speak() blocked the caller (the render) on synthesis
+        self._pending: dict[str, Future] = {}
+        self._pool: ThreadPoolExecutor | None = None
+
+    def prefetch(self, texts: list[str]) -> None:
+        """Start making these texts in a background thread, in order, while the caller renders.
+
+        ``speak`` then returns at once for a text that is ready (or waits for it);
+        the voice model runs outside the GIL, so synthesis overlaps the drawing.
+        """
+        for text in texts:
+            text = " ".join(text.split())
+            if text and text not in self._pending:
+                if self._pool is None:
+                    self._pool = ThreadPoolExecutor(1, thread_name_prefix="speech")
+                self._pending[text] = self._pool.submit(self._make, text)
 
     @property
     def voice(self) -> str:
@@ -122,6 +141,13 @@ class SpeechService:
         text = " ".join(text.split())
         if not text:
             raise ValueError("nothing to say: the narration text is empty")
+        started = time.perf_counter()
+        future = self._pending.get(text)
+        speech = future.result() if future is not None else self._make(text)
+        self.waited += time.perf_counter() - started
+        return speech
+
+    def _make(self, text: str) -> Speech:
         key = self.key(text)
         wav, meta = self.cache_dir / f"{key}.wav", self.cache_dir / f"{key}.json"
         if wav.exists() and meta.exists():
@@ -131,7 +157,20 @@ class SpeechService:
                 return Speech(text, wav, data["duration"], tuple(data["sentences"]), self.voice)
             except (OSError, ValueError, KeyError):
                 pass  # a damaged entry is made again
-        started = time.perf_counter()
+        with self._lock:  # one synthesis at a time (the model is loaded once)
+            started = time.perf_counter()
+            samples, rate, starts = self._synthesize_text(text)
+        duration = len(samples) / rate
+        self.cache_dir.mkdir(parents=True, exist_ok=True)
+        _atomic_write(wav, lambda f: write_wav(f, samples, rate))
+        _atomic_write(meta, lambda f: f.write(json.dumps(
+            {"text": text, "voice": self.voice, "version": self.version, "duration": duration,
+             "sentences": starts}).encode()))
+        self.synthesized += 1
+        self.seconds += time.perf_counter() - started
+        return Speech(text, wav, duration, tuple(starts), self.voice)
+
+    def _synthesize_text(self, text: str) -> tuple[np.ndarray, int, list[float]]:
         pieces, starts, rate, at = [], [], 22050, 0
         for k, sentence in enumerate(split_sentences(text)):
             audio, rate = self.synthesize(sentence)
@@ -143,19 +182,15 @@ class SpeechService:
             pieces.append(np.asarray(audio, dtype=np.float32))
             at += len(pieces[-1])
         samples = np.concatenate(pieces) if pieces else np.zeros(1, dtype=np.float32)
-        duration = len(samples) / rate
-        self.cache_dir.mkdir(parents=True, exist_ok=True)
-        _atomic_write(wav, lambda f: write_wav(f, samples, rate))
-        _atomic_write(meta, lambda f: f.write(json.dumps(
-            {"text": text, "voice": self.voice, "version": self.version, "duration": duration,
-             "sentences": starts}).encode()))
-        self.synthesized += 1
-        self.seconds += time.perf_counter() - started
-        return Speech(text, wav, duration, tuple(starts), self.voice)
+        return samples, rate, starts
 
     def stats(self) -> dict:
+        """What this render's speech cost: texts made and found, seconds making them, seconds waited."""
+        if self._pool is not None:
+            self._pool.shutdown(wait=True)
+            self._pool = None
         return {"voice": self.voice, "synthesized": self.synthesized, "cache_hits": self.hits,
-                "synthesis_seconds": round(self.seconds, 3)}
+                "synthesis_seconds": round(self.seconds, 3), "waited_seconds": round(self.waited, 3)}
 
 
 class PiperService(SpeechService):
@@ -189,13 +224,11 @@ class PiperService(SpeechService):
 
     def synthesize(self, sentence: str) -> tuple[np.ndarray, int]:
         if self._piper is None:
-            started = time.perf_counter()
             try:
                 from piper import PiperVoice
             except ImportError:
                 raise VoiceError("--voice needs piper-tts: pip install piper-tts") from None
             self._piper = PiperVoice.load(self.model, self.config)
-            self.seconds += time.perf_counter() - started
         chunks = list(self._piper.synthesize(sentence))
         rate = self._piper.config.sample_rate
         if not chunks:
