@@ -7,9 +7,10 @@ folder (an empty speech cache: every step is synthesized, the voice model
 loaded), then once more into the same folder (every text is in the cache).
 Prints the wall time of each render, the seconds spent making speech (model
 load included), their share, and how long the render itself waited for speech (the scripted texts
-are synthesized in a background thread while the scene draws). Goal: the render waits for speech at most 10% of its time at
-preview quality; the warm rerun synthesizes nothing. (On a loaded machine the synthesis itself takes
-longer than the piper figures, 6 s of audio in 0.5 s on one free core.)
+are synthesized in a background thread while the scene draws).
+Goal: the render waits for speech at most 10% of its time at preview quality;
+the warm rerun synthesizes nothing. (On a loaded machine synthesis takes far
+longer than piper's figure, 6 s of audio in 0.5 s on one free core.)
 """
 
 from __future__ import annotations
