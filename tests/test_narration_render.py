@@ -134,9 +134,9 @@ def test_webm_carries_opus_and_webvtt(narrated):
     import av
 
     out, _ = narrated
-    result = run_cli("demo", "--voice", "--format", "webm", "--out", out)
+    result = run_cli("demo", "--voice", "--format", "webm", "--out", out, "--name", "webm")
     assert result.exit_code == 0, result.output
-    with av.open(str(out / "demo" / "demo_voice.webm")) as c:
+    with av.open(str(out / "demo" / "webm.webm")) as c:
         assert [s.codec_context.name for s in c.streams] == ["vp9", "opus", "webvtt"]
 
 
