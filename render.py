@@ -71,7 +71,7 @@ from scenes.render_job import (
 )
 
 TOPICS = load_topics()
-BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard")
+BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard", "script")
 PUBLISHED: list[str] = []  # what this command has published so far (for the interruption message)
 
 
@@ -131,9 +131,15 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
         "(same engine, parameters, quality, theme; files checked against their manifest) instead of "
         "rendering again."),
     "verbose": lambda: click.option("-v", "--verbose", is_flag=True, help="Show manim's log and full errors."),
+    "voice": lambda: click.option(
+        "--voice", is_flag=True, help="Narrate each step with an offline voice (piper, the en_US joe voice); "
+        "sound in mp4/webm/mov and in each --sections clip."),
+    "voice_model": lambda: click.option(
+        "--voice-model", type=click.Path(path_type=Path, dir_okay=False), default=None,
+        help="Another piper voice: PATH.onnx with PATH.onnx.json beside it (implies --voice)."),
 }
 RENDER_FLAGS = ("quality", "format", "width", "last_frame", "transparent", "sections", "theme", "out",
-                "burn_captions", "verbose")
+                "burn_captions", "verbose", "voice", "voice_model")
 LOOK_FLAGS = ("quality", "theme", "burn_captions", "out", "reuse", "verbose")  # deck, storyboard
 
 
@@ -150,6 +156,7 @@ def common_options(*names: str) -> Callable[[Callable], Callable]:
 
 render_options = common_options(*RENDER_FLAGS)
 look_options = common_options(*LOOK_FLAGS)
+voice_options = common_options("voice", "voice_model")
 
 
 def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
@@ -160,7 +167,10 @@ def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
                          last_frame=kwargs.pop("last_frame"), transparent=transparent,
                          sections=kwargs.pop("sections"), theme=kwargs.pop("theme"),
                          out=kwargs.pop("out"), name=name, burn_captions=kwargs.pop("burn_captions"),
-                         verbose=kwargs.pop("verbose"))
+                         verbose=kwargs.pop("verbose"), voice_model=kwargs.pop("voice_model", None),
+                         voice=kwargs.pop("voice", False))
+    if opts.voice_model is not None:
+        opts = dataclasses.replace(opts, voice=True)
     try:
         validate_options(opts)
     except OptionError as err:
@@ -240,10 +250,12 @@ def apply_aliases(topic: Any, kwargs: dict, ctx: click.Context) -> None:
 def topic_command(topic: Any) -> click.Command:
     """The click command that renders ``topic``, with one flag per Params field."""
 
-    def run(name: str | None, **kwargs: Any) -> None:
+    def run(name: str | None, script: Path | None, **kwargs: Any) -> None:
         apply_aliases(topic, kwargs, click.get_current_context())
         opts = options_from(kwargs, name)
         params = make_params(topic, kwargs)
+        if script is not None:
+            opts = dataclasses.replace(opts, voice=True, script=load_script(topic, params, script))
         check_tools(topic)
         render_one(topic, params, opts)
 
@@ -251,10 +263,23 @@ def topic_command(topic: Any) -> click.Command:
         run = param_option(f)(run)
     for old, alias in topic.Params.ALIASES.items():
         run = alias_option(old, alias)(run)
+    run = click.option("--script", type=click.Path(path_type=Path, dir_okay=False), default=None,
+                       help="Speak this TOML file's texts (from `render.py script TOPIC`) for the steps it "
+                       "names (implies --voice).")(run)
     run = click.option("--name", default=None, help="Output base name (default: the slug, plus a "
                        "suffix when settings differ from the defaults).")(run)
     run = render_options(run)
     return click.command(topic.slug, help=topic.description, short_help=topic.description)(run)
+
+
+def load_script(topic: Any, params: Any, path: Path) -> dict[str, str]:
+    """The texts of ``--script FILE`` for this topic's steps; one clear line on any problem."""
+    from scenes.script_file import ScriptError, load, step_names
+
+    try:
+        return load(path, step_names(topic, params))
+    except ScriptError as err:
+        raise click.UsageError(str(err)) from None
 
 
 # -- running renders ----------------------------------------------------------------
@@ -512,6 +537,45 @@ def show(topic_name: str) -> None:
     click.echo("\nplus the common flags: python render.py " + topic.slug + " --help")
 
 
+class ScriptGroup(click.Group):
+    """``script TOPIC [topic flags]``: one generated command per topic."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return list(TOPICS)
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        return script_command(TOPICS[name]) if name in TOPICS else None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and not args[0].startswith("-") and args[0] not in TOPICS:
+            raise click.UsageError(f"unknown topic {args[0]!r}; `python render.py list` shows the topics")
+        return super().resolve_command(ctx, args)
+
+
+def script_command(topic: Any) -> click.Command:
+    """Print ``topic``'s default narration for its flags as TOML (edit it, then ``--script FILE``)."""
+    from scenes.script_file import default_script, dump, step_names
+
+    def run(**kwargs: Any) -> None:
+        apply_aliases(topic, kwargs, click.get_current_context())
+        params = make_params(topic, kwargs)
+        flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in params.changed().items())
+        script = default_script(topic, params)
+        rest = [n for n in step_names(topic, params) if n not in script]
+        click.echo(dump(script, topic=topic.slug, flags=flags, unscripted=rest), nl=False)
+
+    for f in reversed(dataclasses.fields(topic.Params)):
+        run = param_option(f)(run)
+    for old, alias in topic.Params.ALIASES.items():
+        run = alias_option(old, alias)(run)
+    return click.command(topic.slug, help=f"Print {topic.slug}'s narration as TOML.")(run)
+
+
+@cli.group("script", cls=ScriptGroup)
+def script_group() -> None:
+    """Print a topic's default narration as TOML: python render.py script TOPIC [topic flags] > FILE.toml"""
+
+
 @cli.command("all")
 @render_options
 @click.option("--jobs", "-j", type=click.IntRange(1, 16), default=1, show_default=True,
@@ -560,6 +624,7 @@ def recover_out(out: Path) -> None:
 @cli.command("deck")
 @click.argument("topic_names", metavar="TOPIC...", nargs=-1, required=True)
 @look_options
+@voice_options
 @click.option("--name", default="deck", show_default=True, help="The deck's folder: OUT/<name>/index.html.")
 @click.option("--offline", is_flag=True, help="Bundle a local copy of reveal.js so the deck opens from disk "
               "with no network.")

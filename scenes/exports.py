@@ -499,6 +499,7 @@ class Slide:
     step: str
     clip: str
     notes: str
+    sound: bool = False  # a narrated clip: played with its sound, not as a muted background
 
 
 DECK_TEMPLATE = """<!doctype html>
@@ -528,6 +529,13 @@ DECK_TEMPLATE = """<!doctype html>
       transition: "none", backgroundTransition: "none",
       plugins: [RevealNotes]
     }});
+    // A browser may refuse to start a clip with sound before the first key or click: start it then.
+    const playCurrent = () => {{
+      const clip = Reveal.getCurrentSlide().querySelector("video.tblock-clip");
+      if (clip && clip.paused && !clip.ended) clip.play().catch(() => {{}});
+    }};
+    document.addEventListener("keydown", playCurrent, {{once: true}});
+    document.addEventListener("click", playCurrent, {{once: true}});
   </script>
 </body>
 </html>
@@ -539,13 +547,22 @@ SLIDE_TEMPLATE = """      <section data-background-video="{clip}" data-backgroun
         <aside class="notes">{notes}</aside>
       </section>"""
 
+# A narrated clip plays in the slide with its sound (a background video would be muted to autoplay).
+SOUND_SLIDE_TEMPLATE = """      <section data-background-color="{background}"
+               data-tblock-topic="{topic}" data-tblock-step="{step}">
+        <video class="tblock-clip" src="{clip}" data-autoplay playsinline preload="auto"{loop}
+               style="width: 100%; height: 100%; object-fit: contain; margin: 0;"></video>
+        <aside class="notes">{notes}</aside>
+      </section>"""
+
 
 def deck_html(slides: Sequence[Slide], *, title: str, reveal: str, theme_name: str = "dark",
               loop: bool = False, size: tuple[int, int] = (1280, 720)) -> str:
     """The deck's HTML: reveal.js from ``reveal`` (a CDN address or a relative folder)."""
     th = _theme(theme_name)
-    body = "\n".join(SLIDE_TEMPLATE.format(
-        clip=html.escape(s.clip, quote=True), loop=" data-background-video-loop" if loop else "",
+    body = "\n".join((SOUND_SLIDE_TEMPLATE if s.sound else SLIDE_TEMPLATE).format(
+        clip=html.escape(s.clip, quote=True),
+        loop=(" loop" if s.sound else " data-background-video-loop") if loop else "",
         background=th.background, topic=html.escape(s.topic), step=html.escape(s.step),
         notes=html.escape(s.notes)) for s in slides)
     return DECK_TEMPLATE.format(title=html.escape(title), reveal=reveal.rstrip("/"),
@@ -585,7 +602,7 @@ def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, ti
             for s, clip in zip(manifest.steps, clips):
                 rel = f"clips/{topic}/{clip.name}"
                 shutil.copy2(clip, stage / rel)
-                slides.append(Slide(topic, s.name, rel, s.caption))
+                slides.append(Slide(topic, s.name, rel, s.caption, sound=bool(manifest.voice)))
         if offline:
             bundle_reveal_js(reveal_root, stage / "reveal.js")
             reveal = "reveal.js"
@@ -607,7 +624,8 @@ def is_deck(folder: Path) -> bool:
 
 def deck_clips(html_text: str) -> list[str]:
     """The clip paths a deck's HTML plays, in slide order."""
-    return [html.unescape(m) for m in re.findall(r'data-background-video="([^"]+)"', html_text)]
+    return [html.unescape(m) for m in re.findall(r'(?:data-background-video|class="tblock-clip" src)="([^"]+)"',
+                                                 html_text)]
 
 
 # -- a PDF handout --------------------------------------------------------------------
@@ -633,8 +651,8 @@ def write_handout_pdf(renders: Sequence[tuple[Manifest, list[Path]]], dst: Path,
 
 def write_pptx(renders: Sequence[tuple[Manifest, list[Path]]], dst: Path, loop: bool = False) -> Path:
     """A PowerPoint deck (python-pptx, the ``slides`` extra), as manim-slides writes one: one slide per
-    step whose clip fills the slide and starts by itself, the first frame as poster, the caption
-    as speaker notes."""
+    step whose clip fills the slide and starts by itself (with its narration, if any), the step's
+    settled last frame as poster, the caption as speaker notes."""
     try:
         import pptx
         from pptx.dml.color import RGBColor
@@ -657,7 +675,7 @@ def write_pptx(renders: Sequence[tuple[Manifest, list[Path]]], dst: Path, loop: 
             fill.solid()
             fill.fore_color.rgb = RGBColor.from_string(_theme(manifest.theme).background[1:])
             poster = Path(tmp_dir) / f"{n:03d}.png"
-            frames_at(clip, [0])[0].to_image().save(poster)
+            frames_at(clip, [-1])[0].to_image().save(poster)  # the settled frame: the first is often blank
             movie = slide.shapes.add_movie(str(clip), 0, 0, prs.slide_width, prs.slide_height,
                                            poster_frame_image=str(poster), mime_type=_mime(clip))
             _pptx_autoplay(movie, loop)

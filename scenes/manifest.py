@@ -82,14 +82,21 @@ class StepRecord:
     speech: str = ""
     start: float = 0.0
     end: float = 0.0
+    narration: str | None = None  # the text spoken (with a voice): the script's speech or its stand-in
+    audio_start: float | None = None
     audio_duration: float | None = None
 
     @classmethod
     def from_scene(cls, step: dict) -> StepRecord:
-        """From a scene's step dict (unknown keys are ignored, missing ones take defaults)."""
+        """From a scene's step dict (unknown keys are ignored, missing ones take defaults); a narrated
+        step's ``audio`` record gives its narration, audio start and duration."""
         known = {f.name for f in dataclasses.fields(cls)}
         values = {k: v for k, v in step.items() if k in known and v is not None}
-        for key in ("start", "end", "audio_duration"):
+        audio = step.get("audio")
+        if audio:
+            values.update(narration=audio.get("text", step.get("speech", "")), audio_start=audio["start"],
+                          audio_duration=audio["duration"])
+        for key in ("start", "end", "audio_start", "audio_duration"):
             if key in values:
                 values[key] = round(float(values[key]), 3)
         return cls(**values)
@@ -120,6 +127,7 @@ class Manifest:
     engine_version: str
     numbers: dict[str, Any] = field(default_factory=dict)
     created: str = ""
+    voice: dict[str, Any] | None = None  # the voice and its synthesis counts, for a narrated render
     schema: int = SCHEMA
 
     def __post_init__(self) -> None:

@@ -67,6 +67,9 @@ class RenderOptions:
     burn_captions: bool = False
     width: int | None = None  # GIF width in pixels (--width); None: exports.GIF_WIDTH
     verbose: bool = False
+    voice: bool = False  # narrate the steps (scenes/kit/narration.py)
+    voice_model: Path | None = None  # a piper .onnx voice; None: the joe voice
+    script: dict[str, str] | None = None  # spoken texts by step name from --script FILE (implies voice)
 
     @property
     def extension(self) -> str:
@@ -89,6 +92,13 @@ def validate_options(opts: RenderOptions) -> None:
         raise OptionError("--width sizes a GIF; use it with --format gif")
     if opts.sections and opts.last_frame:
         raise OptionError("--sections makes one clip per step; it cannot go with --last-frame")
+    if opts.voice_model is not None:
+        from scenes.kit.narration import VoiceError, check_voice_model
+
+        try:
+            check_voice_model(opts.voice_model)
+        except VoiceError as err:
+            raise OptionError(str(err)) from None
     if opts.name is not None:
         validate_name(opts.name)
     validate_out_dir(Path(opts.out))
@@ -180,6 +190,8 @@ def output_name(slug: str, params: Any, opts: RenderOptions) -> str:
         parts.append("alpha")
     if opts.burn_captions:
         parts.append("captioned")
+    if opts.voice:
+        parts.append("voice")
     if not parts:
         return slug
     suffix = "_".join(parts)
@@ -231,7 +243,8 @@ def render_topic(topic: Any, params: Any, opts: RenderOptions) -> Manifest:
         caches = {kind: (shared / kind / topic.slug, work / kind) for kind in ("Tex", "texts")}
         for common, private in caches.values():
             seed_cache(common, private)
-        scene = _run_scene(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1])
+        scene = _run_scene(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1],
+                           voice_cache=cache / "voice")
         for common, private in caches.values():
             merge_cache(private, common)
         stage = work / "stage"
@@ -253,7 +266,7 @@ def text_cache(default: Path) -> Path:
 
 
 def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, tex_dir: Path,
-               text_dir: Path) -> Any:
+               text_dir: Path, voice_cache: Path) -> Any:
     from manim import tempconfig
 
     width, height, fps = QUALITIES[opts.quality]
@@ -273,8 +286,14 @@ def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Pa
         "verbosity": "INFO" if opts.verbose else "WARNING",
         "progress_bar": "display" if sys.stderr.isatty() else "none",
     }
+    narrator = None
+    if opts.voice:
+        from scenes.kit.narration import PiperService
+
+        narrator = PiperService(voice_cache, opts.voice_model)
     with tempconfig(settings):
-        scene = topic.Scene(params=params, theme_name=opts.theme, burn_captions=opts.burn_captions)
+        scene = topic.Scene(params=params, theme_name=opts.theme, burn_captions=opts.burn_captions,
+                            narrator=narrator, speech=opts.script)
         scene.render()
     return scene
 
@@ -285,16 +304,23 @@ def _stage_outputs(scene: Any, opts: RenderOptions, name: str, stage: Path) -> l
     files = []
     primary = Path(plan.primary_artifact)
     shutil.move(str(primary), stage / f"{name}{primary.suffix}")
-    files += [p.name for p in _finish_clip(stage / f"{name}{primary.suffix}", opts, whole=True)]
+    from scenes import soundtrack
+
+    made = _finish_clip(stage / f"{name}{primary.suffix}", opts, whole=True)
+    for path in made:
+        soundtrack.narrate(path, scene.steps)
+    files += [p.name for p in made]
     if not opts.last_frame:
         (stage / f"{name}.srt").write_text(steps_to_srt(scene.steps), encoding="utf-8")
         files.append(f"{name}.srt")
     if opts.sections:
-        files += _stage_sections(plan, opts, name, stage)
+        files += _stage_sections(plan, opts, name, stage, scene.steps)
     return files
 
 
-def _stage_sections(plan: Any, opts: RenderOptions, name: str, stage: Path) -> list[str]:
+def _stage_sections(plan: Any, opts: RenderOptions, name: str, stage: Path, steps: list[dict]) -> list[str]:
+    from scenes import soundtrack
+
     index = json.loads(Path(plan.section_index).read_text())
     folder = stage / f"{name}_sections"
     folder.mkdir()
@@ -303,7 +329,11 @@ def _stage_sections(plan: Any, opts: RenderOptions, name: str, stage: Path) -> l
         video = Path(plan.sections_dir) / section["video"]
         clip = folder / f"{i + 1:02d}_{section['name']}{video.suffix}"
         shutil.move(str(video), clip)
-        names += [f"{name}_sections/{p.name}" for p in _finish_clip(clip, opts, whole=False)]
+        made = _finish_clip(clip, opts, whole=False)
+        if i < len(steps) and steps[i]["name"] == section["name"]:  # the step's narration, in its clip
+            for path in made:
+                soundtrack.narrate(path, steps, start=steps[i]["start"], end=steps[i]["end"])
+        names += [f"{name}_sections/{p.name}" for p in made]
     return names
 
 
@@ -368,5 +398,6 @@ def _manifest(topic: Any, params: Any, opts: RenderOptions, name: str, scene: An
         duration=None if opts.last_frame else round(float(scene.time), 3),
         steps=tuple(StepRecord.from_scene(s) for s in scene.steps), engine_version=tblock.__version__,
         numbers=scene.collect_numbers(),
+        voice=scene.narrator.stats() if scene.narrator is not None else None,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
     )

@@ -41,6 +41,7 @@ from typing import Any, ClassVar
 
 from manim import DOWN, FadeIn, Rectangle, Scene, Text, VGroup, config
 
+from .narration import PAUSE, speakable
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
 
 STEP_HOLD = 0.6  # seconds each step rests on its settled last frame, at least
@@ -153,7 +154,14 @@ def step(method: Callable) -> Callable:
         self.end_step()
         return result
 
+    run.is_step = True  # type: ignore[attr-defined]
     return run
+
+
+def whole_frames(seconds: float) -> float:
+    """``seconds`` rounded up to whole frames, so a wait never ends before the moment it waits for."""
+    fps = config.frame_rate
+    return math.ceil(seconds * fps - 1e-6) / fps
 
 
 def caption_mobject(text: str, color: str, font_size: int = 20) -> VGroup:
@@ -193,12 +201,18 @@ class StepScene(Scene):
     burn_captions = False
 
     def __init__(self, params: TopicParams | None = None, theme_name: str | None = None,
-                 burn_captions: bool | None = None, **kwargs: Any) -> None:
+                 burn_captions: bool | None = None, narrator: Any = None,
+                 speech: dict[str, str] | None = None, **kwargs: Any) -> None:
         self.params = params if params is not None else self.Params()
         self.theme: Theme = use_theme(theme_name or "dark")
         if burn_captions is not None:
             self.burn_captions = burn_captions
         self.lines: dict[str, Line] = self.script(self.params)
+        self.spoken: dict[str, str] = dict(speech or {})  # an edited script's texts (render.py --script FILE)
+        self.narrator = narrator  # a scenes.kit.narration.SpeechService, or None: a silent video
+        if narrator is not None:  # the scripted texts are made while the scene draws
+            narrator.prefetch([self.spoken.get(n) or line.speech for n, line in self.lines.items()
+                               if self.spoken.get(n) or line.speech])
         self.numbers: dict[str, Any] = {}
         self.tracked: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
@@ -213,28 +227,63 @@ class StepScene(Scene):
     # -- steps and captions -------------------------------------------------
 
     def begin_step(self, name: str) -> None:
-        """Open a section called ``name``, start timing it, and show its scripted caption."""
+        """Open a section called ``name``, start timing it, show its scripted caption and start its speech."""
         self.next_section(name)
         line = self.lines.get(name)
-        self.steps.append({"name": name, "caption": "", "speech": line.speech if line else "",
-                           "start": self.time})
+        speech = self.spoken.get(name) or (line.speech if line else "")
+        self.steps.append({"name": name, "caption": "", "speech": speech, "start": self.time})
         if line is not None:
             self.caption(line.caption)
 
     def caption(self, text: str) -> None:
-        """Set the current step's caption (one per step; the last call wins)."""
-        self.steps[-1]["caption"] = text
+        """Set the current step's caption (one per step; the last call wins).
+
+        A step with no scripted speech speaks its first caption, made speakable
+        (:func:`scenes.kit.speech.speakable`), when it has a narrator.
+        """
+        current = self.steps[-1]
+        current["caption"] = text
         if self.burn_captions:
             self._show_burned_caption(text)
+        if self.narrator is not None and "audio" not in current:
+            self._speak(current["speech"] or speakable(text))
+
+    def _speak(self, text: str) -> None:
+        """Synthesize (or fetch from the cache) the step's narration; it starts now."""
+        current = self.steps[-1]
+        current["speech"] = text
+        speech = self.narrator.speak(text)
+        current["audio"] = {"path": str(speech.path), "start": self.time, "duration": speech.duration,
+                            "sentences": list(speech.sentences)}
 
     def cue(self, sentence: int) -> None:
-        """Wait until the step's narration reaches sentence ``sentence`` (0-based); silent: no wait."""
+        """Wait until the step's narration reaches sentence ``sentence`` (0-based).
+
+        Silent (no narrator), or the narration is already there: no wait. A
+        sentence past the last (an edited script may have fewer) means the last.
+        """
+        audio = self.steps[-1].get("audio") if self.steps else None
+        if audio is None or not audio["sentences"]:
+            return
+        starts = audio["sentences"]
+        target = audio["start"] + starts[min(max(sentence, 0), len(starts) - 1)]
+        if target > self.time + 1e-6:
+            self.wait(whole_frames(target - self.time))
 
     def end_step(self) -> None:
-        """Hold the settled frame (long enough to read the caption), then write the caption over the step."""
+        """Hold the settled frame, then write the caption over the step.
+
+        Silent, the hold lasts long enough to read the caption; narrated, until
+        the narration ends plus a short pause (:data:`PAUSE`). Either way at
+        least ``STEP_HOLD``: animations keep their pace, only the hold stretches.
+        """
         current = self.steps[-1]
-        reading = len(current["caption"].split()) / READING_RATE
-        self.wait(max(STEP_HOLD, reading - (self.time - current["start"])), frozen_frame=True)
+        audio = current.get("audio")
+        if audio is not None:
+            rest = whole_frames(audio["start"] + audio["duration"] + PAUSE - self.time)
+        else:
+            rest = len(current["caption"].split()) / READING_RATE - (self.time - current["start"])
+        self.wait(max(STEP_HOLD, rest), frozen_frame=True)
         current["end"] = self.time
         duration = current["end"] - current["start"]
         if current["caption"] and duration > 0:
