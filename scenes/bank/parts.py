@@ -168,7 +168,7 @@ class BlockPanel(VGroup):
     def __init__(self, depth: int, tokens: Sequence[str], weights: np.ndarray, read: np.ndarray,
                  hidden: np.ndarray, hidden_max: float) -> None:
         super().__init__()
-        self.depth = depth
+        self.n_blocks = depth  # (not .depth: that is a Mobject's size along z)
         self.hidden_max = hidden_max
         cx, width = (PANEL_LEFT + PANEL_RIGHT) / 2, PANEL_RIGHT - PANEL_LEFT
         box = RoundedRectangle(corner_radius=0.12, width=width, height=PANEL_TOP - PANEL_BOTTOM,
@@ -250,7 +250,7 @@ class BlockPanel(VGroup):
 
     def show_block(self, b: int, weights: np.ndarray) -> list:
         """Animations to block b (1-based): the title, and the attention bars (percentages switch at once)."""
-        anims = [Transform(self.title, label(f"block {b} of {self.depth}", 24).move_to(self.title))]
+        anims = [Transform(self.title, label(f"block {b} of {self.n_blocks}", 24).move_to(self.title))]
         for (base, bar), pct_mob, w in zip(self.bars.bars, self.bars.percents, weights):
             height = max(float(w) * BARS["bar_height"], 1e-3)
             anims.append(bar.animate.stretch_to_fit_height(height).align_to(base, DOWN))
@@ -482,14 +482,14 @@ class DepthMaps(VGroup):
 
     def __init__(self, scale: float, compare: bool) -> None:
         super().__init__()
-        self.scale, self.compare = scale, compare
+        self.map_scale, self.compare = scale, compare  # (not .scale: that is a Mobject's method)
         self.maps: dict[bool, DepthMap] = {}
         self.closing = Verdict(False, compact=True).move_to([0, CLOSING_Y, 0]) if compare else None
 
     def add_map(self, residual: bool, heights: np.ndarray) -> DepthMap:
         """Build the map of one setting in its place (lowered under the closing sentence if it must be)."""
         slot = dict(COMPARE_MAPS[residual] if self.compare else SINGLE_MAP)
-        m = DepthMap(heights, residual, self.scale, **slot)
+        m = DepthMap(heights, residual, self.map_scale, **slot)
         if self.closing is not None:
             ceiling = self.closing.get_bottom()[1] - CLOSING_GAP
             for _ in range(5):  # lower the map into the room above the caption band, else make its rows shorter
@@ -498,7 +498,7 @@ class DepthMaps(VGroup):
                     m.shift(DOWN * max(0.0, excess))
                     break
                 slot["top"] -= excess - room
-                m = DepthMap(heights, residual, self.scale, **slot)
+                m = DepthMap(heights, residual, self.map_scale, **slot)
         self.maps[residual] = m
         self.add(m)
         return m
@@ -509,13 +509,13 @@ class DepthMaps(VGroup):
 
     def scale_note(self, under: VGroup) -> VGroup:
         """Beside a residual-off map: the bars are drawn on the residual-on scale."""
-        note = label(f"same scale as residual on (top bar {fmt(self.scale)})", 20, theme().muted)
+        note = label(f"same scale as residual on (top bar {fmt(self.map_scale)})", 20, theme().muted)
         return keep_on_screen(note.next_to(under, DOWN, buff=0.35))
 
     @property
     def displayed(self) -> dict:
         shown = {("on" if r else "off"): m.displayed for r, m in self.maps.items()}
-        shown["scale"] = self.scale
+        shown["scale"] = self.map_scale
         return shown
 
 

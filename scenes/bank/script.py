@@ -144,12 +144,16 @@ def the_sum(nums: BankNumbers) -> Line:
 def depth_map(nums: BankNumbers) -> Line:
     bars = nums.run.bars
     if nums.residual:
+        if len(bars) == 1:  # one block: one bar, nothing grows
+            grows, spoken = f"is {fmt(bars[0])}", f"it is {say_number(bars[0])}"
+        else:
+            grows = f"grows from {fmt(bars[0])} to {fmt(bars[-1])}"
+            spoken = f"it grows from {say_number(bars[0])} to {say_number(bars[-1])}"
         return Line(
             f"The depth map: the x0 ribbon runs unbroken from the entrance to the top, and each block's bar, the "
-            f"size of all corrections so far (‖x − x0‖), grows from {fmt(bars[0])} to {fmt(bars[-1])}.",
+            f"size of all corrections so far (‖x − x0‖), {grows}.",
             f"The depth map. The x zero ribbon runs unbroken from the entrance to the top. Each block's bar is the "
-            f"size of all the corrections so far, the length of x minus x zero, and it grows from "
-            f"{say_number(bars[0])} to {say_number(bars[-1])}.")
+            f"size of all the corrections so far, the length of x minus x zero, and {spoken}.")
     typical = float(np.median(bars))
     return Line(
         f"Residual off: the ribbon is cut at the entrance, and each block's red bar is only its latest output, "
