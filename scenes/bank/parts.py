@@ -59,7 +59,7 @@ from scenes.kit import (
     tick_step,
 )
 
-# -- where the walk's parts sit (the frame is [-7.1, 7.1] x [-4, 4]; content stays in the kit's safe area) --
+# -- where the walk's parts sit (content stays in the kit's safe area, SAFE_LEFT..SAFE_RIGHT, above SAFE_BOTTOM) --
 SENTENCE_Y = 3.4
 SENTENCE_X = -3.45
 COL_Y = 1.05  # centre of the stream and Δ columns
