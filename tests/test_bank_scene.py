@@ -88,6 +88,16 @@ def test_bank_numbers_follow_the_flag_position_and_both_settings():
     np.testing.assert_allclose(river.final, river.run.blocks[1]["mlp_out"])
 
 
+def test_numbers_module_loads_no_manim():
+    import subprocess
+    import sys
+
+    code = ("import sys, scenes.bank, scenes.bank.numbers; "
+            "assert not {'manim', 'scenes.kit', 'scenes.bank.params'} & set(sys.modules), sorted(sys.modules)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr[-2000:]
+
+
 # -- scenes/bank/params.py --------------------------------------------------------------------
 
 
