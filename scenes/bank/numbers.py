@@ -4,7 +4,8 @@ Pure NumPy helpers on top of run_stack's trace, for one followed position:
 its stream after every sublayer and every correction (follow), the depth
 map's bar heights (bar_heights, from tblock.worlds.bank.depth_map), and
 the sum x0 + every correction with the middle blocks folded so that a deep
-stack still fits one line (folded_terms).
+stack still fits one line (folded_terms), and all of it for one setting of
+the flags (bank_numbers), which the script and the scene read.
 
 >>> from tblock.worlds.bank import RECEIVER, bank_stack
 >>> out, st = bank_stack(depth=3)
@@ -20,7 +21,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tblock.worlds.bank import depth_map
+from tblock.worlds.bank import DIMS, TOKENS, bank_config, bank_stack, depth_map
 
 
 def depth_of(stack_trace: dict) -> int:
@@ -112,3 +113,96 @@ def terms_total(terms: list[Term]) -> np.ndarray:
 def top_source(stack_trace: dict, position: int, block: int = 0, head: int = 0) -> int:
     """The position the followed token attends to most in a block (0-based block)."""
     return int(np.argmax(stack_trace["blocks"][block]["pattern"][head, position]))  # (n,) -> ()
+
+
+# -- everything one video shows, for one setting of the flags ------------------------------------
+
+GEOGRAPHIC = DIMS.index("geographic")
+IDENTITY = DIMS.index("bank identity")
+TRACKED = (GEOGRAPHIC, IDENTITY)  # the two dimensions of the running plot
+
+
+@dataclass(frozen=True, eq=False)
+class Run:
+    """One residual setting of the stack at the followed position."""
+
+    residual: bool
+    trace: dict  # run_stack's trace
+    path: dict  # follow(trace, position)
+    per_block: np.ndarray  # (depth + 1, d): the input, then the stream after each block
+    bars: np.ndarray  # (depth,): the depth map's bar per block
+    terms: list[Term]  # the sum on screen (middle blocks folded)
+
+    @property
+    def blocks(self) -> list[dict]:
+        """Per block, the followed position's vectors (see :func:`follow`)."""
+        return self.path["blocks"]
+
+
+@dataclass(frozen=True, eq=False)
+class BankNumbers:
+    """What the bank video shows for one (depth, residual, position): both residual settings are
+    run (the depth map shares one scale, ``--compare`` draws both), only ``residual`` is walked.
+
+    >>> nums = bank_numbers(depth=3, residual=True, position=3)
+    >>> nums.token, TOKENS[nums.top], np.round(nums.final, 1).tolist()
+    ('bank', 'river', [3.4, -1.2, -0.8, 1.5])
+    """
+
+    depth: int
+    residual: bool
+    position: int  # 0-based
+    runs: dict[bool, Run]
+    d_ff: int
+
+    @property
+    def token(self) -> str:
+        return TOKENS[self.position]
+
+    @property
+    def dims(self) -> tuple[str, ...]:
+        return DIMS
+
+    @property
+    def run(self) -> Run:
+        """The walked run (the flag's residual setting)."""
+        return self.runs[self.residual]
+
+    @property
+    def x0(self) -> np.ndarray:
+        return self.run.path["states"]["x0"]
+
+    @property
+    def final(self) -> np.ndarray:
+        return self.run.path["states"][f"{self.depth - 1}_resid_post"]
+
+    @property
+    def top(self) -> int:
+        """The position the followed token attends to most in block 1."""
+        return top_source(self.run.trace, self.position)
+
+    @property
+    def tracked(self) -> np.ndarray:
+        """The running plot's values: (depth + 1, 2), the TRACKED dimensions per block."""
+        return self.run.per_block[:, TRACKED]
+
+    @property
+    def hidden_max(self) -> float:
+        """The largest ReLU activation of the walk (the ReLU bars' full height); 1 if none fires."""
+        top = float(np.max([b["hidden"] for b in self.run.blocks]))
+        return top if top > 0 else 1.0
+
+    @property
+    def map_scale(self) -> float:
+        """The depth maps' common scale: the tallest bar of either setting."""
+        return max(float(np.max(r.bars)) for r in self.runs.values())
+
+
+def bank_numbers(depth: int, residual: bool, position: int) -> BankNumbers:
+    """Run the bank world at ``depth`` with the residual on and off, followed at ``position`` (0-based)."""
+    runs = {}
+    for on in (True, False):
+        _, st = bank_stack(depth, on)
+        runs[on] = Run(on, st, follow(st, position), depth_map(st, position)["states"],
+                       bar_heights(st, position, on), folded_terms(st, position))
+    return BankNumbers(depth, residual, position, runs, bank_config().d_ff)

@@ -1,0 +1,34 @@
+"""The bank topic's flags: depth, the residual switch, the comparison, the followed position."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import ClassVar
+
+from scenes.kit import POSITION_HELP, Alias, TopicParams, param
+from tblock.worlds.bank import TOKENS
+
+MAX_DEPTH = 12
+
+
+def position_of_word(word: str) -> int:
+    """The old ``--token WORD`` as a ``--position``: the word's 1-based index in the sentence.
+
+    >>> position_of_word("river"), position_of_word("bank")
+    (3, 4)
+    """
+    if word not in TOKENS:
+        raise ValueError(f"the word must be one of {', '.join(TOKENS)}; got {word!r}")
+    return TOKENS.index(word) + 1
+
+
+@dataclass(frozen=True)
+class Params(TopicParams):
+    depth: int = param(3, "how many tied blocks the token climbs", low=1, high=MAX_DEPTH)
+    residual: bool = param(True, "add each sublayer's correction to the stream (off: the correction overwrites it)")
+    compare: bool = param(False, "end with residual on and off side by side on one depth map")
+    position: int = param(0, f"{POSITION_HELP}, in 'by the river bank' (default: bank)", low=0, high=len(TOKENS))
+
+    ALIASES: ClassVar[dict[str, Alias]] = {
+        "token": Alias("position", position_of_word, "a word of 'by the river bank', now its position from 1"),
+    }

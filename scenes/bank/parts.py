@@ -1,0 +1,536 @@
+"""The bank video's own parts, each a mobject that owns its state and says what it displays.
+
+- :class:`Sentence`: the four words, the followed one framed.
+- :class:`Switch`, :class:`OverwriteNode`: the residual switch and the mark that replaces ⊕ when it is off.
+- :class:`WalkColumn`: a stream-sized column (the stream x, the correction Δ) that logs every value it settles on.
+- :class:`BlockPanel`: the block: attention weights on top, the feed-forward read and ReLU units below,
+  a veil over the half that is not working.
+- :class:`RunningPlot`: two dimensions of the stream after each block, with a legend of live numbers.
+- :class:`SumRow`: the final stream as x0 plus every correction, term by term.
+- :class:`DepthMap`, :class:`DepthMaps`: a stack of blocks with the x0 ribbon and a bar per block;
+  one map, or residual on and off side by side under one closing sentence.
+
+Every part's ``displayed`` is what the screen showed (numbers rounded as drawn), for the manifest.
+Sizes come from the numbers passed in (the FFN's width is ``len(hidden)``, never assumed).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UL,
+    UP,
+    Arrow,
+    Axes,
+    Circle,
+    Create,
+    DashedLine,
+    Dot,
+    FadeIn,
+    FadeOut,
+    Line,
+    MathTex,
+    Rectangle,
+    RoundedRectangle,
+    Transform,
+    VGroup,
+)
+
+from scenes.bank.numbers import Term
+from scenes.kit import (
+    SAFE_BOTTOM,
+    SAFE_RIGHT,
+    SAFE_WIDTH,
+    VectorColumn,
+    WeightBars,
+    fmt,
+    fmt_vec,
+    head_color,
+    keep_on_screen,
+    label,
+    number,
+    theme,
+    tick_step,
+)
+
+# -- where the walk's parts sit (content stays in the kit's safe area, SAFE_LEFT..SAFE_RIGHT, above SAFE_BOTTOM) --
+SENTENCE_Y = 3.4
+SENTENCE_X = -3.45
+COL_Y = 1.05  # centre of the stream and Δ columns
+STREAM_X = -4.3
+ADD_X = -3.3
+DELTA_X = -2.3
+SWITCH_AT = (-4.9, -2.6)
+FORMULA_AT = (-4.0, -1.3)
+PANEL_LEFT, PANEL_RIGHT = -1.15, 3.35
+PANEL_TOP, PANEL_MID, PANEL_BOTTOM = 2.95, -0.05, -3.15
+PLOT_X = 5.35
+PLOT_RIGHT = SAFE_RIGHT - 0.25
+CELL = dict(cell_width=1.15, cell_height=0.5, font_size=30)  # the walk's stream-sized columns
+BARS = dict(bar_height=1.05, bar_width=0.5, gap=0.56, places=1, font_size=28)  # attention weights
+RELU_LEFT, RELU_BASE_Y, RELU_SPAN, RELU_HEIGHT = 0.85, -2.55, 2.115, 1.7  # the ReLU units' row
+RELU_GAP_SHARE = 0.085 / 0.275  # the gap's share of each unit's pitch
+
+# -- the depth map ------------------------------------------------------------------------------------
+MAP_ROWS_LOW = -2.2  # the lowest block row's bottom
+MAP_ENTRANCE_Y = -2.75
+MAP_ROW_MAX = 1.1  # the tallest a block row gets (a shallow stack is centred instead)
+SINGLE_MAP = dict(centre=-2.6, top=3.15, bar_max=3.6)
+COMPARE_MAPS = {True: dict(centre=-3.45, top=2.75, bar_max=2.4), False: dict(centre=3.45, top=2.75, bar_max=2.4)}
+VERDICT_AT = (4.4, 0.5)  # beside a single map
+CLOSING_Y = 3.5  # the closing sentence above two maps
+CLOSING_GAP = 0.15  # at least this much air between the closing sentence and the maps
+
+
+def sub(name: str) -> str:
+    """MathTex of a correction's name, e.g. Δ_attn."""
+    return r"\Delta_{\text{" + name + "}}"
+
+
+class Sentence(VGroup):
+    """'by the river bank' as framed words; the followed word in the accent colour."""
+
+    def __init__(self, tokens: Sequence[str], followed: int) -> None:
+        super().__init__()
+        for i, tok in enumerate(tokens):
+            mine = i == followed
+            text = label(tok, 28, theme().text if mine else theme().muted)
+            box = RoundedRectangle(corner_radius=0.08, width=text.width + 0.35, height=0.62,
+                                   stroke_color=theme().accent if mine else theme().muted,
+                                   stroke_width=3 if mine else 1.2)
+            self.add(VGroup(box, text.move_to(box)))
+        self.arrange(RIGHT, buff=0.22).move_to([SENTENCE_X, SENTENCE_Y, 0])
+
+    def frame(self, i: int) -> RoundedRectangle:
+        """Word i's frame (to colour the word attention reads most)."""
+        return self[i][0]
+
+
+class Switch(VGroup):
+    """The residual switch: a pill with a knob, on (green, knob right) or off (red, knob left)."""
+
+    def __init__(self, on: bool) -> None:
+        super().__init__()
+        color = theme().update if on else theme().negative
+        pill = RoundedRectangle(corner_radius=0.2, width=0.9, height=0.4, stroke_color=color,
+                                stroke_width=2.5, fill_color=color, fill_opacity=0.25)
+        knob = Circle(radius=0.15, color=color, fill_color=color, fill_opacity=1, stroke_width=0)
+        knob.move_to(pill.get_right() + LEFT * 0.22 if on else pill.get_left() + RIGHT * 0.22)
+        text = label(f"residual {'on' if on else 'off'}", 22, color).next_to(pill, RIGHT, buff=0.2)
+        self.add(pill, knob, text)
+
+
+class OverwriteNode(VGroup):
+    """The overwrite mark that replaces ⊕ when the residual is off: a circled arrow."""
+
+    def __init__(self, radius: float = 0.22) -> None:
+        super().__init__()
+        circle = Circle(radius=radius, color=theme().negative, stroke_width=3)
+        arrow = Arrow(RIGHT * 0.14, LEFT * 0.14, buff=0, color=theme().negative, stroke_width=3,
+                      max_tip_length_to_length_ratio=0.45)
+        self.add(circle, arrow)
+
+
+class WalkColumn(VectorColumn):
+    """A stream-sized column centred at (x, COL_Y) that logs the values it settles on, by name.
+
+    ``displayed`` is {name: numbers as drawn} for every :meth:`log` call, in order.
+    """
+
+    def __init__(self, values: np.ndarray, x: float, **kwargs) -> None:
+        super().__init__(values, **CELL, **kwargs)
+        self.shift(np.array([x, COL_Y, 0]) - self.cells.get_center())
+        self.log_book: dict[str, list[float]] = {}
+
+    def log(self, name: str) -> None:
+        """Note what the column shows now under ``name`` (a run_stack state or term key)."""
+        self.log_book[name] = np.round(self.values, self.places).tolist()
+
+    @property
+    def displayed(self) -> dict[str, list[float]]:
+        return dict(self.log_book)
+
+
+class BlockPanel(VGroup):
+    """The block's panel: a frame and title, the attention half (the weights over the sentence) and the
+    feed-forward half (the normalised read and one bar per ReLU unit); a veil dims the idle half.
+
+    Built from block 1's numbers; :meth:`show_block` and :meth:`show_ffn` move it to a later block.
+    ``displayed`` is per block the attention percentages, the FFN's read and its hidden activations.
+    """
+
+    def __init__(self, depth: int, tokens: Sequence[str], weights: np.ndarray, read: np.ndarray,
+                 hidden: np.ndarray, hidden_max: float) -> None:
+        super().__init__()
+        self.n_blocks = depth  # (not .depth: that is a Mobject's size along z)
+        self.hidden_max = hidden_max
+        cx, width = (PANEL_LEFT + PANEL_RIGHT) / 2, PANEL_RIGHT - PANEL_LEFT
+        box = RoundedRectangle(corner_radius=0.12, width=width, height=PANEL_TOP - PANEL_BOTTOM,
+                               stroke_color=theme().muted, stroke_width=1.5)
+        box.move_to([cx, (PANEL_TOP + PANEL_BOTTOM) / 2, 0])
+        divider = DashedLine([PANEL_LEFT + 0.15, PANEL_MID, 0], [PANEL_RIGHT - 0.15, PANEL_MID, 0],
+                             color=theme().faint, stroke_width=1.5)
+        self.frame = VGroup(box, divider)
+        self.title = label(f"block 1 of {depth}", 24).move_to([cx, PANEL_TOP - 0.3, 0])
+        self.attn_title = label("attention · reads norm(x)", 20, theme().muted)
+        self.attn_title.move_to([PANEL_LEFT + 0.2, PANEL_TOP - 0.72, 0], aligned_edge=LEFT)
+        self.ffn_title = label("feed-forward · reads norm(x)", 20, theme().muted)
+        self.ffn_title.move_to([PANEL_LEFT + 0.2, PANEL_MID - 0.3, 0], aligned_edge=LEFT)
+        # the idle half sits under a veil of the background colour (cheaper than fading its parts)
+        self.veils = {}
+        halves = {"attn": (PANEL_MID + 0.05, PANEL_TOP - 0.55), "ffn": (PANEL_BOTTOM + 0.05, PANEL_MID - 0.05)}
+        for name, (y0, y1) in halves.items():
+            veil = Rectangle(width=width - 0.1, height=y1 - y0, stroke_width=0, fill_color=theme().background,
+                             fill_opacity=0.72).set_z_index(5)
+            self.veils[name] = veil.move_to([cx, (y0 + y1) / 2, 0])
+        self.veiled: str | None = None
+        self.bars = WeightBars(tokens, weights, head_color(0), **BARS).move_to([cx, 1.05, 0])
+        self.build_ffn(read, hidden)
+        self.add(self.frame, self.title, self.attn_title, self.ffn_title, self.bars, self.norm_col, self.norm_name,
+                 self.relu_bars, self.relu_base, self.relu_name)
+        self.shown = [{"attention": self.bars.displayed.tolist(), "ffn_read": self.norm_col.displayed.tolist(),
+                       "hidden": np.asarray(hidden, dtype=float).tolist()}]
+
+    def build_ffn(self, read: np.ndarray, hidden: np.ndarray) -> None:
+        """The feed-forward half: norm(x) as a small column, one bar per ReLU unit on a base line."""
+        self.norm_col = VectorColumn(read, cell_width=1.0, cell_height=0.42, font_size=24, scale=2.0)
+        self.norm_col.move_to([PANEL_LEFT + 0.7, -1.65, 0])
+        self.norm_name = label("norm(x)", 20, theme().muted).next_to(self.norm_col, DOWN, buff=0.12)
+        pitch = RELU_SPAN / (len(hidden) - RELU_GAP_SHARE)
+        bar_w = pitch * (1 - RELU_GAP_SHARE)
+        self.relu_bars = VGroup()
+        for j, h in enumerate(hidden):
+            bar = Rectangle(width=bar_w, height=self.relu_height(h), fill_color=theme().positive, fill_opacity=0.9,
+                            stroke_width=0)
+            bar.move_to([RELU_LEFT + j * pitch + bar_w / 2, RELU_BASE_Y, 0], aligned_edge=DOWN)
+            self.relu_bars.add(bar)
+        self.relu_base = Line([RELU_LEFT - 0.05, RELU_BASE_Y, 0], [RELU_LEFT + RELU_SPAN + 0.05, RELU_BASE_Y, 0],
+                              color=theme().muted, stroke_width=2)
+        self.relu_name = label(f"ReLU · {len(hidden)} units", 20, theme().muted)
+        self.relu_name.next_to(self.relu_base, DOWN, buff=0.12)
+
+    def relu_height(self, h: float) -> float:
+        return max(float(h) / self.hidden_max * RELU_HEIGHT, 1e-3)
+
+    # -- arrows out of the panel ------------------------------------------------------------------
+
+    def attention_arrow(self, to: np.ndarray) -> Arrow:
+        """The attention half's output arrow to the point ``to`` (the Δ column)."""
+        return Arrow([PANEL_LEFT + 0.05, COL_Y, 0], to, buff=0.05, color=theme().update, stroke_width=4,
+                     max_tip_length_to_length_ratio=0.35)
+
+    def ffn_arrows(self, to: np.ndarray) -> tuple[Arrow, Arrow]:
+        """The arrow from norm(x) into the units, and the FFN half's output arrow to the point ``to``."""
+        into = Arrow(self.norm_col.get_right(), [RELU_LEFT - 0.1, self.norm_col.get_y(), 0], buff=0.08,
+                     color=theme().muted, stroke_width=3, max_tip_length_to_length_ratio=0.3)
+        out = Arrow([PANEL_LEFT + 0.05, -0.9, 0], to, buff=0.1, color=theme().update, stroke_width=4,
+                    max_tip_length_to_length_ratio=0.2)
+        return into, out
+
+    # -- changes ---------------------------------------------------------------------------------
+
+    def veil(self, half: str) -> list:
+        """Animations that dim ``half`` of the panel ('attn' or 'ffn') and light the other."""
+        anims = [FadeIn(self.veils[half])]
+        if self.veiled and self.veiled != half:
+            anims.append(FadeOut(self.veils[self.veiled]))
+        self.veiled = half
+        return anims
+
+    def idle(self, half: str) -> Rectangle:
+        """The veil over ``half`` to add at once (no animation), e.g. before the panel is used."""
+        self.veiled = half
+        return self.veils[half]
+
+    def show_block(self, b: int, weights: np.ndarray) -> list:
+        """Animations to block b (1-based): the title, and the attention bars (percentages switch at once)."""
+        anims = [Transform(self.title, label(f"block {b} of {self.n_blocks}", 24).move_to(self.title))]
+        for (base, bar), pct_mob, w in zip(self.bars.bars, self.bars.percents, weights):
+            height = max(float(w) * BARS["bar_height"], 1e-3)
+            anims.append(bar.animate.stretch_to_fit_height(height).align_to(base, DOWN))
+            pct_mob.set_value(100 * float(w))
+            pct_mob.next_to(base.get_center() + UP * height, UP, buff=0.1)
+        self.shown.append({"attention": self.bars.displayed.tolist()})
+        return anims
+
+    def show_ffn(self, read: np.ndarray, hidden: np.ndarray) -> list:
+        """The new read shows at once; animations resize the ReLU bars to the new activations."""
+        self.norm_col.set_values(read)
+        self.shown[-1].update(ffn_read=self.norm_col.displayed.tolist(),
+                              hidden=np.asarray(hidden, dtype=float).tolist())
+        return [bar.animate.stretch_to_fit_height(self.relu_height(h)).align_to(self.relu_base, DOWN)
+                for bar, h in zip(self.relu_bars, hidden)]
+
+    @property
+    def displayed(self) -> list[dict]:
+        return [dict(s) for s in self.shown]
+
+
+class RunningPlot(VGroup):
+    """Two dimensions of the stream after each block: axes, a legend of live numbers, a dot per block.
+
+    ``values`` (depth + 1, 2) are the whole walk's; :meth:`extend` draws one more block.
+    ``displayed`` is the plotted values so far, rounded as the legend shows them.
+    """
+
+    def __init__(self, values: np.ndarray, names: Sequence[str]) -> None:
+        super().__init__()
+        self.values = np.asarray(values, dtype=float)
+        depth = len(self.values) - 1
+        lo, hi = min(0.0, float(self.values.min())), max(1.0, float(self.values.max()))
+        step_y = tick_step(hi - lo)
+        lo = step_y * math.floor(lo / step_y + 1e-9)
+        hi = step_y * math.ceil(hi / step_y - 1e-9)
+        step_x = 1 if depth <= 6 else (2 if depth <= 8 else 3)
+        self.axes = Axes(x_range=[0, depth, step_x], y_range=[lo, hi, step_y], x_length=2.45, y_length=3.1,
+                         tips=False, axis_config={"color": theme().muted, "stroke_width": 2, "tick_size": 0.04})
+        self.axes.move_to([0, -0.45, 0]).align_to([PLOT_RIGHT, 0, 0], RIGHT)
+        ticks = VGroup()
+        for v in np.arange(lo, hi + step_y / 2, step_y):
+            ticks.add(label(fmt(v, 0 if step_y >= 1 else 1), 20, theme().muted).next_to(
+                self.axes.c2p(0, v), LEFT, buff=0.12))
+        for b in range(0, depth + 1, step_x):
+            ticks.add(label(str(b), 20, theme().muted).next_to(self.axes.c2p(b, lo), DOWN, buff=0.12))
+        x_name = label("after block", 20, theme().muted).next_to(self.axes, DOWN, buff=0.5)
+        self.colors = (theme().accent, theme().stream)
+        legend = VGroup()
+        self.legend_numbers = VGroup()
+        for k, name in enumerate(names):
+            dot = Dot(radius=0.07, color=self.colors[k])
+            num = number(self.values[0, k], 2, 30, self.colors[k])
+            legend.add(VGroup(dot, label(name, 20, self.colors[k]), num).arrange(RIGHT, buff=0.12))
+            self.legend_numbers.add(num)
+        legend.arrange(DOWN, aligned_edge=LEFT, buff=0.14).next_to(self.axes, UP, buff=0.35)
+        legend.set_x(PLOT_X + 0.1)
+        dots = VGroup(*[Dot(self.axes.c2p(0, self.values[0, k]), radius=0.06, color=self.colors[k])
+                        for k in range(2)])
+        self.add(self.axes, ticks, x_name, legend, dots)
+        self.drawn = 0  # blocks plotted so far
+
+    def extend(self, b: int) -> list:
+        """Animations that draw block b's segments and dots; the legend numbers switch at once."""
+        v = self.values
+        anims = []
+        for k in range(2):
+            seg = Line(self.axes.c2p(b - 1, v[b - 1, k]), self.axes.c2p(b, v[b, k]), color=self.colors[k],
+                       stroke_width=3)
+            dot = Dot(self.axes.c2p(b, v[b, k]), radius=0.06, color=self.colors[k])
+            self.add(seg, dot)
+            anims += [Create(seg), FadeIn(dot)]
+            self.legend_numbers[k].set_value(float(v[b, k]))
+        self.drawn = b
+        return anims
+
+    @property
+    def displayed(self) -> list[list[float]]:
+        return np.round(self.values[: self.drawn + 1], 2).tolist()
+
+
+def term_tex(t: Term) -> MathTex:
+    """A summand's name: x_0, Δ^(b)_attn, Δ^(b)_ffn, or Σ_{a..b} Δ for folded blocks."""
+    if t.label == "x0":
+        return MathTex("x_0", font_size=34, color=theme().stream)
+    if t.first != t.last:
+        return MathTex(rf"\textstyle\sum_{{{t.first}..{t.last}}}\Delta", font_size=32, color=theme().update)
+    kind = "attn" if t.label.startswith("attn") else "ffn"
+    return MathTex(r"\Delta^{(" + str(t.first) + r")}_{\text{" + kind + "}}", font_size=32, color=theme().update)
+
+
+class SumRow(VGroup):
+    """The final stream as x0 + every correction = x_depth, one column per term, with the dims' names
+    on the left, a heading above and a note below (the total, or what was overwritten)."""
+
+    def __init__(self, terms: list[Term], final: np.ndarray, dims: Sequence[str], token: str, residual: bool) -> None:
+        super().__init__()
+        self.terms, self.residual = terms, residual
+        size = dict(cell_width=1.05, cell_height=0.5, font_size=26)
+        depth = terms[-1].last
+        self.cols = VGroup(*[VectorColumn(t.vector, title=term_tex(t), **size) for t in terms])
+        self.result = VectorColumn(final, title=MathTex(rf"x_{{{depth}}}", font_size=34, color=theme().accent),
+                                   **size)
+        self.signs = VGroup(*[MathTex("+", font_size=36, color=theme().text) for _ in terms[1:]])
+        self.equals = MathTex("=", font_size=40, color=theme().text)
+        row = VGroup()
+        for i, col in enumerate(self.cols):
+            row.add(col)
+            if i < len(self.signs):
+                row.add(self.signs[i])
+        row.add(self.equals, self.result)
+        row.arrange(RIGHT, buff=0.13, aligned_edge=DOWN)
+        for s in [*self.signs, self.equals]:
+            s.set_y(self.cols[0].cells.get_center()[1])
+        self.dim_labels = VGroup(*[label(name, 20, theme().muted) for name in dims])
+        for lab, cell in zip(self.dim_labels, self.cols[0].cells):
+            lab.next_to(cell, LEFT, buff=0.15)
+        whole = VGroup(self.dim_labels, row)
+        whole.scale_to_fit_width(min(whole.width, SAFE_WIDTH)).move_to([0, 0.9, 0])
+        self.heading = label(f"{token}'s final stream, term by term", 26, theme().muted).move_to([0, 3.3, 0])
+        self.total = np.sum([t.vector for t in terms], axis=0)  # (k, d) -> (d,)
+        if residual:
+            self.note = label(f"x₀ + every correction = {fmt_vec(self.total)}  =  the stream", 24, theme().update)
+            self.cross = VGroup()
+        else:
+            self.note = label(f"overwritten: only block {depth}'s last output is left", 24, theme().negative)
+            first = self.cols[0].cells
+            self.cross = VGroup(Line(first.get_corner(UL), first.get_corner(DOWN + RIGHT)),
+                                Line(first.get_corner(DOWN + LEFT), first.get_corner(UP + RIGHT)))
+            self.cross.set_stroke(theme().negative, 5)
+        self.note.next_to(whole, DOWN, buff=0.7)
+        self.add(self.heading, whole, self.note, self.cross)
+
+    @property
+    def displayed(self) -> dict:
+        shown = {"labels": [t.label for t in self.terms], "vectors": [c.displayed.tolist() for c in self.cols],
+                 "final": self.result.displayed.tolist()}
+        if self.residual:
+            shown["total"] = np.round(self.total, 2).tolist()  # the note's numbers
+        else:
+            shown["last_output"] = self.cols[-1].displayed.tolist()
+        return shown
+
+
+class DepthMap(VGroup):
+    """One depth map: an entrance, the stacked blocks, the x0 ribbon (whole, or cut when the residual is
+    off) and a bar per block with its value; ``scale`` is the bar value that gets ``bar_max`` units.
+
+    The block rows fill [MAP_ROWS_LOW, top] (each at most MAP_ROW_MAX tall); the map is then centred
+    in the height it may use, up to ``top`` + 0.55 for its header.
+    """
+
+    def __init__(self, heights: np.ndarray, residual: bool, scale: float, centre: float, top: float,
+                 bar_max: float) -> None:
+        super().__init__()
+        self.heights, self.residual = np.asarray(heights, dtype=float), residual
+        n = len(self.heights)
+        top_limit = top + 0.55  # the highest point the map may reach (its header row)
+        h = min(MAP_ROW_MAX, (top - MAP_ROWS_LOW) / n)
+        bottom = MAP_ROWS_LOW
+        top = bottom + n * h
+        font = 20 if h >= 0.5 else 18
+        block_w, ribbon_w = 1.35, 0.24
+        width = ribbon_w + 0.2 + block_w + 0.15 + bar_max + 1.0
+        left = centre - width / 2
+        ribbon_x = left + ribbon_w / 2
+        block_x = left + ribbon_w + 0.2 + block_w / 2
+        bar_left = block_x + block_w / 2 + 0.15
+        color = theme().update if residual else theme().negative
+        blocks, self.bars, self.values = VGroup(), VGroup(), VGroup()
+        for i, v in enumerate(self.heights):
+            y = bottom + (i + 0.5) * h
+            box = RoundedRectangle(corner_radius=0.06, width=block_w, height=h * 0.8, stroke_color=theme().muted,
+                                   stroke_width=1.5, fill_color=theme().faint, fill_opacity=0.5)
+            box.move_to([block_x, y, 0])
+            blocks.add(VGroup(box, label(f"block {i + 1}", font, theme().text).move_to(box)))
+            bar = Rectangle(width=max(float(v) / scale * bar_max, 0.02), height=h * 0.55,
+                            fill_color=color, fill_opacity=0.9, stroke_width=0)
+            bar.move_to([bar_left, y, 0], aligned_edge=LEFT)
+            self.bars.add(bar)
+            self.values.add(number(float(v), 2, 32 if h >= 0.5 else 28, color).next_to(bar, RIGHT, buff=0.1))
+        entrance = RoundedRectangle(corner_radius=0.08, width=block_w + ribbon_w + 0.4, height=0.5,
+                                    stroke_color=theme().stream, stroke_width=2)
+        entrance.move_to([left + (ribbon_w + 0.2 + block_w) / 2, MAP_ENTRANCE_Y, 0])
+        entrance_text = label("entrance: x₀", 20, theme().stream).move_to(entrance)
+        ribbon_bottom = entrance.get_top()[1]
+        self.cut = VGroup()
+        if residual:
+            self.ribbon = Rectangle(width=ribbon_w, height=top - ribbon_bottom, fill_color=theme().stream,
+                                    fill_opacity=0.85, stroke_width=0)
+            self.ribbon.move_to([ribbon_x, (top + ribbon_bottom) / 2, 0])
+        else:
+            stub_top = min(bottom, ribbon_bottom + 0.35)
+            self.ribbon = Rectangle(width=ribbon_w, height=stub_top - ribbon_bottom, fill_color=theme().stream,
+                                    fill_opacity=0.85, stroke_width=0)
+            self.ribbon.move_to([ribbon_x, (stub_top + ribbon_bottom) / 2, 0])
+            ghost = DashedLine([ribbon_x, stub_top + 0.3, 0], [ribbon_x, top, 0], color=theme().faint,
+                               stroke_width=2)
+            slash = VGroup(*[Line([ribbon_x - 0.2, stub_top + dy - 0.07, 0], [ribbon_x + 0.2, stub_top + dy + 0.07, 0],
+                                  color=theme().negative, stroke_width=4) for dy in (0.05, 0.17)])
+            self.cut.add(ghost, slash)
+        self.ribbon_name = label("x₀", 22, theme().stream if residual else theme().muted)
+        self.ribbon_name.next_to([ribbon_x, top, 0], UP, buff=0.1)
+        self.head = MathTex(r"\lVert x - x_0 \rVert" if residual else
+                            r"\lVert x \rVert = \lVert \text{last output} \rVert", font_size=36, color=color)
+        self.head.next_to([bar_left, top, 0], UP, buff=0.12)
+        self.head.align_to([bar_left, 0, 0], LEFT)
+        self.title = label(f"residual {'on' if residual else 'off'}", 24, color)
+        self.title.next_to(entrance, RIGHT, buff=0.35)
+        self.frame = VGroup(entrance, entrance_text, blocks)
+        self.add(self.frame, self.ribbon, self.cut, self.ribbon_name, self.bars, self.values, self.head, self.title)
+        # centre the whole map vertically in its space (a shallow stack would otherwise sit at the bottom)
+        entrance_bottom = MAP_ENTRANCE_Y - 0.25
+        self.shift(UP * ((top_limit + entrance_bottom) / 2 + 0.1 - self.get_center()[1]))
+
+    @property
+    def displayed(self) -> dict:
+        ribbon = "unbroken" if self.residual else "cut"
+        return {"bars": [round(v.get_value(), 2) for v in self.values], "ribbon": ribbon}
+
+
+class DepthMaps(VGroup):
+    """The depth map step's stage: one map with its verdict beside it, or (``compare``) residual on and
+    off side by side on one scale under one closing sentence, kept clear of the maps' headings.
+
+    ``scale`` is shared by every map (the tallest bar of either setting), so a red bar looks as small
+    as it is. ``displayed`` is {'on'/'off': the map's bars and ribbon} plus the shared 'scale'.
+    """
+
+    def __init__(self, scale: float, compare: bool) -> None:
+        super().__init__()
+        self.map_scale, self.compare = scale, compare  # (not .scale: that is a Mobject's method)
+        self.maps: dict[bool, DepthMap] = {}
+        self.closing = Verdict(False, compact=True).move_to([0, CLOSING_Y, 0]) if compare else None
+
+    def add_map(self, residual: bool, heights: np.ndarray) -> DepthMap:
+        """Build the map of one setting in its place (lowered under the closing sentence if it must be)."""
+        slot = dict(COMPARE_MAPS[residual] if self.compare else SINGLE_MAP)
+        m = DepthMap(heights, residual, self.map_scale, **slot)
+        if self.closing is not None:
+            ceiling = self.closing.get_bottom()[1] - CLOSING_GAP
+            for _ in range(5):  # lower the map into the room above the caption band, else make its rows shorter
+                excess, room = m.get_top()[1] - ceiling, m.get_bottom()[1] - SAFE_BOTTOM
+                if excess <= room + 1e-9:
+                    m.shift(DOWN * max(0.0, excess))
+                    break
+                slot["top"] -= excess - room
+                m = DepthMap(heights, residual, self.map_scale, **slot)
+        self.maps[residual] = m
+        self.add(m)
+        return m
+
+    def verdict(self, residual: bool) -> Verdict:
+        """The sentence beside a single map."""
+        return keep_on_screen(Verdict(residual).move_to([*VERDICT_AT, 0]))
+
+    def scale_note(self, under: VGroup) -> VGroup:
+        """Beside a residual-off map: the bars are drawn on the residual-on scale."""
+        note = label(f"same scale as residual on (top bar {fmt(self.map_scale)})", 20, theme().muted)
+        return keep_on_screen(note.next_to(under, DOWN, buff=0.35))
+
+    @property
+    def displayed(self) -> dict:
+        shown = {("on" if r else "off"): m.displayed for r, m in self.maps.items()}
+        shown["scale"] = self.map_scale
+        return shown
+
+
+class Verdict(VGroup):
+    """What the map shows, in a few words: x0 runs unbroken (residual), or the stream forgot its input."""
+
+    def __init__(self, residual: bool, compact: bool = False) -> None:
+        super().__init__()
+        if residual:
+            lines = ["x₀ runs unbroken to the top:", "the corrections pile up", "on top of the input."]
+            color = theme().update
+        else:
+            lines = ["The stream is alive", "but has forgotten its input."]
+            color = theme().negative
+        if compact:
+            lines = [" ".join(lines)]
+        self.add(*[label(line, 26, color) for line in lines])
+        self.arrange(DOWN, buff=0.15)

@@ -1,0 +1,174 @@
+"""Each step's words for the bank video: the caption as written and the narration as spoken.
+
+Both are built from :func:`scenes.bank.numbers.bank_numbers`, never typed in.
+
+>>> lines = script(Params())
+>>> list(lines)
+['show_sentence', 'first_attention', 'first_ffn', 'later_blocks', 'the_sum', 'depth_map']
+>>> lines["show_sentence"].speech.split(".")[1]
+' Its stream enters as x zero: zero point three, zero point three, zero, and one'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scenes.bank.numbers import GEOGRAPHIC, IDENTITY, BankNumbers, bank_numbers
+from scenes.bank.params import Params
+from scenes.kit import Line, fmt, fmt_vec, followed_position, pct, say_int, say_number, say_percent, say_vector
+from tblock.worlds.bank import TOKENS
+
+
+def numbers_for(p: Params) -> BankNumbers:
+    """The numbers of the video these flags make."""
+    return bank_numbers(p.depth, p.residual, followed_position(p.position, len(TOKENS)))
+
+
+def script(p: Params) -> dict[str, Line]:
+    """Every step the video runs with these flags, in order, with its caption and narration."""
+    nums = numbers_for(p)
+    lines = {
+        "show_sentence": show_sentence(nums),
+        "first_attention": first_attention(nums),
+        "first_ffn": first_ffn(nums),
+    }
+    if nums.depth > 1:
+        lines["later_blocks"] = later_blocks(nums)
+    lines["the_sum"] = the_sum(nums)
+    lines["depth_map"] = depth_map(nums)
+    if p.compare:
+        lines["compare_maps"] = compare_maps(nums)
+    return lines
+
+
+def identity_names(nums: BankNumbers) -> tuple[str, str]:
+    """How the caption and the narration name the identity dimension: bank's own, or for another word
+    the dimension's name."""
+    if nums.token == "bank":
+        return f"its identity (dim {IDENTITY})", f"its identity, dimension {say_int(IDENTITY)},"
+    name = nums.dims[IDENTITY]
+    return f"the {name} dimension (dim {IDENTITY})", f"the {name} dimension, dimension {say_int(IDENTITY)},"
+
+
+def show_sentence(nums: BankNumbers) -> Line:
+    x0 = nums.x0
+    return Line(
+        f"We follow '{nums.token}' in 'by the river bank'. Its stream enters as x0 = {fmt_vec(x0)}: one number "
+        f"per named dimension.",
+        f"We follow the word {nums.token} in the phrase by the river bank. Its stream enters as x zero: "
+        f"{say_vector(x0)}. That is one number for each named dimension.")
+
+
+def first_attention(nums: BankNumbers) -> Line:
+    blk = nums.run.blocks[0]
+    weight = blk["pattern"][0][nums.top]
+    source = TOKENS[nums.top]
+    before, after = nums.x0[IDENTITY], blk["resid_mid"][IDENTITY]
+    ident, spoken_ident = identity_names(nums)
+    if fmt(after) == fmt(before):
+        ident += f" is still {fmt(after)}"
+        spoken_ident += f" is still {say_number(after)}"
+    else:
+        ident += f" went from {fmt(before)} to {fmt(after)}"
+        spoken_ident += f" went from {say_number(before)} to {say_number(after)}"
+    how = "added to" if nums.residual else "written over"
+    if not nums.residual:
+        ident += ": x0 is gone"
+        spoken_ident += ", and x zero is gone"
+    return Line(
+        f"Block 1, attention: '{nums.token}' puts {pct(weight, 1)} of its weight on '{source}'. The correction "
+        f"Δ_attn = {fmt_vec(blk['attn_out'])} is {how} the stream entry by entry; {ident}.",
+        f"In block one, attention: {nums.token} puts {say_percent(100 * weight, 1)} of its weight on {source}. "
+        f"The correction, delta attention, is {say_vector(blk['attn_out'])}. It is {how} the stream, entry by "
+        f"entry, and {spoken_ident}.")
+
+
+def first_ffn(nums: BankNumbers) -> Line:
+    blk = nums.run.blocks[0]
+    n_on, n_units = int(np.sum(blk["hidden"] > 0)), len(blk["hidden"])
+    how = "added" if nums.residual else "written over the stream"
+    return Line(
+        f"Block 1, feed-forward: from norm(x) = {fmt_vec(blk['ln2'])}, {n_on} of {n_units} ReLU units fire; "
+        f"the correction Δ_ffn = {fmt_vec(blk['mlp_out'])} is {how}. Block 1 leaves {fmt_vec(blk['resid_post'])}.",
+        f"Block one, feed-forward: it reads the normalised stream, {say_vector(blk['ln2'])}. Then "
+        f"{say_int(n_on)} of its {say_int(n_units)} ReLU units fire, and the correction, delta F F N, is "
+        f"{say_vector(blk['mlp_out'])}. It is {how}. Block one leaves {say_vector(blk['resid_post'])}.")
+
+
+def later_blocks(nums: BankNumbers) -> Line:
+    d = nums.depth
+    track = nums.tracked  # (depth + 1, 2): geographic, identity
+    geo = track[:, 0]
+    if d <= 5:
+        dim0 = " → ".join(fmt(v, 1) for v in geo)
+        spoken_dim0 = ", then ".join(say_number(v, 1) for v in geo)
+    else:
+        dim0 = " → ".join(fmt(v, 1) for v in geo[:3]) + f" → … → {fmt(geo[-1], 1)}"
+        spoken_dim0 = ", then ".join(say_number(v, 1) for v in geo[:3]) + f", and on to {say_number(geo[-1], 1)}"
+    low, high = track[1:, 1].min(), track[1:, 1].max()
+    ident, spoken_ident = identity_names(nums)
+    if nums.residual:
+        tail = f"while {ident} stays within {fmt(low)} to {fmt(high)}"
+        spoken_tail = f"while {spoken_ident} stays between {say_number(low)} and {say_number(high)}"
+    else:
+        tail = f"and {ident} is only {fmt(low)} to {fmt(high)}: each block keeps just its output"
+        spoken_tail = (f"and {spoken_ident} is only {say_number(low)} to {say_number(high)}. Each block keeps "
+                       f"just its own output")
+    blocks = "Block 2 repeats" if d == 2 else f"Blocks 2 to {d} repeat"
+    spoken_blocks = "Block two repeats" if d == 2 else f"Blocks two to {say_int(d)} repeat"
+    return Line(
+        f"{blocks} the pattern with the same weights. The geographic dimension (dim {GEOGRAPHIC}) goes {dim0}, "
+        f"{tail}.",
+        f"{spoken_blocks} the pattern with the same weights. The geographic dimension, dimension "
+        f"{say_int(GEOGRAPHIC)}, goes {spoken_dim0}, {spoken_tail}.")
+
+
+def the_sum(nums: BankNumbers) -> Line:
+    n_corr = 2 * nums.depth
+    final = nums.final
+    if nums.residual:
+        folded = len(nums.run.terms) - 1 < n_corr
+        return Line(
+            f"The sum: the final stream {fmt_vec(final)} is x0 plus all {n_corr} corrections"
+            f"{' (the middle blocks summed into one column)' if folded else ''}. The input is still a term of it.",
+            f"The sum: the final stream, {say_vector(final)}, is x zero plus all {say_int(n_corr)} corrections"
+            f"{', with the middle blocks summed into one column' if folded else ''}. The input is still a term "
+            f"of it.")
+    return Line(
+        f"Without the residual nothing was summed: the final vector {fmt_vec(final)} is block {nums.depth}'s last "
+        f"output alone; x0 and every earlier correction were overwritten.",
+        f"Without the residual, nothing was summed. The final vector, {say_vector(final)}, is block "
+        f"{say_int(nums.depth)}'s last output alone. X zero and every earlier correction were overwritten.")
+
+
+def depth_map(nums: BankNumbers) -> Line:
+    bars = nums.run.bars
+    if nums.residual:
+        if len(bars) == 1:  # one block: one bar, nothing grows
+            grows, spoken = f"is {fmt(bars[0])}", f"it is {say_number(bars[0])}"
+        else:
+            grows = f"grows from {fmt(bars[0])} to {fmt(bars[-1])}"
+            spoken = f"it grows from {say_number(bars[0])} to {say_number(bars[-1])}"
+        return Line(
+            f"The depth map: the x0 ribbon runs unbroken from the entrance to the top, and each block's bar, the "
+            f"size of all corrections so far (‖x − x0‖), {grows}.",
+            f"The depth map. The x zero ribbon runs unbroken from the entrance to the top. Each block's bar is the "
+            f"size of all the corrections so far, the length of x minus x zero, and {spoken}.")
+    typical = float(np.median(bars))
+    return Line(
+        f"Residual off: the ribbon is cut at the entrance, and each block's red bar is only its latest output, "
+        f"about {fmt(typical)} long because of the normalisation. The stream is alive but has forgotten its input.",
+        f"Residual off: the ribbon is cut at the entrance, and each block's red bar is only its latest output, "
+        f"about {say_number(typical)} long, because of the normalisation. The stream is alive, but it has "
+        f"forgotten its input.")
+
+
+def compare_maps(nums: BankNumbers) -> Line:
+    on, off = nums.runs[True].bars, nums.runs[False].bars
+    typical = float(np.median(off))
+    return Line(
+        f"Side by side on one scale: with the residual the bars climb to {fmt(on[-1])} on top of an unbroken x0; "
+        f"without it they stay near {fmt(typical)}, and x0 is gone after the entrance.",
+        f"Side by side, on one scale: with the residual, the bars climb to {say_number(on[-1])}, on top of an "
+        f"unbroken x zero. Without it, they stay near {say_number(typical)}, and x zero is gone after the "
+        f"entrance.")
