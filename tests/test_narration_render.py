@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
@@ -11,6 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from scenes import exports, soundtrack
+from scenes.manifest import Manifest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from narration_demo import DEMO  # noqa: E402
@@ -34,7 +34,7 @@ def narrated(tmp_path_factory):
     out = tmp_path_factory.mktemp("narrated")
     first = run_cli("demo", "--voice", "--sections", "--out", out)
     assert first.exit_code == 0, first.output
-    manifest = json.loads((out / "demo" / "demo_voice.json").read_text())
+    manifest = Manifest.read(out / "demo" / "demo_voice.json")
     return out, manifest
 
 
@@ -111,7 +111,7 @@ def test_a_rerun_synthesizes_nothing_new(narrated, tmp_path):
     assert first["voice"]["synthesized"] == 2
     again = run_cli("demo", "--voice", "--out", out, "--name", "again")
     assert again.exit_code == 0, again.output
-    manifest = json.loads((out / "demo" / "again.json").read_text())
+    manifest = Manifest.read(out / "demo" / "again.json")
     assert manifest["voice"]["synthesized"] == 0 and manifest["voice"]["cache_hits"] == 2
     assert [s["end"] for s in manifest["steps"]] == [s["end"] for s in first["steps"]]
 
@@ -122,7 +122,7 @@ def test_a_script_changes_exactly_the_steps_it_names(narrated, tmp_path):
     script.write_text('move_dot = "It goes right. Then it comes back, slowly, all the way to the left side."\n')
     result = run_cli("demo", "--script", script, "--out", out, "--name", "edited")
     assert result.exit_code == 0, result.output
-    edited = json.loads((out / "demo" / "edited.json").read_text())
+    edited = Manifest.read(out / "demo" / "edited.json")
     a, b = first["steps"], edited["steps"]
     assert b[0] == a[0]  # the step it does not name: same text, same timing
     assert b[1]["narration"] == "It goes right. Then it comes back, slowly, all the way to the left side."
