@@ -1,10 +1,11 @@
-"""Views of one block's trace that the worked-example video shows.
+"""What the block video shows, asked of the engine (NumPy only: never manim, the kit or params).
 
-Pure NumPy helpers on top of block_forward's trace: the stream-shaped
-stages in the order a placement visits them, each token's vector length
-through them, the softmax row sums, what the activation did to each hidden
-entry, the reconstruction input + Δ_attn + Δ_ffn = output, and the same
-input run through a pre-norm and a post-norm block side by side.
+The tiny world's trace (``tblock.worlds.tiny``) and what the scene reads of
+it: the stream-shaped stages in the order a placement visits them, each
+token's vector length through them, the softmax row sums, what the
+activation did to each hidden entry, the reconstruction input + Δ_attn +
+Δ_ffn = output, the same input through a pre-norm and a post-norm block,
+and :data:`PLACEMENTS`, the one table of what differs between pre- and post-norm.
 
 >>> from tblock.worlds import run_example, tiny
 >>> ex = tiny()
@@ -13,6 +14,8 @@ input run through a pre-norm and a post-norm block side by side.
 ['resid_pre', 'ln1_normalized', 'attn_out', 'resid_mid', 'ln2_normalized', 'mlp_out', 'resid_post']
 >>> reconstruction(tr)["error"] < 1e-12
 True
+>>> block_numbers(tokens=2).stage_len.shape
+(2, 7)
 """
 
 from __future__ import annotations
@@ -21,8 +24,102 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tblock.block import block_forward
-from tblock.layers import activation
+from tblock import activation, block_forward
+from tblock.worlds import Example, contribution_shares, run_example, tiny, token_shares
+
+# -- names as the video writes them ---------------------------------------------------
+
+ACT_NAMES = {"gelu": "GELU", "gelu_tanh": "tanh-GELU", "relu": "ReLU"}  # display names (ffn has the same)
+NORM_NAMES = {"rms": "RMSNorm", "layer": "LayerNorm"}
+NORM_SYMBOLS = {"rms": "RMS", "layer": "LN"}  # the boxes' and formulas' short name: RMS_1, LN_2
+MASK_NAMES = {"full": "no mask", "causal": "causal mask"}
+
+# -- pre-norm against post-norm: the one table --------------------------------------
+
+WALK = ("input", "norm1", "attention", "attn_out", "add1", "norm2", "ffn_hidden", "ffn_out", "add2")
+CHARTS = ("lengths", "heatmap", "shares", "check", "compare")
+
+
+@dataclass(frozen=True)
+class Move:
+    """How a norm or add step of the walk changes the picture.
+
+    kind: 'read' (the branch reads a normalised copy of the stream, which stays),
+    'normalise' (the stream itself is normalised) or 'add' (the branch's update
+    joins the stream); ``target``: the stage key whose values the step shows;
+    ``formula``: its TeX, with ``{n1}``/``{n2}`` for the two norms' symbols.
+    """
+
+    kind: str
+    target: str
+    formula: str
+
+
+@dataclass(frozen=True)
+class Placement:
+    """Everything that differs between pre-norm and post-norm, in one place.
+
+    ``order``: the steps as the video runs them; ``moves``: the norm and add
+    steps of the walk; ``equations``: the outline's two lines; ``attn_reads`` /
+    ``ffn_reads``: what the two sub-layers read (TeX); ``sums_to_output``:
+    whether X + Δattn + Δffn is the block's output.
+    """
+
+    order: tuple[str, ...]
+    moves: dict[str, Move]
+    equations: tuple[str, str]
+    attn_reads: str
+    ffn_reads: str
+    sums_to_output: bool
+
+
+ATTN, FFN = r"\Delta_{\text{attn}}", r"\Delta_{\text{ffn}}"
+PLACEMENTS = {
+    "pre": Placement(
+        order=("outline", "input", "norm1", "attention", "attn_out", "add1", "norm2", "ffn_hidden", "ffn_out",
+               "add2") + CHARTS,
+        moves={"norm1": Move("read", "ln1_normalized", r"U = {n1}(X)"),
+               "add1": Move("add", "resid_mid", rf"Y = X + {ATTN}"),
+               "norm2": Move("read", "ln2_normalized", r"F = {n2}(Y)"),
+               "add2": Move("add", "resid_post", rf"Z = Y + {FFN}")},
+        equations=(r"Y = X + \mathrm{attention}({n1}(X))", r"Z = Y + \mathrm{FFN}({n2}(Y))"),
+        attn_reads=r"{n1}(X)", ffn_reads=r"{n2}(Y)", sums_to_output=True),
+    "post": Placement(
+        order=("outline", "input", "attention", "attn_out", "add1", "norm1", "ffn_hidden", "ffn_out", "add2",
+               "norm2") + CHARTS,
+        moves={"norm1": Move("normalise", "resid_mid", rf"Y = {{n1}}(X + {ATTN})"),
+               "add1": Move("add", "attn_sum", rf"X + {ATTN}"),
+               "norm2": Move("normalise", "resid_post", rf"Z = {{n2}}(Y + {FFN})"),
+               "add2": Move("add", "mlp_sum", rf"Y + {FFN}")},
+        equations=(r"Y = {n1}(X + \mathrm{attention}(X))", r"Z = {n2}(Y + \mathrm{FFN}(Y))"),
+        attn_reads="X", ffn_reads="Y", sums_to_output=False),
+}  # fmt: skip
+STEPS = PLACEMENTS["pre"].order  # every step, in pre-norm's order (post-norm visits the same ones)
+
+# TeX of each stream-shaped stage: as the walk titles its grid, and as the lengths chart ticks it.
+STAGE_TITLES = {"resid_pre": "X", "ln1_normalized": "{n1}(X)", "attn_out": ATTN, "resid_mid": "Y",
+                "ln2_normalized": "{n2}(Y)", "mlp_out": FFN, "resid_post": r"Z \text{ (output)}",
+                "attn_sum": rf"X + {ATTN}", "mlp_sum": rf"Y + {FFN}"}
+STAGE_TICKS = {**STAGE_TITLES, "resid_post": "Z", "attn_sum": rf"X{{+}}{ATTN}", "mlp_sum": rf"Y{{+}}{FFN}"}
+
+
+def norm_symbols(norm: str) -> tuple[str, str]:
+    """The two norms' TeX symbols: RMS_1, RMS_2 (or LN_1, LN_2)."""
+    sym = NORM_SYMBOLS[norm]
+    return rf"\mathrm{{{sym}}}_1", rf"\mathrm{{{sym}}}_2"
+
+
+def with_norms(tex: str, norm: str) -> str:
+    """A table's TeX with ``{n1}``/``{n2}`` replaced by the norms' symbols (plain replace: TeX has braces).
+
+    >>> print(with_norms("Y = {n1}(X)", "layer"))
+    Y = \\mathrm{LN}_1(X)
+    """
+    n1, n2 = norm_symbols(norm)
+    return tex.replace("{n1}", n1).replace("{n2}", n2)
+
+
+# -- the trace, read -------------------------------------------------------------------
 
 
 @dataclass(frozen=True, eq=False)
@@ -99,7 +196,7 @@ def activation_summary(mlp_pre: np.ndarray, mlp_post: np.ndarray, places: int = 
 
 
 def activation_curve(act: str, lo: float, hi: float, samples: int = 121) -> tuple[np.ndarray, np.ndarray]:
-    """The activation sampled on [lo, hi]: xs (samples,), act(xs) (samples,)."""
+    """The engine's activation sampled on [lo, hi]: xs (samples,), act(xs) (samples,)."""
     xs = np.linspace(lo, hi, samples)  # (samples,)
     return xs, activation(xs, act)
 
@@ -115,7 +212,7 @@ def reconstruction(trace: dict) -> dict:
     return {"sum": total, "output": out, "error": float(np.max(np.abs(total - out)))}
 
 
-def compare_placements(ex_pre, ex_post) -> dict:
+def compare_placements(ex_pre: Example, ex_post: Example) -> dict:
     """The same input through a pre-norm and a post-norm block (same weights, same x).
 
     Returns, per placement ('pre', 'post'): 'states' {X, Y, Z} (n, d) each,
@@ -140,3 +237,64 @@ def compare_placements(ex_pre, ex_post) -> dict:
         diff[key] = float(np.max(np.abs(runs["pre"]["states"][key] - runs["post"]["states"][key])))
     diverge = next((k for k, v in diff.items() if v > 1e-12), None)
     return {**runs, "diff": diff, "diverge": diverge}
+
+
+# -- everything one video shows ----------------------------------------------------------
+
+
+@dataclass(frozen=True, eq=False)
+class BlockNumbers:
+    """The numbers of one block video (one set of flags), all read from one engine run."""
+
+    ex: Example
+    placement: Placement
+    trace: dict
+    stages: list[Stage]
+    stage_len: np.ndarray  # (n, 7) each token's length at each stage
+    sums: np.ndarray  # (h, n) attention row sums
+    act_effect: np.ndarray  # (n, d_ff) 0 kept, 1 bent, 2 zeroed
+    act_summary: dict
+    recon: dict
+    shares: dict  # contribution_shares: 'magnitude', 'share' (percent)
+    token_shares: np.ndarray  # (n, 3) percent
+    compare: dict  # compare_placements of the pre- and post-norm blocks
+
+    @property
+    def n(self) -> int:
+        """How many tokens (rows)."""
+        return self.ex.n
+
+    @property
+    def d(self) -> int:
+        """The stream's width d_model."""
+        return self.ex.cfg.d_model
+
+    @property
+    def stage(self) -> dict[str, np.ndarray]:
+        """Every stream-shaped stage's values by trace key (post-norm's sums included)."""
+        return {**{s.key: s.values for s in self.stages}, "attn_sum": attn_sum(self.trace),
+                "mlp_sum": mlp_sum(self.trace)}
+
+    def length_at(self, key: str) -> np.ndarray:
+        """Each token's length at the stage ``key`` (n,)."""
+        return self.stage_len[:, [s.key for s in self.stages].index(key)]
+
+    def colour_scale(self) -> float:
+        """One colour scale for every stream-shaped matrix of the walk: the largest |value| among them."""
+        return float(max(np.max(np.abs(s.values)) for s in self.stages))
+
+
+def block_numbers(seed: int = 0, norm: str = "rms", act: str = "gelu", placement: str = "pre", tokens: int = 3,
+                  mask: str = "full") -> BlockNumbers:
+    """Run the tiny block with these flags (and its other placement, for the comparison)."""
+    world = {"seed": seed, "norm": norm, "act": act, "n_tokens": tokens, "mask": mask}
+    ex = tiny(placement=placement, **world)
+    _, tr = run_example(ex)
+    stages = block_stages(tr, placement)
+    both = compare_placements(tiny(placement="pre", **world), tiny(placement="post", **world))
+    return BlockNumbers(
+        ex=ex, placement=PLACEMENTS[placement], trace=tr, stages=stages, stage_len=stage_lengths(stages),
+        sums=row_sums(tr["pattern"]), act_effect=activation_effect(tr["mlp_pre"], tr["mlp_post"]),
+        act_summary=activation_summary(tr["mlp_pre"], tr["mlp_post"]), recon=reconstruction(tr),
+        shares=contribution_shares(ex.x, tr["attn_out"], tr["mlp_out"]),
+        token_shares=token_shares(ex.x, tr["attn_out"], tr["mlp_out"]), compare=both)

@@ -81,8 +81,9 @@ def tiny(seed: int = 0, norm: str = "rms", act: str = "gelu", placement: str = "
     cfg = BlockConfig(d_model=4, n_heads=2, d_head=2, d_ff=8, norm=norm, act=act, placement=placement,
                       mask=mask, eps=1e-6)
     w = BlockWeights.random(cfg, seed=seed, scale=0.5)
-    extra = np.round(np.random.default_rng(seed + 1000).uniform(-1, 1, (TINY_MAX_TOKENS - 3, 4)), 1)  # (3, 4)
-    x = np.concatenate([TINY_X, extra])[:n_tokens]  # (6, 4) -> (n_tokens, 4)
+    shape = (TINY_MAX_TOKENS - len(TINY_X), cfg.d_model)  # the rows after the lesson's three: (3, d)
+    extra = np.round(np.random.default_rng(seed + 1000).uniform(-1, 1, shape), 1)  # (3, d)
+    x = np.concatenate([TINY_X, extra])[:n_tokens]  # (6, d) -> (n_tokens, d)
     tokens = tuple(f"token {i + 1}" for i in range(n_tokens))
     return Example("tiny", cfg, w, x, tokens, None, n_tokens - 1)
 
