@@ -121,15 +121,17 @@ class Readout(VGroup):
         return np.round([d.get_value() for d in self.submobjects], self.places)
 
 
-class VectorRows(VGroup):
-    """Several kit ``Vector`` rows read together: ``displayed`` stacks what each shows."""
+class VectorRows:
+    """Several kit ``Vector`` rows read together (each is drawn on its own): ``displayed`` stacks what each shows."""
 
     def __init__(self, vectors: Sequence[Vector]) -> None:
-        super().__init__()
         self.vectors = list(vectors)
 
     def __getitem__(self, r: int) -> Vector:
         return self.vectors[r]
+
+    def __iter__(self):
+        return iter(self.vectors)
 
     def __len__(self) -> int:
         return len(self.vectors)
