@@ -1,39 +1,71 @@
-"""Topic heads: the receiver view's bookkeeping, the flags' checks, and the numbers the video shows."""
+"""Topic heads: the receiver view against a head computed by hand, the flags, the script, the renders."""
 
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
 
-from scenes.heads.numbers import embed_tokens, heads_world, receiver_view, running_sums, scale_head_output
-from scenes.heads.scene import Params
-from tblock import concat_then_project
+from scenes.heads.numbers import heads_numbers, receiver_view, running_sums, scale_head_output
+from scenes.heads.params import Params, position_of_receiver
+from scenes.heads.script import script
+from tblock.worlds import embed_tokens, heads_world
+
+__module_test__ = "heads"
 
 TOKENS = ("the", "Eiffel", "tower")
 MODEL = ("--d-model", "768", "--heads", "12", "--d-head", "64", "--show", "3")
 
 
-# -- engine helper (scenes/heads/numbers.py) ---------------------------------------------
+def by_hand(world, i: int) -> dict:
+    """One position of the attention sublayer written out from the weights (not the engine's code):
+    LN, each head's q/k/v, scaled scores, mask, softmax, mixture, contribution, their sum, Y = X + Δ."""
+    w, cfg, x = world.weights, world.cfg, world.x
+    xn = (x - x.mean(-1, keepdims=True)) / np.sqrt(x.var(-1, keepdims=True) + cfg.eps) * w.ln1_w + w.ln1_b
+    weights, mixtures, contributions = [], [], []
+    for r in range(cfg.n_heads):
+        q = xn[i] @ w.W_Q[r] + w.b_Q[r]
+        k = xn @ w.W_K[r] + w.b_K[r]
+        v = xn @ w.W_V[r] + w.b_V[r]
+        s = k @ q / np.sqrt(cfg.d_head)
+        if cfg.mask == "causal":
+            s[i + 1:] = -np.inf
+        a = np.exp(s - s.max())
+        a /= a.sum()
+        weights.append(a)
+        mixtures.append(a @ v)
+        contributions.append(a @ v @ w.W_O[r])
+    delta = np.sum(contributions, axis=0) + w.b_O
+    return {"weights": np.array(weights), "mixtures": np.array(mixtures), "contributions": np.array(contributions),
+            "delta": delta, "x": x[i], "y": x[i] + delta}
 
-@pytest.mark.parametrize("d, h, dh, shown", [(4, 2, 2, 2), (8, 4, 2, 3), (768, 12, 64, 3)])
-def test_receiver_view_reads_the_trace(d, h, dh, shown):
-    world = heads_world(d, h, dh, TOKENS, seed=3, mask="causal")
-    tr, i = world.trace, 1
-    v = receiver_view(world, receiver=i, shown=shown)
-    np.testing.assert_array_equal(v["pattern"], tr["pattern"][:, i])          # (h, n)
-    np.testing.assert_array_equal(v["z"], tr["z"][i])                         # (h, d_head)
-    np.testing.assert_allclose(v["result"][0], tr["z"][i, 0] @ world.weights.W_O[0])
-    np.testing.assert_allclose(v["result_norm"], np.linalg.norm(tr["result"][i], axis=-1))
+
+# -- the numbers (scenes/heads/numbers.py, tblock/worlds/heads.py) ---------------------------
+
+@pytest.mark.parametrize("d, h, dh, shown, mask", [(4, 2, 2, 2, "causal"), (8, 4, 2, 3, "full"),
+                                                   (64, 8, 8, 3, "causal")])
+def test_receiver_view_equals_the_head_written_out_by_hand(d, h, dh, shown, mask):
+    world = heads_world(d, h, dh, TOKENS, seed=3, mask=mask)
+    i = 1
+    v, hand = receiver_view(world, receiver=i, shown=shown), by_hand(world, i)
+    np.testing.assert_allclose(v["pattern"], hand["weights"], atol=1e-12)
+    np.testing.assert_allclose(v["z"], hand["mixtures"], atol=1e-10)
+    np.testing.assert_allclose(v["result"], hand["contributions"], atol=1e-10)
+    np.testing.assert_allclose(v["result_norm"], np.linalg.norm(hand["contributions"], axis=-1), atol=1e-10)
+    np.testing.assert_allclose(v["rest"], hand["contributions"][shown:].sum(0), atol=1e-10)
+    np.testing.assert_allclose(v["attn_out"], hand["delta"], atol=1e-10)
+    np.testing.assert_allclose(v["concat"], hand["delta"], atol=1e-10)
+    np.testing.assert_allclose(v["y"], hand["y"], atol=1e-10)
     assert v["running"].shape == (shown + (shown < h) + 1, d)
-    np.testing.assert_allclose(v["running"][-1], v["attn_out"], atol=1e-12)  # b_O is zero here
-    np.testing.assert_allclose(v["running_norm"], np.linalg.norm(v["running"], axis=-1))
-    np.testing.assert_allclose(v["concat"], concat_then_project(tr["z"], world.weights.W_O, world.weights.b_O)[i])
+    np.testing.assert_allclose(v["running"][-1], hand["delta"], atol=1e-10)  # b_O is zero here
     assert v["concat_difference"] < 1e-12 and v["bypass_difference"] == 0.0
-    np.testing.assert_array_equal(v["y"], tr["resid_mid"][i])
     assert np.all(v["write_rank"] <= dh) and v["write_rank"].max() == dh
-    assert v["pattern"][:, i + 1:].sum() == 0.0  # causal: nothing from later positions
+    if mask == "causal":
+        assert v["pattern"][:, i + 1:].sum() == 0.0  # nothing from later positions
+    np.testing.assert_allclose(v["pattern"].sum(-1), 1.0)
 
 
 def test_running_sums_start_at_zero():
@@ -50,11 +82,12 @@ def test_equal_tokens_share_an_embedding_and_a_changed_head_keeps_the_weights():
     np.testing.assert_array_equal(w2.W_O[0], -world.weights.W_O[0])
     np.testing.assert_array_equal(w2.W_O[1], world.weights.W_O[1])
     np.testing.assert_array_equal(world.weights.W_O[0], heads_world(4, 2, 2, TOKENS).weights.W_O[0])  # no aliasing
-    v1 = receiver_view(world, 2, 2)
-    v2 = receiver_view(heads_world(4, 2, 2, TOKENS, weights=w2), 2, 2)
+    n = heads_numbers(4, 2, 2, TOKENS, seed=0, mask="causal", receiver=2, shown=2, scale_wo=-1.0)
+    v1, v2 = n.view, n.changed_view
     np.testing.assert_array_equal(v1["pattern"], v2["pattern"])
     np.testing.assert_allclose(v2["result"][0], -v1["result"][0])
-    assert not np.allclose(v1["attn_out"], v2["attn_out"])
+    np.testing.assert_allclose(v2["attn_out"], v1["attn_out"] - 2 * v1["result"][0])  # only head 1 flips
+    assert heads_numbers(4, 2, 2, TOKENS, 0, "causal", 2, 3, 1.0).changed_view is None
 
 
 def test_heads_times_width_must_equal_the_stream_width():
@@ -66,11 +99,21 @@ def test_heads_times_width_must_equal_the_stream_width():
 
 # -- flags ---------------------------------------------------------------------------
 
+def test_position_flag_and_the_old_receiver_number():
+    assert Params().receiver_index == 2 and Params(position=1).receiver_index == 0
+    assert Params.ALIASES["receiver"].field == "position"
+    assert position_of_receiver("2") == 2 and position_of_receiver("0") == 0
+    with pytest.raises(ValueError, match="whole number"):
+        position_of_receiver("tower")
+
+
 @pytest.mark.parametrize("args, message", [
     (("--d-model", "768", "--heads", "12", "--d-head", "32"), "--heads x --d-head must equal --d-model"),
     (("--tokens", "a,b,c,d,e,f,g,h,i"), "--tokens must be 1 to 8"),
     (("--tokens", "a,,b"), "--tokens must be 1 to 8"),
-    (("--tokens", "a,b", "--receiver", "3"), "--receiver must be a position from 1 to 2"),
+    (("--tokens", "a,b", "--position", "3"), "--position must be between 0 (the last token) and 2; got 3"),
+    (("--tokens", "a,b", "--receiver", "3"), "--position must be between 0 (the last token) and 2; got 3"),
+    (("--receiver", "last"), "--receiver: must be a whole number"),
     (("--show", "9"), "9 is not in the range"),
     (("--mask", "sliding"), "'sliding' is not one of"),
 ])
@@ -81,6 +124,32 @@ def test_bad_flags_exit_2_with_one_line_and_write_nothing(cli, tmp_path, args, m
     assert message in result.output
     assert "Traceback" not in result.output
     assert not out.exists()
+
+
+# -- the script ---------------------------------------------------------------------------
+
+NOISE = re.compile(r"[Δ≤≥·√\[\]_()=+×−|‖⊕→Σ]|\d")
+STEPS = ["show_circuit", "fan_out", "show_patterns", "mix_values", "project_heads", "sum_heads", "concat_route",
+         "change_wo", "add_to_stream"]
+
+
+@pytest.mark.parametrize("params", [Params(), Params(d_model=16, heads=4, d_head=4, show=3),
+                                    Params(heads=1, d_head=4, scale_wo=1.0, position=1)])
+def test_every_step_has_a_caption_and_a_speech_without_symbols(params):
+    lines = script(params)
+    assert list(lines) == [s for s in STEPS if s != "change_wo" or params.scale_wo != 1.0]
+    for name, line in lines.items():
+        assert line.caption.strip() and line.speech.strip(), name
+        assert not NOISE.search(line.speech), (name, NOISE.search(line.speech).group(), line.speech)
+
+
+def test_the_script_says_the_engines_numbers():
+    lines = script(Params(d_model=16, heads=4, d_head=4, show=3))
+    hand = by_hand(heads_world(16, 4, 4, TOKENS, seed=0, mask="causal"), 2)
+    norm = np.linalg.norm(hand["delta"])
+    assert f"norm {norm:.2f}, all 4 heads included" in lines["sum_heads"].caption
+    assert "The stream has sixteen coordinates" in lines["show_circuit"].speech
+    assert "on the word Eiffel" in lines["show_patterns"].speech or "on the word the" in lines["show_patterns"].speech
 
 
 # -- renders -------------------------------------------------------------------------
@@ -103,66 +172,62 @@ def render_heads(cli, out_dir):
     return run
 
 
-def check_numbers(numbers: dict, world, receiver: int, shown: int) -> None:
-    v = receiver_view(world, receiver, shown)
-    assert len(numbers["heads"]) == shown
-    for r, head in enumerate(numbers["heads"]):
-        np.testing.assert_allclose(head["weights"], v["pattern"][r])
-        np.testing.assert_allclose(head["contribution_norm"], v["result_norm"][r])
-    np.testing.assert_allclose(numbers["delta_norm"], np.linalg.norm(world.trace["attn_out"][receiver]))
-    np.testing.assert_allclose(numbers["delta"], world.trace["attn_out"][receiver])
-    np.testing.assert_allclose(numbers["concat_difference"], v["concat_difference"])
+def check_numbers(numbers: dict, world, receiver: int, shown: int, places: float | None) -> None:
+    """The manifest's tracked numbers (what the parts display) against the head written out by hand.
+
+    ``places``: the vectors print that many decimals (toy), or None when they are strips (exact values)."""
+    hand = by_hand(world, receiver)
+    atol = 0.5 * 10.0 ** -places + 1e-12 if places else 1e-9
+    np.testing.assert_allclose(numbers["weights"], 100 * hand["weights"][:shown], atol=0.05 + 1e-12)
+    np.testing.assert_allclose(numbers["mixtures"], hand["mixtures"][:shown],
+                               atol=atol if world.cfg.d_head <= 2 else 1e-9)
+    np.testing.assert_allclose(numbers["contributions"], hand["contributions"][:shown], atol=atol)
+    np.testing.assert_allclose(numbers["contribution_norms"], np.linalg.norm(hand["contributions"][:shown], axis=-1),
+                               atol=0.005 + 1e-12)
+    np.testing.assert_allclose(numbers["delta"], hand["delta"], atol=atol)
+    np.testing.assert_allclose(numbers["delta_norm"], [np.linalg.norm(hand["delta"])], atol=0.005 + 1e-12)
+    np.testing.assert_allclose(numbers["x"], hand["x"], atol=atol)
+    np.testing.assert_allclose(numbers["y"], hand["y"], atol=atol)
     assert numbers["concat_difference"] < 1e-12
-    np.testing.assert_allclose(numbers["x"], world.trace["resid_pre"][receiver])
-    np.testing.assert_allclose(numbers["y"], world.trace["resid_mid"][receiver])
 
 
+@pytest.mark.render
 def test_toy_video_srt_manifest_and_numbers(render_heads, out_dir):
     result, manifest = render_heads("toy", "--scale-wo", "1")
     assert result.exit_code == 0, result.output
     for ext in ("mp4", "srt", "json"):
         assert (out_dir / "heads" / f"toy.{ext}").stat().st_size > 0
     numbers = manifest["numbers"]
-    assert numbers["receiver"] == 3 and numbers["receiver_token"] == "tower"
-    check_numbers(numbers, heads_world(4, 2, 2, TOKENS, seed=0, mask="causal"), receiver=2, shown=2)
+    assert numbers["position"] == 3 and numbers["token"] == "tower"
+    check_numbers(numbers, heads_world(4, 2, 2, TOKENS, seed=0, mask="causal"), receiver=2, shown=2, places=2)
     assert "changed" not in numbers and "change_wo" not in [s["name"] for s in manifest["steps"]]
     srt = (out_dir / "heads" / "toy.srt").read_text()
     assert srt.count(" --> ") == len(manifest["steps"]) == 8
 
 
-def test_model_scale_last_frame_and_numbers(render_heads, out_dir):
+@pytest.mark.render
+def test_model_scale_last_frame_numbers_and_the_old_receiver_flag(render_heads, out_dir):
     result, manifest = render_heads("model", *MODEL, "--receiver", "2", "--mask", "full", "--last-frame")
     assert result.exit_code == 0, result.output
+    assert "note: --receiver is now --position" in result.output and "using --position 2" in result.output
     assert (out_dir / "heads" / "model.png").stat().st_size > 0
     numbers = manifest["numbers"]
     world = heads_world(768, 12, 64, TOKENS, seed=0, mask="full")
-    check_numbers(numbers, world, receiver=1, shown=3)
-    assert numbers["folded_heads"] == 9
+    check_numbers(numbers, world, receiver=1, shown=3, places=None)
+    hand = by_hand(world, 1)
+    assert numbers["folded_heads"] == 9 and numbers["write_rank"] == [64, 64, 64]
     np.testing.assert_allclose(numbers["folded_contribution_norm"],
-                               np.linalg.norm(world.trace["result"][1, 3:].sum(0)))
-    assert [h["write_rank"] for h in numbers["heads"]] == [64, 64, 64]
-    changed = numbers["changed"]
-    w2 = scale_head_output(world.weights, 0, -1.0)
-    v2 = receiver_view(heads_world(768, 12, 64, TOKENS, seed=0, mask="full", weights=w2), 1, 3)
-    np.testing.assert_allclose(changed["weights"], numbers["heads"][0]["weights"])
-    np.testing.assert_allclose(changed["contribution_norm"], v2["result_norm"][0])
-    np.testing.assert_allclose(changed["delta_norm"], v2["attn_norm"])
+                               [np.linalg.norm(hand["contributions"][3:].sum(0))], atol=0.005 + 1e-12)
+    changed = numbers["changed"]  # W_O^(1) times -1: head 1's contribution flips, the weights stay
+    np.testing.assert_allclose(changed["weights"], hand["weights"][0], atol=1e-12)
+    np.testing.assert_allclose(changed["contribution"], -hand["contributions"][0], atol=1e-9)
+    np.testing.assert_allclose(changed["delta"], hand["delta"] - 2 * hand["contributions"][0], atol=1e-9)
 
 
-# -- the kit's bypass circuit (scenes/kit/circuit.py) -----------------------------------
+from scenes.heads.scene import HeadsScene  # noqa: E402  (manim scenes after the fast tests' imports)
 
-def test_bypass_circuit_paths_join_tap_norm_sublayer_and_add_node():
-    from manim import DOWN
 
-    from scenes.kit import BypassCircuit
-
-    c = BypassCircuit.standard(width=10, y=-1.0, sublayer="attention")
-    np.testing.assert_allclose(c.read_route.get_start(), c.tap_point)
-    np.testing.assert_allclose(c.write_route.get_end(), c.add_point + [0, 0.22, 0])
-    assert c.norm_box.label.text == "LN" and c.sublayer_box.label.text == "attention"
-    below = BypassCircuit([-6, 0], [6, 0], tap_x=-4, add_x=4, sublayer_center=[0, -1.5], side=DOWN,
-                          norm=None, write_from=[2, -1.5])
-    assert below.norm_box is None
-    np.testing.assert_allclose(below.write_route.get_end(), [4, -0.22, 0])
-    with pytest.raises(ValueError, match="tap_x < add_x"):
-        BypassCircuit([-6, 0], [6, 0], tap_x=3, add_x=-3, sublayer_center=[0, 1.5])
+@pytest.mark.render
+@frames_comparison(base_scene=HeadsScene)
+def test_heads_last_frame(scene):
+    HeadsScene.construct(scene)

@@ -1,24 +1,123 @@
-"""Topic residual: the numbers on screen are the engine's, and the renders land where promised."""
+"""Topic residual: the lesson's printed numbers, the flags, the script, and what the renders show."""
 
 from __future__ import annotations
 
+import math
+import re
+
 import numpy as np
+import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scenes.residual.scene import Params, ResidualScene, updates
-from tblock.worlds import eiffel, eiffel_update
+from scenes.residual.numbers import TOKENS, residual_numbers, updates, wo_sequence
+from scenes.residual.params import Params, position_of_word
+from scenes.residual.script import script
 
 __module_test__ = "residual"
 
+# -- the numbers, against the head lesson's printed values and hand-derived algebra -------------
 
-def test_updates_follow_the_engine_for_each_wo():
-    runs = updates(Params(wo="both"))
-    assert list(runs) == ["identity", "negate"]
-    for wo, run in runs.items():
-        expected = eiffel_update(eiffel(wo, receiver=2))
-        np.testing.assert_allclose(run["result"], expected["result"])
+E = math.exp(1 / math.sqrt(2))  # the only non-zero score at 'tower' is q . k_Eiffel / sqrt(2) = 1 / sqrt(2)
 
 
+def test_tower_matches_the_lessons_printed_numbers():
+    """inside-a-transformer-block: weights 24.83 / 50.35 / 24.83 %, h = [0.2483, 0.5035],
+    x + h W_O = [1.2483, 0.5035] with W_O = I, and [-0.2483, 0.5035] -> [0.7517, 0.5035] with diag(-1, 1)."""
+    runs = updates("both", receiver=2)
+    ident, neg = runs["identity"], runs["negate"]
+    assert np.round(100 * ident["weights"], 2).tolist() == [24.83, 50.35, 24.83]
+    assert np.round(ident["h"], 4).tolist() == [0.2483, 0.5035]
+    assert np.round(ident["result"], 4).tolist() == [1.2483, 0.5035]
+    assert np.round(neg["delta"], 4).tolist() == [-0.2483, 0.5035]
+    assert np.round(neg["result"], 4).tolist() == [0.7517, 0.5035]
+    assert ident["x"].tolist() == [1.0, 0.0]
+
+
+# Hand algebra of the 2-D head: x = the (0, 0), Eiffel (0, 1), tower (1, 0); W_Q swaps, W_K = W_V = I.
+# The query of x_r is swap(x_r); score_j = swap(x_r) . x_j / sqrt(2); h = sum_j a_j x_j.
+HAND = {
+    0: {"weights": [1 / 3, 1 / 3, 1 / 3], "h": [1 / 3, 1 / 3]},                         # q = 0: all equal
+    1: {"weights": [1 / (2 + E), 1 / (2 + E), E / (2 + E)], "h": [E / (2 + E), 1 / (2 + E)]},  # q = (1, 0)
+    2: {"weights": [1 / (2 + E), E / (2 + E), 1 / (2 + E)], "h": [1 / (2 + E), E / (2 + E)]},  # q = (0, 1)
+}
+
+
+@pytest.mark.parametrize("receiver", [0, 1, 2])
+def test_each_receiver_follows_the_hand_algebra(receiver):
+    runs = updates("both", receiver)
+    hand = HAND[receiver]
+    x = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]])[receiver]
+    h = np.array(hand["h"])
+    for run in runs.values():
+        np.testing.assert_allclose(run["weights"], hand["weights"], rtol=1e-12)
+        np.testing.assert_allclose(run["h"], h, rtol=1e-12)
+    np.testing.assert_allclose(runs["identity"]["result"], x + h, rtol=1e-12)             # W_O = I
+    np.testing.assert_allclose(runs["negate"]["delta"], [-h[0], h[1]], rtol=1e-12)        # W_O = diag(-1, 1)
+    np.testing.assert_allclose(runs["negate"]["result"], x + [-h[0], h[1]], rtol=1e-12)
+
+
+def test_wo_choices_give_the_runs_in_order():
+    assert wo_sequence("both") == ["identity", "negate"]
+    assert list(residual_numbers("negate", 2).runs) == ["negate"]
+    with pytest.raises(ValueError, match="wo must be one of"):
+        wo_sequence("transpose")
+
+
+# -- flags ------------------------------------------------------------------------------------
+
+def test_position_flag_and_the_old_receiver_word():
+    assert Params().position == 0 and TOKENS[residual_numbers("both", 2).receiver] == "tower"
+    assert [position_of_word(t) for t in TOKENS] == [1, 2, 3]
+    assert Params.ALIASES["receiver"].field == "position"
+    with pytest.raises(ValueError, match="one of the, Eiffel, tower"):
+        position_of_word("Paris")
+    with pytest.raises(ValueError, match="--position must be at most 3"):
+        Params(position=4)
+
+
+@pytest.mark.parametrize("args, message", [
+    (("--receiver", "Paris"), "--receiver: the receiving token must be one of the, Eiffel, tower"),
+    (("--position", "4"), "4 is not in the range 0<=x<=3"),
+    (("--receiver", "the", "--position", "2"), "--receiver is the old name of --position"),
+])
+def test_bad_flags_exit_2_with_one_clear_line(cli, tmp_path, args, message):
+    result = cli("residual", "--out", tmp_path / "out", *args)
+    assert result.exit_code == 2
+    assert message in result.output and "Traceback" not in result.output
+    assert not (tmp_path / "out").exists()
+
+
+# -- the script ---------------------------------------------------------------------------------
+
+NOISE = re.compile(r"[Δ≤≥·√\[\]_()=+×−|‖]|\d")
+
+
+@pytest.mark.parametrize("params, steps", [
+    (Params(), ["show_tokens", "score_keys", "build_mixture", "project_update", "switch_to_negate"]),
+    (Params(wo="identity", position=2), ["show_tokens", "score_keys", "build_mixture", "project_update"]),
+    (Params(wo="negate", position=1), ["show_tokens", "score_keys", "build_mixture", "project_update"]),
+])
+def test_every_step_has_a_caption_and_a_speech_without_symbols(params, steps):
+    lines = script(params)
+    assert list(lines) == steps
+    for name, line in lines.items():
+        assert line.caption.strip() and line.speech.strip(), name
+        assert not NOISE.search(line.speech), (name, NOISE.search(line.speech).group(), line.speech)
+        assert line.speech.rstrip().endswith("."), name
+
+
+def test_the_script_speaks_the_lessons_numbers():
+    lines = script(Params())
+    assert "twenty-four point eight percent" in lines["score_keys"].speech
+    assert "fifty point three percent on the word Eiffel" in lines["score_keys"].speech
+    assert "[0.7517, 0.5035]" not in lines["switch_to_negate"].speech
+    assert "0.7517" in lines["switch_to_negate"].caption
+    assert "zero point seven five" in lines["switch_to_negate"].speech
+
+
+# -- renders --------------------------------------------------------------------------------------
+
+@pytest.mark.render
 def test_video_srt_manifest_and_numbers(render_topic_cli):
     result, manifest, out = render_topic_cli("residual")
     assert result.exit_code == 0, result.output
@@ -26,30 +125,37 @@ def test_video_srt_manifest_and_numbers(render_topic_cli):
     for ext in ("mp4", "srt", "json"):
         assert (folder / f"residual.{ext}").stat().st_size > 0
     numbers = manifest["numbers"]
-    engine = eiffel_update(eiffel("negate", receiver=2))
-    np.testing.assert_allclose(numbers["weights"], engine["weights"])
-    np.testing.assert_allclose(numbers["h"], engine["h"])
-    np.testing.assert_allclose(numbers["delta"], engine["delta"])
-    np.testing.assert_allclose(numbers["result"], engine["result"])
-    np.testing.assert_allclose(numbers["runs"]["identity"]["result"],
-                               eiffel_update(eiffel("identity", receiver=2))["result"])
+    # what the ledger rows and the bars display at the end (4 places, percentages with 2), as the lesson prints
+    assert numbers["weights"] == [24.83, 50.35, 24.83]
+    assert numbers["x"] == [1.0, 0.0]
+    assert numbers["h"] == [0.2483, 0.5035]
+    assert numbers["delta"] == [-0.2483, 0.5035]
+    assert numbers["result"] == [0.7517, 0.5035]
+    np.testing.assert_allclose(numbers["runs"]["identity"]["result"], [1.2483, 0.5035], atol=5e-5)
+    assert numbers["position"] == 3 and numbers["token"] == "tower" and numbers["wo"] == "negate"
     assert manifest["duration"] > 5
     srt = (folder / "residual.srt").read_text()
     assert srt.count(" --> ") == len(manifest["steps"]) == 5
+    assert [s["caption"] for s in manifest["steps"]] == [line.caption for line in script(Params()).values()]
     assert not list((out / ".cache").glob("residual-*")), "the temporary work folder was left behind"
 
 
-def test_receiver_flag_changes_the_numbers(render_topic_cli):
+@pytest.mark.render
+def test_old_receiver_flag_still_works_with_a_notice(render_topic_cli):
     result, manifest, out = render_topic_cli("residual", "--receiver", "Eiffel", "--wo", "identity",
                                              "--last-frame")
     assert result.exit_code == 0, result.output
-    assert (out / "residual" / "residual_receiver-Eiffel_wo-identity.png").exists()
-    engine = eiffel_update(eiffel("identity", receiver=1))
-    np.testing.assert_allclose(manifest["numbers"]["result"], engine["result"])
-    assert manifest["files"] == ["residual_receiver-Eiffel_wo-identity.png",
-                                 "residual_receiver-Eiffel_wo-identity.json"]
+    assert "note: --receiver is now --position" in result.output and "using --position 2" in result.output
+    assert manifest["parameters"]["position"] == 2
+    assert manifest["files"] == ["residual_position-2_wo-identity.png", "residual_position-2_wo-identity.json"]
+    assert (out / "residual" / "residual_position-2_wo-identity.png").exists()
+    # Eiffel: q = (1, 0), weights (1, 1, e) / (2 + e) with e = exp(1 / sqrt(2)); h = (e, 1) / (2 + e)
+    h = np.array([E, 1.0]) / (2 + E)
+    np.testing.assert_allclose(manifest["numbers"]["h"], h, atol=5e-5)
+    np.testing.assert_allclose(manifest["numbers"]["result"], [0.0, 1.0] + h, atol=5e-5)
 
 
+@pytest.mark.render
 def test_sections_write_one_clip_per_step(render_topic_cli):
     result, manifest, out = render_topic_cli("residual", "--sections", "--name", "clips")
     assert result.exit_code == 0, result.output
@@ -57,20 +163,41 @@ def test_sections_write_one_clip_per_step(render_topic_cli):
     assert [c.name for c in clips] == [f"{i + 1:02d}_{s['name']}.mp4" for i, s in enumerate(manifest["steps"])]
 
 
+from scenes.residual.scene import ResidualScene  # noqa: E402  (manim scenes after the fast tests' imports)
+
+
+class LightResidualScene(ResidualScene):
+    """The residual scene in the light theme (white slide decks)."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, theme_name="light", **kwargs)
+
+
+@pytest.mark.render
 @frames_comparison(base_scene=ResidualScene)
 def test_residual_last_frame(scene):
     ResidualScene.construct(scene)
 
 
+@pytest.mark.render
+@frames_comparison(base_scene=LightResidualScene)
+def test_residual_light_last_frame(scene):
+    """The project's light-theme reference frame."""
+    ResidualScene.construct(scene)
+
+
+@pytest.mark.render
 def test_plain_manim_renders_the_default_parameters(tmp_path):
     """`manim -ql scenes/residual/scene.py ResidualScene` works without render.py (last frame, to be quick)."""
+    import os
     import subprocess
     import sys
     from pathlib import Path
 
     repo = Path(__file__).resolve().parents[1]
+    env = {**os.environ, "PYTHONPATH": str(repo)}  # this checkout's scenes, not an installed copy's
     done = subprocess.run([sys.executable, "-m", "manim", "render", "-ql", "-s", "--media_dir", str(tmp_path),
                            str(repo / "scenes" / "residual" / "scene.py"), "ResidualScene"],
-                          cwd=tmp_path, capture_output=True, text=True, timeout=300)
+                          cwd=tmp_path, capture_output=True, text=True, timeout=300, env=env)
     assert done.returncode == 0, done.stderr[-2000:]
     assert list(tmp_path.rglob("ResidualScene*.png"))

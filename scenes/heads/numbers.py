@@ -1,4 +1,4 @@
-"""Views for the multi-head picture: a seeded world for any token list, and one receiver's numbers.
+"""What the heads video shows at one receiving position, asked of the engine (NumPy only).
 
 The heads topic follows one receiving position i through the attention
 sublayer of ``block_forward``: each head's attention row, its mixture H_r[i],
@@ -7,6 +7,7 @@ concatenate-then-project route to the same Δ_attn, and Y[i] = X[i] + Δ_attn[i]
 Everything here reads ``block_forward``'s trace; the only extra arithmetic is
 bookkeeping (partial sums, norms, ranks, a difference) that the scene shows.
 
+>>> from tblock.worlds import heads_world
 >>> world = heads_world(d_model=4, n_heads=2, d_head=2, tokens=("the", "Eiffel", "tower"))
 >>> view = receiver_view(world, receiver=2, shown=2)
 >>> view["pattern"].shape, view["result"].shape
@@ -22,50 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from tblock.attention import concat_then_project
-from tblock.block import block_forward
-from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
-
-
-@dataclass(frozen=True, eq=False)
-class HeadsWorld:
-    """A block config, seeded weights, seeded token embeddings x (n, d), and the block's trace."""
-
-    cfg: BlockConfig
-    weights: BlockWeights
-    tokens: tuple[str, ...]
-    x: np.ndarray  # (n, d)
-    trace: dict
-
-
-def embed_tokens(tokens: tuple[str, ...], d_model: int, seed: int) -> np.ndarray:
-    """Seeded random embeddings, one N(0, 1) row per distinct token (equal tokens share a row).
-
-    Returns x (n, d_model). Not a trained embedding table: the video says so.
-    """
-    vocab = list(dict.fromkeys(tokens))  # distinct tokens in order of first appearance
-    table = np.random.default_rng(seed + 1).standard_normal((len(vocab), d_model))  # (V, d)
-    ids = np.array([vocab.index(t) for t in tokens])  # (n,)
-    return table[ids]  # (V, d) -> (n, d)
-
-
-def heads_world(d_model: int, n_heads: int, d_head: int, tokens: tuple[str, ...], seed: int = 0,
-                mask: str = "causal", weights: BlockWeights | None = None) -> HeadsWorld:
-    """A pre-norm LayerNorm block (d_ff = 4 d, no positions) run on seeded embeddings of ``tokens``.
-
-    Weights are ``BlockWeights.random(cfg, seed)`` unless given (e.g. a changed head).
-    """
-    if n_heads * d_head != d_model:
-        raise ValueError(f"n_heads x d_head must equal d_model ({n_heads} x {d_head} = "
-                         f"{n_heads * d_head}, d_model = {d_model})")
-    if not tokens:
-        raise ValueError("tokens must not be empty")
-    cfg = BlockConfig(d_model=d_model, n_heads=n_heads, d_head=d_head, d_ff=4 * d_model,
-                      norm="layer", placement="pre", mask=mask, positions="none")
-    w = BlockWeights.random(cfg, seed=seed) if weights is None else weights.validate(cfg)
-    x = embed_tokens(tuple(tokens), d_model, seed)  # (n, d)
-    _, trace = block_forward(x, w, cfg)
-    return HeadsWorld(cfg, w, tuple(tokens), x, trace)
+from tblock.worlds.heads import HeadsWorld, heads_world
 
 
 def scale_head_output(w: BlockWeights, head: int, factor: float) -> BlockWeights:
@@ -138,3 +97,34 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
         "y_norm": float(np.linalg.norm(y)),
         "bypass_difference": float(np.max(np.abs(y - (x + attn_out)))),
     }
+
+
+@dataclass(frozen=True, eq=False)
+class HeadsNumbers:
+    """The world, its view at the receiver, and (when W_O^(1) is scaled) the changed world and view."""
+
+    world: HeadsWorld
+    view: dict
+    receiver: int  # 0-based
+    shown: int  # heads drawn in full
+    changed_world: HeadsWorld | None = None
+    changed_view: dict | None = None
+
+    @property
+    def folded(self) -> int:
+        """How many heads fold into the '+ N more' row."""
+        return self.world.cfg.n_heads - self.shown
+
+
+def heads_numbers(d_model: int, n_heads: int, d_head: int, tokens: tuple[str, ...], seed: int, mask: str,
+                  receiver: int, shown: int, scale_wo: float) -> HeadsNumbers:
+    """Everything the video shows: the view at ``receiver`` (0-based), the first ``shown`` heads in full,
+    and a second pass with W_O^(1) times ``scale_wo`` unless it is 1 (same attention weights)."""
+    shown = min(shown, n_heads)
+    world = heads_world(d_model, n_heads, d_head, tokens, seed=seed, mask=mask)
+    view = receiver_view(world, receiver, shown)
+    if scale_wo == 1.0:
+        return HeadsNumbers(world, view, receiver, shown)
+    w2 = scale_head_output(world.weights, 0, scale_wo)
+    world2 = heads_world(d_model, n_heads, d_head, tokens, seed=seed, mask=mask, weights=w2)
+    return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown))

@@ -11,6 +11,7 @@ this package; this package imports only the engine.
 
 from tblock.worlds.bank import bank
 from tblock.worlds.example import Example, run_example
+from tblock.worlds.heads import HeadsWorld, embed_tokens, heads_world
 from tblock.worlds.lessons import (
                                    GPT2_N_BLOCKS,
                                    GPT2_WORDS,
@@ -33,3 +34,4 @@ __all__ = [
     "contribution_shares", "eiffel", "eiffel_update", "gpt2_small", "gpt2_small_config", "gpt2_small_ledger",
     "run_example", "tiny", "token_shares",
 ]
+__all__ += ["HeadsWorld", "embed_tokens", "heads_world"]

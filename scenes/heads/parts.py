@@ -1,0 +1,237 @@
+"""Mobjects only the heads topic needs: its column grid, the heads circuit, attention rows, readouts.
+
+The picture is a grid: one row per head drawn in full (plus a '+ N more' row),
+columns left to right for the head names, the attention row A_r[i, :], the
+mixture H_r[i], the block W_O^(r), the contribution H_r[i] W_O^(r) and its norm;
+below them the sum Δ_attn[i], and the stream X[i] -> ⊕ -> Y[i] at the bottom.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+import numpy as np
+from manim import UP, Line, MathTex, Rectangle, RoundedRectangle, VGroup
+
+from scenes.kit import (
+    SAFE_LEFT,
+    SAFE_RIGHT,
+    BypassCircuit,
+    Columns,
+    HeatStrip,
+    Vector,
+    colour_scale,
+    head_color,
+    label,
+    number,
+    rows,
+    shows_numbers,
+    theme,
+)
+
+COLUMNS = Columns(
+    bus=(SAFE_LEFT + 0.5, 0.8),      # the stream's tap, LN and the heads box
+    attention=(-3.15, 3.0),          # attention row A_r[i, :]
+    mixture=(-0.3, 1.8),             # mixture H_r[i]
+    wo=(1.3, 0.8),                   # W_O^(r) block (an image)
+    contribution=(3.7, 3.4),         # contribution / Δ_attn
+    norm=(SAFE_RIGHT - 0.65, 0.8),   # norms
+    x=(-2.5, 2.6),                   # X[i] on the stream
+    y=(5.25, 2.6),                   # Y[i] on the stream
+)
+X_NAME = SAFE_LEFT + 1.1  # left edge of the head names
+Y_HEAD1, Y_HEAD2 = 3.6, 3.22  # header lines
+Y_TOP = 2.55  # first head row
+Y_STREAM = -2.6
+ROW_H = 0.44
+CONCAT_X = -2.9  # the concatenated mixtures, left of Δ_attn
+
+
+@dataclass(frozen=True)
+class Layout:
+    """The rows' heights for ``shown`` heads drawn in full plus a '+ N more' row when heads fold."""
+
+    row_y: list[float]
+    spacing: float
+    y_delta: float  # the Δ_attn row
+    y_note: float  # the write-subspace note
+
+    @classmethod
+    def for_heads(cls, shown: int, folded: int) -> Layout:
+        count = shown + (1 if folded else 0)
+        spacing = min(1.2, 2.35 / max(count - 1, 1))
+        row_y = rows(count, Y_TOP, spacing)
+        extra = float(np.clip(row_y[-1] - 0.2, 0.0, 0.45))  # spare height in small worlds (note >= -1.8)
+        y_delta = row_y[-1] - 0.95 - extra
+        return cls(row_y, spacing, y_delta, y_delta - 1.05)
+
+
+def mixture_width(d_head: int) -> float:
+    """The mixtures' width: just wide enough for their numbers when they fit, else the column's strip."""
+    narrow = min(COLUMNS.mixture.width, d_head * 0.625)
+    return narrow if shows_numbers(d_head, narrow) else COLUMNS.mixture.width
+
+
+@dataclass(frozen=True)
+class Scales:
+    """The |value| that gets the full hue, per kind of row: numbers share one scale, strips get vivid ones."""
+
+    contribution: float
+    delta: float
+    mixture: float
+    stream: float
+
+    @classmethod
+    def of(cls, view: dict, shown: int, changed: dict | None, d_model: int, d_head: int) -> Scales:
+        heads_out = [view["result"][:shown]] + ([changed["result"][:1]] if changed else [])
+        sums_out = [view["attn_out"], view["rest"]] + ([changed["attn_out"]] if changed else [])
+        if shows_numbers(d_model, COLUMNS.contribution.width):  # one scale for every printed stream row
+            contribution = delta = colour_scale(heads_out + sums_out, robust=False)
+        else:  # strips: contributions and sums each get their own vivid scale
+            contribution, delta = colour_scale(heads_out, robust=True), colour_scale(sums_out, robust=True)
+        mixture = colour_scale([view["z"]], robust=not shows_numbers(d_head, mixture_width(d_head)))
+        stream = colour_scale([view["x"], view["y"]], robust=not shows_numbers(d_model, COLUMNS.x.width))
+        return cls(contribution, delta, mixture, stream)
+
+
+def matrix_image(values: np.ndarray, width: float, height: float) -> HeatStrip:
+    """A matrix (e.g. a head's W_O block) as one image in a thin frame."""
+    return HeatStrip(values, width=width, height=height)
+
+
+def backing(mob, pad: float = 0.06) -> Rectangle:
+    """A background-coloured patch that hides the stream line behind a row."""
+    return Rectangle(width=mob.width + 2 * pad, height=mob.height + 2 * pad, stroke_width=0,
+                     fill_color=theme().background, fill_opacity=1.0).move_to(mob)
+
+
+class Readout(VGroup):
+    """Live numbers (e.g. norms) at given points; ``displayed`` is what they show, rounded as drawn."""
+
+    def __init__(self, values: Sequence[float], points: Sequence[np.ndarray], places: int = 2,
+                 size: float = 26, color: str | None = None) -> None:
+        super().__init__()
+        self.places = places
+        for value, point in zip(values, points):
+            self.add(number(float(value), places, size, color).move_to(point))
+
+    @property
+    def displayed(self) -> np.ndarray:
+        return np.round([d.get_value() for d in self.submobjects], self.places)
+
+
+class VectorRows:
+    """Several kit ``Vector`` rows read together (each is drawn on its own): ``displayed`` stacks what each shows."""
+
+    def __init__(self, vectors: Sequence[Vector]) -> None:
+        self.vectors = list(vectors)
+
+    def __getitem__(self, r: int) -> Vector:
+        return self.vectors[r]
+
+    def __iter__(self):
+        return iter(self.vectors)
+
+    def __len__(self) -> int:
+        return len(self.vectors)
+
+    @property
+    def displayed(self) -> np.ndarray:
+        return np.stack([v.displayed for v in self.vectors])
+
+
+class HeadsCircuit(VGroup):
+    """The bypass circuit around the picture; the heads box holds one tile per head (a grid for the folded)."""
+
+    def __init__(self, layout: Layout, shown: int, folded: int) -> None:
+        super().__init__()
+        x_bus = COLUMNS.bus.x
+        top, bottom = layout.row_y[0] + 0.35, layout.row_y[-1] - 0.35
+        norm_y = (Y_STREAM + bottom) / 2
+        self.circuit = BypassCircuit(start=[SAFE_LEFT, Y_STREAM], end=[SAFE_RIGHT, Y_STREAM], tap_x=x_bus,
+                                     add_x=COLUMNS.contribution.x, sublayer_center=[x_bus, (top + bottom) / 2],
+                                     sublayer_size=(0.8, max(top - bottom, 0.9)), sublayer="", norm="LN",
+                                     norm_center=[x_bus, norm_y],
+                                     norm_size=(0.7, min(0.5, bottom - Y_STREAM - 0.5)),
+                                     write_from=[COLUMNS.contribution.x, layout.y_delta - ROW_H / 2 - 0.02])
+        self.name = label("heads", 20, theme().muted).next_to(self.circuit.sublayer_box, UP, buff=0.08)
+        self.tiles = VGroup()
+        tile_h = min(0.3, layout.spacing * 0.45)
+        for r in range(shown):
+            tile = RoundedRectangle(corner_radius=0.04, width=0.5, height=tile_h, stroke_width=0,
+                                    fill_color=head_color(r), fill_opacity=0.95)
+            self.tiles.add(tile.move_to([x_bus, layout.row_y[r], 0]))
+        if folded:
+            cols = min(folded, 4)
+            count = -(-folded // cols)
+            size = min(0.14, 0.6 / count - 0.03)
+            grid = VGroup(*[RoundedRectangle(corner_radius=0.02, width=size, height=size, stroke_width=0,
+                                             fill_color=head_color(shown + j), fill_opacity=0.95)
+                            for j in range(folded)])
+            grid.arrange_in_grid(rows=count, cols=cols, buff=0.04).move_to([x_bus, layout.row_y[-1], 0])
+            self.tiles.add(grid)
+        bus = Line([x_bus, self.circuit.sublayer_box.rect.get_bottom()[1], 0], [x_bus, layout.row_y[0], 0],
+                   color=theme().muted, stroke_width=2)
+        self.tiles.add_to_back(bus)
+        self.add(self.circuit, self.name, self.tiles)
+
+
+class AttentionRows(VGroup):
+    """Each shown head's attention row A_r[i, :] as shaded cells under the token names.
+
+    The cells print their percentages when they fit (the kit's one rule, ``shows_numbers``);
+    otherwise they are shaded by weight relative to the largest shown weight.
+    """
+
+    def __init__(self, pattern: np.ndarray, tokens: Sequence[str], followed: int, row_y: Sequence[float]) -> None:
+        super().__init__()
+        n = len(tokens)
+        width = COLUMNS.attention.width
+        self.numeric = shows_numbers(n, width)
+        self.pattern = np.asarray(pattern, dtype=float)
+        cell_w = min(0.95, (width - 0.05 * (n - 1)) / n)
+        xs = COLUMNS.attention.x + (np.arange(n) - (n - 1) / 2) * (cell_w + 0.05)
+        self.header = MathTex(r"A_r[i,\,j]", font_size=32, color=theme().text).move_to(
+            COLUMNS.point("attention", Y_HEAD1))
+        names = [label(tok, 20) for tok in tokens]
+        if any(name.width > cell_w + 0.02 for name in names):  # too long: number the positions
+            names = [label(str(j + 1), 20) for j in range(n)]
+        self.token_names = VGroup()
+        for j, name in enumerate(names):
+            name.set_color(theme().accent if j == followed else theme().muted)
+            self.token_names.add(name.move_to([xs[j], Y_HEAD2, 0]))
+        peak = 1.0 if self.numeric else float(np.max(self.pattern))
+        self.rows = []
+        for r, y in enumerate(row_y):
+            cells = VGroup()
+            for j in range(n):
+                w = float(self.pattern[r, j])
+                cell = RoundedRectangle(corner_radius=0.05, width=cell_w, height=ROW_H, stroke_width=1.2,
+                                        stroke_color=theme().muted, fill_color=head_color(r),
+                                        fill_opacity=0.06 + 0.7 * w / peak).move_to([xs[j], y, 0])
+                group = VGroup(cell)
+                if self.numeric:
+                    group.add(number(100 * w, 1, 22 if cell_w >= 0.85 else 20, unit=r"\%").move_to(cell))
+                cells.add(group)
+            self.rows.append(cells)
+        self.add(self.header, self.token_names, *self.rows)
+
+    @property
+    def displayed(self) -> np.ndarray:
+        """Percentages as printed (1 place), or the shading's exact weights in percent."""
+        if self.numeric:
+            return np.round([[g[1].get_value() for g in row] for row in self.rows], 1)
+        return 100 * self.pattern
+
+
+def column_header(formula: str, note: str, column: str) -> VGroup:
+    """A column's two header lines: its formula, and a muted note (e.g. '2 numbers')."""
+    return VGroup(MathTex(formula, font_size=32, color=theme().text).move_to(COLUMNS.point(column, Y_HEAD1)),
+                  label(note, 20, theme().muted).move_to(COLUMNS.point(column, Y_HEAD2)))
+
+
+def readout_points(column: str, ys: Sequence[float]) -> list[np.ndarray]:
+    return [COLUMNS.point(column, y) for y in ys]
+
+

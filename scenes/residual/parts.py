@@ -1,0 +1,100 @@
+"""Mobjects only the residual topic needs: the token plane, the ledger rows, the x / Δ / x + Δ arrows."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+from manim import DOWN, LEFT, RIGHT, UP, Dot, MathTex, Transform, VGroup
+
+from scenes.kit import Columns, Plane2D, VectorColumn, label, theme
+
+# the plane on the left; the ledger (names, then two numbers) on the right
+COLUMNS = Columns(plane=(-4.0, 5.6), ledger=(3.6, 6.0), values=(5.5, 2.95))
+PLANE_Y = -0.1
+
+
+class TokenPlane(VGroup):
+    """The 2-D plane with every token's input as an arrow (a dot at the origin), the followed one brighter."""
+
+    def __init__(self, dims: Sequence[str], tokens: Sequence[str], x: np.ndarray, followed: int) -> None:
+        super().__init__()
+        self.plane = Plane2D(dims[0], dims[1], extent=1.5, size=5.6)
+        self.plane.shift(COLUMNS.point("plane", PLANE_Y) - self.plane.axes.get_center())
+        self.tokens = VGroup()
+        for i, (tok, vec) in enumerate(zip(tokens, x)):
+            color = theme().stream if i == followed else theme().muted
+            if np.allclose(vec, 0):
+                mark = Dot(self.plane.point(vec), color=color, radius=0.06)
+                name = label(tok, 20, color).next_to(mark, DOWN + LEFT, buff=0.08)
+            else:
+                mark = self.plane.arrow(vec, color, width=4)
+                corner = DOWN if vec[1] == 0 else RIGHT
+                name = label(tok, 20, color).next_to(mark.get_end(), corner, buff=0.12)
+            self.tokens.add(VGroup(mark, name))
+        self.add(self.plane, self.tokens)
+
+    def arrow(self, vec: Sequence[float], color: str, start: Sequence[float] = (0, 0), width: float = 5):
+        """An arrow on the plane (see ``Plane2D.arrow``)."""
+        return self.plane.arrow(vec, color, start=start, width=width)
+
+
+class LedgerRow(VGroup):
+    """One named row of the ledger: a name and formula on the left, the two numbers (4 places) on the right."""
+
+    def __init__(self, name: str, formula: str, values: Sequence[float], color: str, y: float) -> None:
+        super().__init__()
+        self.values = VectorColumn(values, horizontal=True, places=4, cell_width=1.45, cell_height=0.52,
+                                   font_size=28)
+        self.name = VGroup(label(name, 22, color), MathTex(formula, font_size=32, color=color))
+        self.name.arrange(RIGHT, buff=0.2).move_to([COLUMNS.ledger.left, y, 0], aligned_edge=LEFT)
+        self.values.move_to(COLUMNS.point("values", y))
+        self.add(self.name, self.values)
+
+    @property
+    def displayed(self) -> np.ndarray:
+        """The numbers as drawn (4 places)."""
+        return self.values.displayed
+
+    def animate_values(self, values: Sequence[float]) -> list:
+        """Count the numbers to ``values``."""
+        return self.values.animate_values(values)
+
+    def entry(self, i: int) -> VGroup:
+        """Entry ``i``'s cell and number."""
+        return self.values.entry(i)
+
+
+class StreamArrows(VGroup):
+    """x, the update Δ drawn from x's tip, and the result x + Δ, with the Δ and x + Δ names beside them."""
+
+    def __init__(self, board: TokenPlane, run: dict) -> None:
+        super().__init__()
+        self.board = board
+        self.x = board.arrow(run["x"], theme().stream, width=6)
+        self.delta, self.result = self._update_arrows(run)
+        self.delta_name = label("Δ", 24, theme().update)
+        self.result_name = label("x + Δ", 22, theme().accent)
+        self.delta_name.move_to(self._name_targets()[0])
+        self.result_name.move_to(self._name_targets()[1])
+        self.add(self.x, self.delta, self.result, self.delta_name, self.result_name)
+
+    def _update_arrows(self, run: dict):
+        return (self.board.arrow(run["delta"], theme().update, start=run["x"], width=6),
+                self.board.arrow(run["result"], theme().accent, width=6))
+
+    def _name_targets(self) -> tuple[np.ndarray, np.ndarray]:
+        return (self.delta.get_center() + RIGHT * 0.32,
+                self.result.get_end() + UP * 0.28 + RIGHT * 0.35)
+
+    def retarget(self, run: dict) -> list:
+        """Animations that turn Δ and x + Δ into ``run``'s (the names follow with :meth:`follow_names`)."""
+        delta, result = self._update_arrows(run)
+        return [Transform(self.delta, delta), Transform(self.result, result)]
+
+    def follow_names(self) -> list:
+        """Animations that move the names beside the arrows where they are now."""
+        delta_at, result_at = self._name_targets()
+        return [self.delta_name.animate.move_to(delta_at), self.result_name.animate.move_to(result_at)]
+
+

@@ -1,0 +1,60 @@
+"""Each residual step's words: the caption as written and the narration as spoken, from the numbers."""
+
+from __future__ import annotations
+
+from scenes.kit import Line, fmt, fmt_vec, followed_position, say_number, say_percent
+from scenes.residual.numbers import TOKENS, ResidualNumbers, residual_numbers
+from scenes.residual.params import Params
+
+SPOKEN_WO = {"identity": "W O is the identity, so the update equals the mixture",
+             "negate": "W O flips the sign of the structure coordinate and keeps Paris identity"}
+
+
+def numbers_of(p: Params) -> ResidualNumbers:
+    """The numbers for these flags (the scene asks the same)."""
+    return residual_numbers(p.wo, followed_position(p.position, len(TOKENS)))
+
+
+def coordinates(n: ResidualNumbers, vec, places: int = 2) -> str:
+    """'structure about one point two five and Paris identity about zero point five' ('about' when rounded)."""
+    def say(v: float) -> str:
+        return ("" if abs(round(float(v), places) - float(v)) < 1e-9 else "about ") + say_number(v, places)
+    return f"{n.dims[0]} {say(vec[0])} and {n.dims[1]} {say(vec[1])}"
+
+
+def script(p: Params) -> dict[str, Line]:
+    n = numbers_of(p)
+    token, first = n.tokens[n.receiver], n.first
+    first_wo = next(iter(n.runs))
+    shares = ", ".join(f"{say_percent(100 * w, 1)} on the word {t}" for t, w in zip(n.tokens, first["weights"]))
+    lines = {
+        "show_tokens": Line(
+            f"Three tokens as 2-D vectors. We follow '{token}', whose input is x = {fmt_vec(first['x'], 4)}.",
+            f"Three tokens, each an arrow on a plane whose two coordinates are {n.dims[0]} and {n.dims[1]}. "
+            f"We follow {token}. Its input x has {coordinates(n, first['x'])}."),
+        "score_keys": Line(
+            "Its query (the coordinates swapped) is scored against every key, "
+            "scaled by 1/√2; the softmax turns the scores into weights.",
+            "Its query is its own vector with the two coordinates swapped. The query is scored against every "
+            "key, and each score is divided by the square root of two. "
+            f"The softmax turns the scores into weights: {shares}."),
+        "build_mixture": Line(
+            f"The mixture h = A·V adds the weighted value vectors tip to tail: h = {fmt_vec(first['h'], 4)}.",
+            "The mixture h adds the value vectors, each scaled by its weight, tip to tail. "
+            f"The mixture has {coordinates(n, first['h'])}."),
+        "project_update": Line(
+            "The output projection turns the mixture into the update Δ = h·W_O, added to x at the same "
+            f"position: x + Δ = {fmt_vec(first['result'], 4)}.",
+            "The output projection turns the mixture into the update: delta is h times W O. "
+            f"Here {SPOKEN_WO[first_wo]}. The update is added to x at the same position, "
+            f"so x plus delta has {coordinates(n, first['result'])}."),
+    }
+    if len(n.runs) > 1:
+        neg = n.runs["negate"]
+        lines["switch_to_negate"] = Line(
+            f"With W_O = diag(−1, 1) the update is {fmt_vec(neg['delta'], 4)}: still an addition, yet the "
+            f"structure coordinate of the result drops to {fmt(neg['result'][0], 4)}.",
+            f"Now {SPOKEN_WO['negate']}. The update becomes {coordinates(n, neg['delta'])}. "
+            f"It is still an addition, yet the {n.dims[0]} coordinate of the result drops to about "
+            f"{say_number(neg['result'][0], 2)}.")
+    return lines
