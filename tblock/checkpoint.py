@@ -48,7 +48,7 @@ BUILTIN = {"tiny": Path(__file__).resolve().parent / "worlds" / "data" / "tiny"}
 PICKLED_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
 HF_ACTIVATIONS = {"gelu_new": "gelu_tanh", "gelu_pytorch_tanh": "gelu_tanh", "gelu_fast": "gelu_tanh",
                   "gelu": "gelu", "relu": "relu"}  # fmt: skip
-FLOAT_DTYPES = ("F16", "F32", "F64")  # safetensors dtype names NumPy can hold
+FLOAT_DTYPES = ("F16", "F32", "F64")  # safetensors float dtypes NumPy can hold (not BF16)
 UNEMBED_CHUNK = 8192  # vocabulary rows per read in unembed: 8192 x 768 float32 is 25 MB
 
 
@@ -75,13 +75,15 @@ class SafetensorsStore:
     def __init__(self, path: Path) -> None:
         self.path = path
         self.shapes: dict[str, tuple[int, ...]] = {}
+        self.dtypes: dict[str, str] = {}
+        self.floats: set[str] = set()  # names holding floats (a model's buffers, e.g. masks, may not)
         with self._open() as f:
             for key in f.keys():  # noqa: SIM118 (safe_open is not a mapping)
                 sl = f.get_slice(key)
                 self.shapes[key] = tuple(sl.get_shape())
-                if sl.get_dtype() not in FLOAT_DTYPES:
-                    raise CheckpointError(f"{path}: tensor {key!r} has dtype {sl.get_dtype()}, expected one of "
-                                          f"{', '.join(FLOAT_DTYPES)}")  # fmt: skip
+                if sl.get_dtype() in FLOAT_DTYPES:
+                    self.floats.add(key)
+                self.dtypes[key] = sl.get_dtype()
 
     def _open(self) -> Any:
         from safetensors import SafetensorError, safe_open
@@ -115,7 +117,9 @@ class NpzStore:
 
     def __init__(self, path: Path) -> None:
         self.path = path
-        self.shapes = {}
+        self.shapes: dict[str, tuple[int, ...]] = {}
+        self.dtypes: dict[str, str] = {}
+        self.floats: set[str] = set()
         try:
             with zipfile.ZipFile(path) as z:
                 for member in z.namelist():
@@ -124,8 +128,11 @@ class NpzStore:
                     if member.endswith(".npy"):
                         key = member[: -len(".npy")]
                         self.shapes[key], dtype = self._header(z, member)
-                        if not np.issubdtype(dtype, np.floating):
-                            raise CheckpointError(f"{path}: array {key!r} has dtype {dtype}, expected floats")
+                        if dtype.hasobject:  # object arrays are pickles
+                            raise CheckpointError(f"{path}: array {key!r} has dtype object (a pickle), refused")
+                        if np.issubdtype(dtype, np.floating):
+                            self.floats.add(key)
+                        self.dtypes[key] = str(dtype)
         except (zipfile.BadZipFile, OSError) as e:
             raise CheckpointError(f"{path}: not a readable .npz file ({e})") from None
 
@@ -332,6 +339,8 @@ def check_tensor(store: Store, key: str, shape: tuple[int, ...], where: Path, hi
         raise CheckpointError(f"{where}: missing tensor {key!r}{hint}")
     if store.shapes[key] != shape:
         raise CheckpointError(f"{where}: tensor {key!r} has shape {store.shapes[key]}, expected {shape}")
+    if key not in store.floats:
+        raise CheckpointError(f"{where}: tensor {key!r} has dtype {store.dtypes[key]}, expected floats")
 
 
 def check_against_config(store: Store, layout: Layout, s: Shapes, where: Path) -> None:
@@ -344,6 +353,7 @@ def check_against_config(store: Store, layout: Layout, s: Shapes, where: Path) -
         if store.shapes[key] != expected:
             raise CheckpointError(f"{where}: config disagrees with the tensors: ({fields}) = {expected}, "
                                   f"but {key!r} has shape {store.shapes[key]}")  # fmt: skip
+        check_tensor(store, key, expected, where)
     found = layer_indices(set(store.shapes), layout)
     if found and max(found) >= s.n_layers:
         raise CheckpointError(f"{where}: config disagrees with the tensors: n_layer = {s.n_layers}, but the file "

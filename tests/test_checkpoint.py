@@ -293,6 +293,18 @@ def test_unknown_formats(tmp_path):
 def test_integer_tensor_refused(tmp_path):
     t = hf_tensors() | {"wpe.weight": np.zeros((P, D), np.int32)}
     refused(write_hf(tmp_path / "gpt", t), "'wpe.weight' has dtype I32")
+    t = hf_tensors() | {"h.0.mlp.c_fc.bias": np.zeros(F, np.int64)}
+    refused(write_hf(tmp_path / "gpt2", t), "'h.0.mlp.c_fc.bias' has dtype I64")
+
+
+def test_mask_buffers_of_other_dtypes_are_ignored(tmp_path):
+    """Old HF files keep h.{i}.attn.bias (a causal mask); TransformerLens keeps blocks.{i}.attn.mask (bool)."""
+    t = hf_tensors(seed=6)
+    mask = np.tril(np.ones((1, 1, P, P), np.uint8))
+    assert_matches(load(write_hf(tmp_path / "gpt", t | {f"h.{i}.attn.bias": mask for i in range(L)})), t)
+    tl = tl_tensors(t) | {f"blocks.{i}.attn.mask": np.tri(P, dtype=bool) for i in range(L)}
+    np.savez(tmp_path / "tl.npz", **tl)
+    assert_matches(load(tmp_path / "tl.npz"), t)
 
 
 class Payload:
