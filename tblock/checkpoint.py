@@ -42,7 +42,7 @@ import numpy as np
 from tblock.block import block_forward, forward_untraced
 from tblock.config import BlockConfig
 from tblock.layers import layer_norm
-from tblock.weights import BlockWeights
+from tblock.weights import BlockWeights, weight_shapes
 
 BUILTIN = {"tiny": Path(__file__).resolve().parent / "worlds" / "data" / "tiny"}
 PICKLED_SUFFIXES = (".bin", ".pt", ".pth", ".ckpt", ".pkl", ".pickle")
@@ -206,8 +206,6 @@ TL_BLOCK_NAMES = {  # BlockWeights field -> name under blocks.{i}.
 
 def tl_block_shapes(cfg: BlockConfig) -> dict[str, tuple[int, ...]]:
     """Shapes of one TransformerLens block's tensors, by name under ``blocks.{i}.``."""
-    from tblock.weights import weight_shapes
-
     return {TL_BLOCK_NAMES[field]: shape for field, shape in weight_shapes(cfg).items()}
 
 
