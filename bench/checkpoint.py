@@ -88,8 +88,9 @@ def main() -> None:
         out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
         r = json.loads(out.stdout.strip().splitlines()[-1])
     ok = r["rss_mb"] <= RSS_MB and r["seconds"] <= SECONDS
+    verdict = "ok" if ok else "MISSED"
     print(f"layer 11 traced after layers 0..10 on {args.tokens} tokens: peak RSS {r['rss_mb']:.0f} MB "
-          f"(target <= {RSS_MB}), {r['seconds']:.2f} s (target <= {SECONDS:g}) -> {'ok' if ok else 'MISSED'}")  # fmt: skip
+          f"(target <= {RSS_MB}), {r['seconds']:.2f} s (target <= {SECONDS:g}) -> {verdict}")  # fmt: skip
     sys.exit(0 if ok else 1)
 
 

@@ -1,8 +1,8 @@
-"""Train the tiny GPT-2 shipped in tblock/worlds/data/tiny/ (torch, CPU, a few minutes).
+"""Train the tiny GPT-2 shipped in tblock/worlds/data/tiny/ (torch, CPU, about ten minutes).
 
     pip install -e ".[train]"          # torch==2.13.0, CPU wheel
-    python scripts/train_tiny.py       # ~10 CPU minutes (1 thread); writes config.json, model.safetensors, tokenizer.json,
-                                       # reference.npz and scores.json into tblock/worlds/data/tiny/
+    python scripts/train_tiny.py       # ~10 CPU minutes (1 thread); writes config.json, model.safetensors,
+                                       # tokenizer.json, reference.npz, scores.json into tblock/worlds/data/tiny/
 
 Corpus: generated here from a seed, nothing downloaded. The vocabulary is the 202 English words
 in WORDS, "." and ",", <|endoftext|> and [UNK]. A document (64 tokens) starts with <|endoftext|>,

@@ -238,9 +238,9 @@ class Layout:
 def hf_layout(keys: set[str]) -> Layout:
     """HF GPT-2 names, with or without 'transformer.'; lm_head.weight if present, else tied to wte."""
     prefix = "transformer." if "transformer.wte.weight" in keys else ""
-    lm_head = "lm_head.weight" if "lm_head.weight" in keys else None
+    unembed = "lm_head.weight" if "lm_head.weight" in keys else prefix + "wte.weight"
     return Layout("hf", "h.", prefix, hf_block_shapes, hf_block, prefix + "wte.weight", prefix + "wpe.weight",
-                  prefix + "ln_f.weight", prefix + "ln_f.bias", lm_head or prefix + "wte.weight", None, None)  # fmt: skip
+                  prefix + "ln_f.weight", prefix + "ln_f.bias", unembed, None, None)  # fmt: skip
 
 
 def tl_layout(keys: set[str]) -> Layout:
