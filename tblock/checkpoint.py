@@ -375,11 +375,14 @@ def check_against_config(store: Store, layout: Layout, s: Shapes, where: Path) -
 
 
 def finite(a: np.ndarray, key: str, where: Path) -> np.ndarray:
-    """a as float64, or CheckpointError if it holds NaN or inf."""
-    a = np.asarray(a, dtype=np.float64)
-    if not np.all(np.isfinite(a)):
+    """a as float64, or CheckpointError if it holds NaN or inf.
+
+    One float64 sum is the fast test (NaN and inf reach it); only a sum that is not finite is
+    confirmed element by element (finite float64 values near 1e308 could overflow it).
+    """
+    if not np.isfinite(np.sum(a, dtype=np.float64)) and not np.all(np.isfinite(a)):
         raise CheckpointError(f"{where}: tensor {key!r} contains NaN or infinite values")
-    return a
+    return np.asarray(a, dtype=np.float64)
 
 
 # -- the checkpoint ------------------------------------------------------------------------------
