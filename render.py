@@ -65,7 +65,8 @@ from scenes.render_job import (
     RenderOptions,
     missing_latex_tools,
     output_name,
-    render_topic,
+    render_or_skip,
+    render_topic,  # noqa: F401 - part of this module's surface (tests patch it)
     validate_name,
     validate_options,
 )
@@ -131,9 +132,12 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
         "(same engine, parameters, quality, theme; files checked against their manifest) instead of "
         "rendering again."),
     "verbose": lambda: click.option("-v", "--verbose", is_flag=True, help="Show manim's log and full errors."),
+    "force": lambda: click.option(
+        "--force", is_flag=True, help="Render even when the output in OUT is up to date (same parameters, "
+        "options, engine and source code, files matching their manifest)."),
 }
 RENDER_FLAGS = ("quality", "format", "width", "last_frame", "transparent", "sections", "theme", "out",
-                "burn_captions", "verbose")
+                "burn_captions", "force", "verbose")
 LOOK_FLAGS = ("quality", "theme", "burn_captions", "out", "reuse", "verbose")  # deck, storyboard
 
 
@@ -160,7 +164,7 @@ def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
                          last_frame=kwargs.pop("last_frame"), transparent=transparent,
                          sections=kwargs.pop("sections"), theme=kwargs.pop("theme"),
                          out=kwargs.pop("out"), name=name, burn_captions=kwargs.pop("burn_captions"),
-                         verbose=kwargs.pop("verbose"))
+                         verbose=kwargs.pop("verbose"), force=kwargs.pop("force", False))
     try:
         validate_options(opts)
     except OptionError as err:
@@ -268,20 +272,29 @@ def check_tools(topic: Any) -> None:
             "`brew install --cask mactex-no-gui` (macOS)")
 
 
-def render_one(topic: Any, params: Any, opts: RenderOptions) -> Manifest:
-    """Render one topic, print where it landed, turn failures into one clear line."""
+def render_one(topic: Any, params: Any, opts: RenderOptions, prefix: str = "") -> Manifest:
+    """Render one topic (or find it up to date), print one line: where it is and what it cost;
+    turn failures into one clear line."""
     started = time.monotonic()
     try:
-        manifest = render_topic(topic, params, opts)
+        outcome = render_or_skip(topic, params, opts)
     except Exception as err:  # noqa: BLE001 - one line for the user, details with -v
         if opts.verbose:
             raise
         raise click.ClickException(f"{topic.slug}: render failed: {type(err).__name__}: {err} "
                                    "(run again with -v for details)") from None
-    path = Path(opts.out) / topic.slug / manifest.primary.path
-    PUBLISHED.append(str(path))
-    click.echo(f"{path}  ({time.monotonic() - started:.1f} s)")
-    return manifest
+    path = Path(opts.out) / topic.slug / outcome.manifest.primary.path
+    if not outcome.skipped:
+        PUBLISHED.append(str(path))
+    click.echo(prefix + result_line(str(path), outcome.skipped, time.monotonic() - started))
+    return outcome.manifest
+
+
+def result_line(path: str, skipped: bool, seconds: float) -> str:
+    """``media/x/x.mp4  (12.3 s)``, or for an output already in place, say so (and how to redo it)."""
+    if skipped:
+        return f"{path}  up to date, not rendered ({seconds:.1f} s; --force renders it again)"
+    return f"{path}  ({seconds:.1f} s)"
 
 
 def _watch_parent(parent: int) -> None:
@@ -323,9 +336,11 @@ def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any)
     try:
         _signal.signal(_signal.SIGTERM, signals._handler)
         _watch_parent(parent)
+        started = time.monotonic()
         topic = _topic_in(module, slug)
-        manifest = render_topic(topic, topic.Params(), opts)
-        conn.send(("ok", str(Path(opts.out) / topic.slug / manifest.primary.path)))
+        outcome = render_or_skip(topic, topic.Params(), opts)
+        conn.send(("ok", str(Path(opts.out) / topic.slug / outcome.manifest.primary.path), outcome.skipped,
+                   time.monotonic() - started))
     except signals.Interrupted as stop:
         code = stop.exit_code
     except Exception as err:  # noqa: BLE001 - reported by the parent, one line
@@ -381,10 +396,11 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
     for topic in TOPICS.values():
         check_tools(topic)
     slugs = list(TOPICS)
+    started = time.monotonic()
     if jobs <= 1:
         for i, slug in enumerate(slugs, 1):
-            click.echo(f"[{i}/{len(slugs)}] {slug}", err=True)
-            render_one(TOPICS[slug], TOPICS[slug].Params(), opts)
+            render_one(TOPICS[slug], TOPICS[slug].Params(), opts, prefix=f"[{i}/{len(slugs)}] {slug:<10} ")
+        click.echo(f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s")
         return
     import multiprocessing
     import multiprocessing.connection
@@ -411,8 +427,10 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
                 process.join()
                 done += 1
                 if message and message[0] == "ok":
-                    PUBLISHED.append(message[1])
-                    click.echo(f"[{done}/{len(slugs)}] {message[1]}")
+                    _, path, skipped, seconds = message
+                    if not skipped:
+                        PUBLISHED.append(path)
+                    click.echo(f"[{done}/{len(slugs)}] {slug:<10} {result_line(path, skipped, seconds)}")
                 else:
                     reason = message[1] if message else f"the worker ended with exit code {process.exitcode}"
                     failures.append(f"{slug}: {reason}")
@@ -422,8 +440,11 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
         raise
     finally:
         _stop_resource_tracker()
+    total = f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s ({jobs} at a time)"
     if failures:
+        click.echo(f"{total}; {len(failures)} failed", err=True)
         raise click.ClickException("render failed for " + "; ".join(failures))
+    click.echo(total)
 
 
 # -- the command group --------------------------------------------------------------

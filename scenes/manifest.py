@@ -120,6 +120,7 @@ class Manifest:
     engine_version: str
     numbers: dict[str, Any] = field(default_factory=dict)
     created: str = ""
+    inputs: str = ""  # the render's input key (scenes/render_job.py: input_key); "" if unknown
     schema: int = SCHEMA
 
     def __post_init__(self) -> None:
