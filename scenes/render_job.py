@@ -283,15 +283,16 @@ SOURCE_ROOTS = ("tblock", "scenes", "render.py")  # the project's own code, rela
 
 
 def source_files(topic: Any = None) -> list[Path]:
-    """Every Python file of the project's own code (tblock/, scenes/, render.py), plus the
-    module defining ``topic``'s scene when it lives elsewhere (a test or user topic)."""
+    """Every file of the project's own code and data (tblock/, scenes/, render.py; not caches),
+    plus the module defining ``topic``'s scene when it lives elsewhere (a test or user topic)."""
     files: set[Path] = set()
     for root in SOURCE_ROOTS:
         path = PROJECT / root
         if path.is_file():
             files.add(path)
         elif path.is_dir():
-            files.update(p for p in path.rglob("*.py") if "__pycache__" not in p.parts)
+            files.update(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                         and p.suffix not in (".pyc", ".pyo") and not p.name.startswith("."))
     module = sys.modules.get(getattr(getattr(topic, "Scene", None), "__module__", ""), None)
     if getattr(module, "__file__", None):
         files.add(Path(module.__file__).resolve())
