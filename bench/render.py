@@ -220,7 +220,8 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
 
     wrap("_run_scene", "draw + encode")
     wrap("_stage_outputs", "stage")
-    tracemalloc.start()
+    if os.environ.get("BENCH_TRACEMALLOC"):  # slows drawing several times over: opt in
+        tracemalloc.start()
     topic_obj = load_topics()[topic]
     rj.render_topic(topic_obj, topic_obj.Params(), rj.RenderOptions(quality=quality, out=out, force=True))
     stop.set()
@@ -232,8 +233,8 @@ def bench_memory(topic: str, quality: str, tmp: Path) -> None:
     variants = [("manim defaults (preset medium, queue 8)", {"preset": "medium", "encoder_queue_size": 8}),
                 ("preset veryfast, queue 8", {"preset": "veryfast", "encoder_queue_size": 8}),
                 ("tblock (as shipped)", {})]
-    print(f"\nmemory: {topic} {quality}, peak RSS by phase (MB); Python heap = tracemalloc peak "
-          "(NumPy frames included; the rest is native: cairo, x264, PyAV)")
+    print(f"\nmemory: {topic} {quality}, peak RSS by phase (MB); with BENCH_TRACEMALLOC=1 also the "
+          "Python heap peak (NumPy frames included; the rest is native: cairo, x264, PyAV)")
     for label, overrides in variants:
         r = run([PY, __file__, "--profile-child", topic, quality, json.dumps(overrides),
                  str(tmp / f"mem-{len(label)}")])
