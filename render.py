@@ -65,7 +65,8 @@ from scenes.render_job import (
     RenderOptions,
     missing_latex_tools,
     output_name,
-    render_topic,
+    render_or_skip,
+    render_topic,  # noqa: F401 - part of this module's surface (tests patch it)
     validate_name,
     validate_options,
 )
@@ -137,9 +138,12 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
     "voice_model": lambda: click.option(
         "--voice-model", type=click.Path(path_type=Path, dir_okay=False), default=None,
         help="Another piper voice: PATH.onnx with PATH.onnx.json beside it (implies --voice)."),
+    "force": lambda: click.option(
+        "--force", is_flag=True, help="Render even when the output in OUT is up to date (same parameters, "
+        "options, engine and source code, files matching their manifest)."),
 }
 RENDER_FLAGS = ("quality", "format", "width", "last_frame", "transparent", "sections", "theme", "out",
-                "burn_captions", "verbose", "voice", "voice_model")
+                "burn_captions", "force", "verbose", "voice", "voice_model")
 LOOK_FLAGS = ("quality", "theme", "burn_captions", "out", "reuse", "verbose")  # deck, storyboard
 
 
@@ -168,7 +172,7 @@ def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
                          sections=kwargs.pop("sections"), theme=kwargs.pop("theme"),
                          out=kwargs.pop("out"), name=name, burn_captions=kwargs.pop("burn_captions"),
                          verbose=kwargs.pop("verbose"), voice_model=kwargs.pop("voice_model", None),
-                         voice=kwargs.pop("voice", False))
+                         voice=kwargs.pop("voice", False), force=kwargs.pop("force", False))
     if opts.voice_model is not None:
         opts = dataclasses.replace(opts, voice=True)
     try:
@@ -293,20 +297,29 @@ def check_tools(topic: Any) -> None:
             "`brew install --cask mactex-no-gui` (macOS)")
 
 
-def render_one(topic: Any, params: Any, opts: RenderOptions) -> Manifest:
-    """Render one topic, print where it landed, turn failures into one clear line."""
+def render_one(topic: Any, params: Any, opts: RenderOptions, prefix: str = "") -> Manifest:
+    """Render one topic (or find it up to date), print one line: where it is and what it cost;
+    turn failures into one clear line."""
     started = time.monotonic()
     try:
-        manifest = render_topic(topic, params, opts)
+        outcome = render_or_skip(topic, params, opts)
     except Exception as err:  # noqa: BLE001 - one line for the user, details with -v
         if opts.verbose:
             raise
         raise click.ClickException(f"{topic.slug}: render failed: {type(err).__name__}: {err} "
                                    "(run again with -v for details)") from None
-    path = Path(opts.out) / topic.slug / manifest.primary.path
-    PUBLISHED.append(str(path))
-    click.echo(f"{path}  ({time.monotonic() - started:.1f} s)")
-    return manifest
+    path = Path(opts.out) / topic.slug / outcome.manifest.primary.path
+    if not outcome.skipped:
+        PUBLISHED.append(str(path))
+    click.echo(prefix + result_line(str(path), outcome.skipped, time.monotonic() - started))
+    return outcome.manifest
+
+
+def result_line(path: str, skipped: bool, seconds: float) -> str:
+    """``media/x/x.mp4  (12.3 s)``, or for an output already in place, say so (and how to redo it)."""
+    if skipped:
+        return f"{path}  up to date, not rendered ({seconds:.1f} s; --force renders it again)"
+    return f"{path}  ({seconds:.1f} s)"
 
 
 def _watch_parent(parent: int) -> None:
@@ -348,9 +361,11 @@ def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any)
     try:
         _signal.signal(_signal.SIGTERM, signals._handler)
         _watch_parent(parent)
+        started = time.monotonic()
         topic = _topic_in(module, slug)
-        manifest = render_topic(topic, topic.Params(), opts)
-        conn.send(("ok", str(Path(opts.out) / topic.slug / manifest.primary.path)))
+        outcome = render_or_skip(topic, topic.Params(), opts)
+        conn.send(("ok", str(Path(opts.out) / topic.slug / outcome.manifest.primary.path), outcome.skipped,
+                   time.monotonic() - started))
     except signals.Interrupted as stop:
         code = stop.exit_code
     except Exception as err:  # noqa: BLE001 - reported by the parent, one line
@@ -406,10 +421,11 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
     for topic in TOPICS.values():
         check_tools(topic)
     slugs = list(TOPICS)
+    started = time.monotonic()
     if jobs <= 1:
         for i, slug in enumerate(slugs, 1):
-            click.echo(f"[{i}/{len(slugs)}] {slug}", err=True)
-            render_one(TOPICS[slug], TOPICS[slug].Params(), opts)
+            render_one(TOPICS[slug], TOPICS[slug].Params(), opts, prefix=f"[{i}/{len(slugs)}] {slug:<10} ")
+        click.echo(f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s")
         return
     import multiprocessing
     import multiprocessing.connection
@@ -436,8 +452,10 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
                 process.join()
                 done += 1
                 if message and message[0] == "ok":
-                    PUBLISHED.append(message[1])
-                    click.echo(f"[{done}/{len(slugs)}] {message[1]}")
+                    _, path, skipped, seconds = message
+                    if not skipped:
+                        PUBLISHED.append(path)
+                    click.echo(f"[{done}/{len(slugs)}] {slug:<10} {result_line(path, skipped, seconds)}")
                 else:
                     reason = message[1] if message else f"the worker ended with exit code {process.exitcode}"
                     failures.append(f"{slug}: {reason}")
@@ -447,8 +465,11 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
         raise
     finally:
         _stop_resource_tracker()
+    total = f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s ({jobs} at a time)"
     if failures:
+        click.echo(f"{total}; {len(failures)} failed", err=True)
         raise click.ClickException("render failed for " + "; ".join(failures))
+    click.echo(total)
 
 
 # -- the command group --------------------------------------------------------------

@@ -128,6 +128,7 @@ class Manifest:
     numbers: dict[str, Any] = field(default_factory=dict)
     created: str = ""
     voice: dict[str, Any] | None = None  # the voice and its synthesis counts, for a narrated render
+    inputs: str = ""  # the render's input key (scenes/render_job.py: input_key); "" if unknown
     schema: int = SCHEMA
 
     def __post_init__(self) -> None:

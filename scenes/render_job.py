@@ -33,7 +33,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from .fsutil import merge_cache, owned_dir, seed_cache
+from .fsutil import file_lock, merge_cache, owned_dir, seed_cache
 from .manifest import FileRecord, Manifest, StepRecord
 from .publish import Move, publish, recover
 
@@ -70,6 +70,7 @@ class RenderOptions:
     voice: bool = False  # narrate the steps (scenes/kit/narration.py)
     voice_model: Path | None = None  # a piper .onnx voice; None: the joe voice
     script: dict[str, str] | None = None  # spoken texts by step name from --script FILE (implies voice)
+    force: bool = False  # render even when the output is up to date (--force)
 
     @property
     def extension(self) -> str:
@@ -224,12 +225,31 @@ def missing_latex_tools() -> list[str]:
     return [tool for tool in ("latex", "dvisvgm") if shutil.which(tool) is None]
 
 
+@dataclass(frozen=True)
+class Outcome:
+    """What :func:`render_or_skip` did: the output's manifest, and whether it was already in place."""
+
+    manifest: Manifest
+    skipped: bool
+
+
 def render_topic(topic: Any, params: Any, opts: RenderOptions) -> Manifest:
     """Render one topic and publish its files into ``OUT/<slug>/``; return the manifest.
 
+    Skips the render when the output is up to date (see :func:`render_or_skip`).
+    """
+    return render_or_skip(topic, params, opts).manifest
+
+
+def render_or_skip(topic: Any, params: Any, opts: RenderOptions) -> Outcome:
+    """Render one topic and publish its files, unless its output is already in place and up to date.
+
     First finishes what an earlier killed command left (an interrupted publish, work folders
-    of dead jobs); then renders in an owned work folder, stages every file, writes the manifest
-    and publishes all of them as one transaction.
+    of dead jobs). Then, unless ``opts.force``, an output whose manifest carries the same input
+    key (:func:`input_key`) and whose files match that manifest (sizes and SHA-256) is kept as
+    it is. Otherwise it renders in an owned work folder, with Manim's per-animation cache kept
+    in ``OUT/.cache/steps/<slug>/<quality>-<theme>/`` (locked while a job uses it), stages every
+    file, writes the manifest and publishes all of them as one transaction.
     """
     validate_options(opts)
     out_root = Path(opts.out).absolute()
@@ -238,26 +258,126 @@ def render_topic(topic: Any, params: Any, opts: RenderOptions) -> Manifest:
     cache.mkdir(parents=True, exist_ok=True)
     recover(cache)
     name = output_name(topic.slug, params, opts)
+    key = input_key(topic, params, opts)
+    if not opts.force:
+        existing = up_to_date(target_dir, name, opts, key)
+        if existing is not None:
+            return Outcome(existing, skipped=True)
     shared = text_cache(cache)
     with owned_dir(cache, prefix=topic.slug) as work:
         caches = {kind: (shared / kind / topic.slug, work / kind) for kind in ("Tex", "texts")}
         for common, private in caches.values():
             seed_cache(common, private)
-        scene = _run_scene(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1],
-                           voice_cache=cache / "voice")
-        for common, private in caches.values():
-            merge_cache(private, common)
+        steps = step_cache_dir(cache, topic.slug, opts)
+        with file_lock(steps.with_name(steps.name + ".lock")):  # one job per step cache at a time
+            scene = _run_scene(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1],
+                               steps, voice_cache=cache / "voice")
         stage = work / "stage"
         stage.mkdir()
         files = _stage_outputs(scene, opts, name, stage)
-        manifest = _manifest(topic, params, opts, name, scene, [FileRecord.of(stage, f) for f in files])
+        for common, private in caches.values():
+            merge_cache(private, common)
+        manifest = _manifest(topic, params, opts, name, scene, [FileRecord.of(stage, f) for f in files],
+                             key)
         manifest.write(stage)
         moves = [Move(stage / f"{name}_sections", target_dir / f"{name}_sections", folder=True)] \
             if manifest.has_sections else []
         moves += [Move(stage / f, target_dir / f) for f in files if "/" not in f]
         moves.append(Move(stage / manifest.filename, target_dir / manifest.filename))  # last
         publish(cache, work, moves)
-        return manifest
+        return Outcome(manifest, skipped=False)
+
+
+# -- up to date ----------------------------------------------------------------------------
+
+PROJECT = Path(__file__).resolve().parents[1]
+SOURCE_ROOTS = ("tblock", "scenes", "render.py")  # the project's own code, relative to PROJECT
+
+
+def source_files(topic: Any = None) -> list[Path]:
+    """Every file of the project's own code and data (tblock/, scenes/, render.py; not caches),
+    plus the module defining ``topic``'s scene when it lives elsewhere (a test or user topic)."""
+    files: set[Path] = set()
+    for root in SOURCE_ROOTS:
+        path = PROJECT / root
+        if path.is_file():
+            files.add(path)
+        elif path.is_dir():
+            files.update(p for p in path.rglob("*") if p.is_file() and "__pycache__" not in p.parts
+                         and p.suffix not in (".pyc", ".pyo") and not p.name.startswith("."))
+    module = sys.modules.get(getattr(getattr(topic, "Scene", None), "__module__", ""), None)
+    if getattr(module, "__file__", None):
+        files.add(Path(module.__file__).resolve())
+    return sorted(files)
+
+
+def source_hash(topic: Any = None) -> str:
+    """A SHA-256 over the paths and bytes of :func:`source_files` (a few ms: read every time, so
+    an edit made while a long ``all`` runs still counts)."""
+    digest = hashlib.sha256()
+    for path in source_files(topic):
+        rel = path.relative_to(PROJECT) if path.is_relative_to(PROJECT) else path
+        data = path.read_bytes()
+        digest.update(f"{rel}\0{len(data)}\0".encode())
+        digest.update(data)
+    return digest.hexdigest()
+
+
+KEY_EXCLUDED = ("out", "verbose", "force")  # options that do not change what is written
+
+
+def input_key(topic: Any, params: Any, opts: RenderOptions) -> str:
+    """The render's input key: topic, parameters, every option that shapes the output, the engine
+    and Manim versions, and the source hash. The same key means the same files would be written."""
+    import manim
+
+    import tblock
+
+    options = {k: v for k, v in dataclasses.asdict(opts).items() if k not in KEY_EXCLUDED}
+    payload = {
+        "topic": topic.slug,
+        "parameters": json.loads(json.dumps(dataclasses.asdict(params), default=str)),
+        "options": json.loads(json.dumps(options, default=str)),
+        "name": output_name(topic.slug, params, opts),
+        "engine": tblock.__version__,
+        "manim": manim.__version__,
+        "encoder": encoder_settings(opts),
+        "source": source_hash(topic),
+    }
+    return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
+
+
+def up_to_date(folder: Path, name: str, opts: RenderOptions, key: str) -> Manifest | None:
+    """The manifest in ``folder`` of output ``name`` if it was made from inputs ``key`` and every
+    file it lists is there and matches it (size and SHA-256); else None."""
+    manifest = Manifest.find(folder, name, "still" if opts.last_frame else "video")
+    if manifest is None or manifest.inputs != key or not manifest.intact(folder):
+        return None
+    return manifest
+
+
+# -- the step cache and the encoder --------------------------------------------------------
+
+STEPS = "steps"  # OUT/.cache/steps/<slug>/<quality>-<theme>/: Manim's per-animation segments
+STEPS_KEPT = 400  # segments kept per step cache (least recently used beyond that are removed)
+
+
+def step_cache_dir(cache: Path, slug: str, opts: RenderOptions) -> Path:
+    """Where Manim keeps ``slug``'s per-animation segments for this quality and theme."""
+    return Path(cache) / STEPS / slug / f"{opts.quality}-{opts.theme}"
+
+
+# libx264 at Manim's own crf, a faster preset: see the README's benchmark section for the
+# candidates measured (time and size side by side).
+X264_OPTIONS = {"crf": "23", "preset": "veryfast"}
+
+
+def encoder_settings(opts: RenderOptions) -> dict[str, Any]:
+    """Manim settings for the segment encoder (its codec options, how many frames it may hold)."""
+    settings: dict[str, Any] = {"max_inflight_encoders": 1, "encoder_queue_size": 8}
+    if manim_format(opts) == "mp4":
+        settings["video_encoder_options"] = dict(X264_OPTIONS)
+    return settings
 
 
 def text_cache(default: Path) -> Path:
@@ -266,7 +386,7 @@ def text_cache(default: Path) -> Path:
 
 
 def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, tex_dir: Path,
-               text_dir: Path, voice_cache: Path) -> Any:
+               text_dir: Path, steps: Path, voice_cache: Path) -> Any:
     from manim import tempconfig
 
     width, height, fps = QUALITIES[opts.quality]
@@ -282,7 +402,11 @@ def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Pa
         "transparent": opts.transparent,
         "save_sections": opts.sections,
         "output_file": name,
-        "disable_caching": True,
+        # Manim's per-animation cache, kept per topic/quality/theme (the caller holds its lock)
+        "disable_caching": False,
+        "partial_movie_dir": str(steps),
+        "max_files_cached": STEPS_KEPT,
+        **encoder_settings(opts),
         "verbosity": "INFO" if opts.verbose else "WARNING",
         "progress_bar": "display" if sys.stderr.isatty() else "none",
     }
@@ -386,7 +510,7 @@ def _srt_time(seconds: float) -> str:
 
 
 def _manifest(topic: Any, params: Any, opts: RenderOptions, name: str, scene: Any,
-              files: list[FileRecord]) -> Manifest:
+              files: list[FileRecord], key: str = "") -> Manifest:
     import tblock
 
     width, height, fps = QUALITIES[opts.quality]
@@ -400,4 +524,5 @@ def _manifest(topic: Any, params: Any, opts: RenderOptions, name: str, scene: An
         numbers=scene.collect_numbers(),
         voice=scene.narrator.stats() if scene.narrator is not None else None,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        inputs=key,
     )

@@ -1,0 +1,276 @@
+"""Benchmark: what a render and its reruns cost, against plain manim and a null scene.
+
+    .venv/bin/python bench/render.py                          # residual at medium and high
+    .venv/bin/python bench/render.py -q high --change wo=identity
+    .venv/bin/python bench/render.py --encoders -q high       # libx264 presets, time and size
+    .venv/bin/python bench/render.py --memory -q 4k           # peak RSS of a 4K render, by phase
+
+Every case runs in its own child process (measured with ``os.wait4``: wall time, CPU time
+user + system, peak RSS), in fresh temporary folders:
+
+- cold: ``render.py TOPIC -q Q`` into an empty ``--out``;
+- rerun: the identical command again (the output is up to date: skipped);
+- force: ``--force`` (renders again; every animation comes from the step cache);
+- change: one parameter changed (only the animations it changes are drawn and encoded);
+- null: one static Text held for the same number of frames, plain manim with tblock's encoder
+  settings and with Manim's defaults (what encoding alone costs);
+- plain: ``manim -qm/-qh scenes/TOPIC/scene.py`` with Manim's default settings, cold.
+
+The machine is shared: read the ratios of one run, not the absolute times. CPU time is less
+disturbed by other load than wall time, so both ratios are printed.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import threading
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+PY = sys.executable
+MANIM_Q = {"preview": "-ql", "medium": "-qm", "high": "-qh", "4k": "-qk"}
+PRESETS = ("medium", "fast", "faster", "veryfast", "superfast")  # Manim's default is x264's: medium
+GOALS = {"rerun": 0.1, "force": 0.6}
+
+
+def run(argv: list[str], cwd: Path = ROOT, env: dict | None = None) -> dict:
+    """Run a child; its wall and CPU seconds, peak RSS (MB), exit code and stderr tail."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=cwd, env={**os.environ, **(env or {})}, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True)
+    out_text: list[str] = []
+    reader = threading.Thread(target=lambda: out_text.append(proc.stdout.read() + proc.stderr.read()))
+    reader.start()
+    _, status, usage = os.wait4(proc.pid, 0)
+    wall = time.perf_counter() - started
+    reader.join()
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    text = out_text[0] if out_text else ""
+    if proc.returncode != 0:
+        raise SystemExit(f"failed ({proc.returncode}): {' '.join(map(str, argv))}\n{text[-2000:]}")
+    return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": usage.ru_maxrss / 1024,
+            "output": text}
+
+
+def render_cmd(topic: str, quality: str, out: Path, *extra: str) -> list[str]:
+    return [PY, str(ROOT / "render.py"), topic, "-q", quality, "--out", str(out), *extra]
+
+
+def manifest_of(out: Path, topic: str, name: str) -> dict:
+    return json.loads((out / topic / f"{name}.json").read_text())
+
+
+def size_mb(path: Path) -> float:
+    return path.stat().st_size / 1e6
+
+
+def null_scene(folder: Path, seconds: float) -> Path:
+    """A scene file: one static Text held ``seconds`` (the same frame count as the video)."""
+    path = folder / "null_scene.py"
+    path.write_text(textwrap.dedent(f"""
+        from manim import Scene, Text
+        class NullScene(Scene):
+            def construct(self):
+                self.add(Text("null"))
+                self.wait({seconds!r})
+    """))
+    return path
+
+
+def encoder_cfg(folder: Path, options: dict[str, str]) -> Path:
+    """A manim.cfg that sets the segment encoder's options (Manim's [video_encoder.options])."""
+    path = folder / f"manim-{'-'.join(options.values()) or 'default'}.cfg"
+    lines = ["[CLI]", "[video_encoder.options]"] + [f"{k} = {v}" for k, v in options.items()]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def plain_manim(scene_file: Path, scene: str, quality: str, media: Path, cfg: Path | None = None) -> dict:
+    argv = [PY, "-m", "manim", "render", MANIM_Q[quality], "--media_dir", str(media), "--disable_caching"]
+    if cfg is not None:
+        argv += ["--config_file", str(cfg)]
+    result = run(argv + [str(scene_file), scene])
+    videos = [p for p in media.rglob("*.mp4") if "partial_movie_files" not in p.parts]
+    result["size"] = size_mb(max(videos, key=lambda p: p.stat().st_mtime))
+    return result
+
+
+def scene_class(topic: str) -> str:
+    from scenes import load_topics
+
+    return load_topics()[topic].Scene.__name__
+
+
+def tblock_encoder() -> dict[str, str]:
+    from scenes.render_job import X264_OPTIONS
+
+    return dict(X264_OPTIONS)
+
+
+def bench_quality(topic: str, quality: str, change: str, tmp: Path) -> list[tuple]:
+    out = tmp / f"out-{quality}"
+    rows = []
+    cold = run(render_cmd(topic, quality, out))
+    name = topic if quality == "preview" else f"{topic}_{quality}"
+    m = manifest_of(out, topic, name)
+    cold["size"] = m["files"][0]["size"] / 1e6
+    rows.append(("cold", cold))
+    rerun = run(render_cmd(topic, quality, out))
+    assert "up to date" in rerun["output"], rerun["output"]
+    rows.append(("rerun (up to date)", rerun))
+    force = run(render_cmd(topic, quality, out, "--force"))
+    force["size"] = manifest_of(out, topic, name)["files"][0]["size"] / 1e6
+    rows.append(("--force rerun", force))
+    key, value = change.split("=", 1)
+    changed = run(render_cmd(topic, quality, out, f"--{key.replace('_', '-')}", value))
+    rows.append((f"--{key} {value}", changed))
+    null = null_scene(tmp, m["duration"])
+    rows.append(("null, tblock encoder", plain_manim(null, "NullScene", quality, tmp / f"null-t-{quality}",
+                                                     encoder_cfg(tmp, tblock_encoder()))))
+    rows.append(("null, manim default", plain_manim(null, "NullScene", quality, tmp / f"null-d-{quality}")))
+    scene_file = ROOT / "scenes" / topic / "scene.py"
+    rows.append((f"plain manim {MANIM_Q[quality]}", plain_manim(scene_file, scene_class(topic), quality,
+                                                                  tmp / f"plain-{quality}")))
+    return rows
+
+
+def print_rows(title: str, rows: list[tuple]) -> None:
+    cold = dict(rows)["cold"]
+    print(f"\n{title}")
+    print(f"  {'case':<24} {'wall s':>7} {'cpu s':>7} {'wall/cold':>9} {'cpu/cold':>8} {'MB file':>8} "
+          f"{'peak RSS MB':>11}")
+    for label, r in rows:
+        size = f"{r['size']:.2f}" if "size" in r else "-"
+        print(f"  {label:<24} {r['wall']:7.1f} {r['cpu']:7.1f} {r['wall'] / cold['wall']:9.2f} "
+              f"{r['cpu'] / cold['cpu']:8.2f} {size:>8} {r['rss']:11.0f}")
+    by = dict(rows)
+    plain = next(r for label, r in rows if label.startswith("plain"))
+    checks = [("identical rerun / cold", by["rerun (up to date)"]["wall"] / cold["wall"], GOALS["rerun"]),
+              ("--force / cold", by["--force rerun"]["wall"] / cold["wall"], GOALS["force"]),
+              ("cold / plain manim", cold["wall"] / plain["wall"], 0.75),
+              ("file size / plain manim's", cold["size"] / plain["size"], 1.3)]
+    for label, ratio, goal in checks:
+        print(f"  {label:<28} {ratio:5.2f}  (goal <= {goal}) {'ok' if ratio <= goal else 'MISSED'}")
+
+
+def bench_encoders(topic: str, quality: str, tmp: Path) -> None:
+    """Plain manim on the topic's scene with each libx264 preset at crf 23 (Manim's crf)."""
+    scene_file = ROOT / "scenes" / topic / "scene.py"
+    print(f"\nencoder candidates: {topic} {quality}, plain manim, libx264 crf 23, one run each")
+    print(f"  {'preset':<12} {'wall s':>7} {'cpu s':>7} {'MB file':>8} {'size/medium':>11} {'peak RSS MB':>11}")
+    base = None
+    for preset in PRESETS:
+        cfg = encoder_cfg(tmp, {"crf": "23", "preset": preset})
+        r = plain_manim(scene_file, scene_class(topic), quality, tmp / f"enc-{preset}", cfg)
+        base = base or r
+        print(f"  {preset:<12} {r['wall']:7.1f} {r['cpu']:7.1f} {r['size']:8.2f} {r['size'] / base['size']:11.2f} "
+              f"{r['rss']:11.0f}", flush=True)
+
+
+# -- memory: where a render's peak RSS goes ----------------------------------------------------
+
+def rss_mb() -> float:
+    for line in Path("/proc/self/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) / 1024
+    return 0.0
+
+
+def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
+    """In a child: render with an RSS sampler and tracemalloc; print peak RSS per phase as JSON."""
+    import tracemalloc
+
+    from scenes import load_topics
+    from scenes import render_job as rj
+
+    settings = json.loads(overrides)
+    if "preset" in settings:
+        rj.X264_OPTIONS = {**rj.X264_OPTIONS, "preset": settings.pop("preset")}
+    base = rj.encoder_settings
+    rj.encoder_settings = lambda opts: {**base(opts), **settings}
+    phase = ["imports"]
+    peaks: dict[str, float] = {"imports": rss_mb()}
+    stop = threading.Event()
+
+    def sample() -> None:
+        while not stop.is_set():
+            peaks[phase[0]] = max(peaks.get(phase[0], 0.0), rss_mb())
+            time.sleep(0.01)
+
+    threading.Thread(target=sample, daemon=True).start()
+
+    def wrap(name: str, label: str) -> None:
+        inner = getattr(rj, name)
+
+        def wrapped(*a, **k):
+            phase[0] = label
+            try:
+                return inner(*a, **k)
+            finally:
+                phase[0] = "publish"
+        setattr(rj, name, wrapped)
+
+    wrap("_run_scene", "draw + encode")
+    wrap("_stage_outputs", "stage")
+    if os.environ.get("BENCH_TRACEMALLOC"):  # slows drawing several times over: opt in
+        tracemalloc.start()
+    topic_obj = load_topics()[topic]
+    rj.render_topic(topic_obj, topic_obj.Params(), rj.RenderOptions(quality=quality, out=out, force=True))
+    stop.set()
+    python_peak = tracemalloc.get_traced_memory()[1] / 2**20
+    print(json.dumps({"phases": peaks, "python_heap_peak": python_peak}))
+
+
+def bench_memory(topic: str, quality: str, tmp: Path) -> None:
+    variants = [("manim defaults (preset medium, queue 8)", {"preset": "medium", "encoder_queue_size": 8}),
+                ("preset veryfast, queue 8", {"preset": "veryfast", "encoder_queue_size": 8}),
+                ("tblock (as shipped)", {})]
+    print(f"\nmemory: {topic} {quality}, peak RSS by phase (MB); with BENCH_TRACEMALLOC=1 also the "
+          "Python heap peak (NumPy frames included; the rest is native: cairo, x264, PyAV)")
+    for label, overrides in variants:
+        r = run([PY, __file__, "--profile-child", topic, quality, json.dumps(overrides),
+                 str(tmp / f"mem-{len(label)}")])
+        data = json.loads(r["output"].strip().splitlines()[-1])
+        phases = "  ".join(f"{k} {v:.0f}" for k, v in data["phases"].items())
+        print(f"  {label:<40} peak {r['rss']:6.0f}  [{phases}]  python heap {data['python_heap_peak']:.0f}"
+              f"  ({r['wall']:.0f} s)", flush=True)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--topic", default="residual")
+    parser.add_argument("-q", "--quality", action="append", choices=list(MANIM_Q))
+    parser.add_argument("--change", default="wo=identity", help="the one parameter changed: KEY=VALUE")
+    parser.add_argument("--encoders", action="store_true", help="compare libx264 presets instead")
+    parser.add_argument("--memory", action="store_true", help="profile peak RSS instead")
+    parser.add_argument("--profile-child", nargs=4, help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.profile_child:
+        topic, quality, overrides, out = args.profile_child
+        profile_child(topic, quality, overrides, Path(out))
+        return
+    qualities = args.quality or (["4k"] if args.memory else ["medium", "high"])
+    with tempfile.TemporaryDirectory(prefix="tblock-bench-") as tmp:
+        for quality in qualities:
+            folder = Path(tmp) / quality
+            folder.mkdir()
+            if args.encoders:
+                bench_encoders(args.topic, quality, folder)
+            elif args.memory:
+                bench_memory(args.topic, quality, folder)
+            else:
+                print_rows(f"{args.topic} at {quality} (one run; ratios against cold)",
+                           bench_quality(args.topic, quality, args.change, folder))
+                sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
