@@ -11,6 +11,7 @@ this package; this package imports only the engine.
 
 from tblock.worlds.bank import bank
 from tblock.worlds.example import Example, run_example
+from tblock.worlds.ffn import ffn_config, ffn_world
 from tblock.worlds.lessons import (
                                    GPT2_N_BLOCKS,
                                    GPT2_WORDS,
@@ -30,6 +31,7 @@ EXAMPLES = {"eiffel": eiffel, "tiny": tiny, "gpt2_small": gpt2_small, "bank": ba
 
 __all__ = [
     "EXAMPLES", "Example", "GPT2_N_BLOCKS", "GPT2_WORDS", "TINY_MAX_TOKENS", "TINY_X", "bank",
-    "contribution_shares", "eiffel", "eiffel_update", "gpt2_small", "gpt2_small_config", "gpt2_small_ledger",
+    "contribution_shares", "eiffel", "eiffel_update", "ffn_config", "ffn_world", "gpt2_small", "gpt2_small_config",
+    "gpt2_small_ledger",
     "run_example", "tiny", "token_shares",
 ]
