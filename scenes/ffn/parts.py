@@ -207,7 +207,7 @@ class ActivationPlot(VGroup):
         lo, hi = window
         muted = theme().muted
         self.axes = LabelledAxes((lo, hi, 1), (-0.5, hi, 1), PLOT_W, PLOT_H, x_label="input", label_size=18)
-        self.axes.move_to([*PLOT_CENTRE, 0])
+        self.axes.shift(np.array([*PLOT_CENTRE, 0]) - self.axes.axes.get_center())  # the axes, not their labels
         every = 1 if hi <= 4 else 2
         ticks = VGroup(*[label(fmt(t, 0), 18, muted).next_to(self.axes.c2p(t, -0.5), DOWN, buff=0.06)
                          for t in range(int(lo), int(hi) + 1) if t != 0 and t % every == 0])
