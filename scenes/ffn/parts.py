@@ -151,14 +151,18 @@ def funnel(upper: Mobject, lower: Mobject, text: str) -> VGroup:
 
 
 def morph(sources: Sequence[Vector], target: Vector):
-    """Numbers flow from the source vectors into the target (a fade from them where a strip is involved)."""
+    """Numbers flow from the source vectors into the target (a fade from them where a strip is involved).
+
+    The flow ends on a stand-in that is then removed: Manim pads the smaller side of a transform with
+    copies, and the target itself must keep its own entries (the scene adds it after the animation).
+    """
     source = Group(*sources)
     if target.numeric and all(s.numeric for s in sources):
         # Cells flow into cells and numbers into numbers: a source shaped like the target's view
         # (cells, decimals) keeps Manim's alignment cheap; a Vector itself is a Group, which cannot morph.
         cells = VGroup(*[c for s in sources for c in s.view.cells])
         decimals = VGroup(*[d for s in sources for d in s.view.decimals])
-        return TransformFromCopy(VGroup(cells, decimals), target.view)
+        return TransformFromCopy(VGroup(cells, decimals), target.view.copy(), remover=True)
     return FadeIn(target, target_position=source.get_center(), scale=source.width / target.width)
 
 

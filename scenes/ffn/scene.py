@@ -22,7 +22,7 @@ from manim import RIGHT, Create, FadeIn, FadeOut, FadeTransform, Indicate
 from scenes.ffn import script as words
 from scenes.ffn.params import Params
 from scenes.ffn.parts import ActivationPlot, Look, OnePosition, Readout, RowTable, morph
-from scenes.kit import StepScene, Topic, fit_inside, step, theme
+from scenes.kit import StepScene, Topic, Vector, fit_inside, step, theme
 
 LEDGER_GAP = 1.1   # from the last table row down to the ledger line
 RESULT_GAP = 0.55  # from the ledger line down to the permutation result
@@ -78,7 +78,7 @@ class FFNScene(StepScene):
     def expand(self) -> None:
         v = self.view
         self.play(FadeIn(v.w1), run_time=0.7)
-        self.play(morph([v.u_row], v.pre_row), FadeIn(v.labels["pre"]), run_time=1.4)
+        self.morph([v.u_row], v.pre_row, FadeIn(v.labels["pre"]), run_time=1.4)
 
     @step
     def bend(self) -> None:
@@ -88,7 +88,7 @@ class FFNScene(StepScene):
         self.play(FadeIn(plot.dots), run_time=0.6)
         self.cue(1)
         self.play(plot.dots.animate.become(plot.dots_on_curve), run_time=1.3)
-        self.play(morph([v.pre_row], v.post_row), FadeIn(v.labels["post"]), run_time=1.2)
+        self.morph([v.pre_row], v.post_row, FadeIn(v.labels["post"]), run_time=1.2)
         self.play(FadeIn(v.marks), run_time=0.6)
 
     @step
@@ -96,7 +96,7 @@ class FFNScene(StepScene):
         v = self.view
         self.play(FadeOut(v.plot), run_time=0.6)
         self.play(FadeIn(v.w2), run_time=0.7)
-        self.play(morph([v.post_row], v.delta_row), FadeIn(v.labels["delta"]), run_time=1.4)
+        self.morph([v.post_row], v.delta_row, FadeIn(v.labels["delta"]), run_time=1.4)
         if v.norm_beside:
             self.cue(1)
             self.play(FadeIn(v.norm), run_time=0.5)
@@ -106,7 +106,12 @@ class FFNScene(StepScene):
         v = self.view
         self.fade_in(v.y_row, v.labels["y"])
         self.play(Create(v.rule), run_time=0.4)
-        self.play(morph([v.delta_row, v.y_row], v.z_row), FadeIn(v.labels["z"]), run_time=1.4)
+        self.morph([v.delta_row, v.y_row], v.z_row, FadeIn(v.labels["z"]), run_time=1.4)
+
+    def morph(self, sources: list[Vector], target: Vector, *also, run_time: float) -> None:
+        """Play the flow from sources into target (with ``also``), then show the target itself."""
+        self.play(morph(sources, target), *also, run_time=run_time)
+        self.add(target)
 
     # -- every position ---------------------------------------------------------------------
 
