@@ -1,6 +1,11 @@
-"""Topic ffn: its engine views, its flags, and the numbers its renders show against the engine's."""
+"""Topic ffn: its numbers against hand-derived algebra, its flags, its script, and what its renders show."""
 
 from __future__ import annotations
+
+import math
+import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -16,57 +21,90 @@ from scenes.ffn.numbers import (
     cyclic_permutation,
     ffn_position,
     ffn_run,
-    ffn_world,
+    ffn_story,
     permutation_check,
 )
-from scenes.ffn.scene import FFNScene, Params
-from tblock import BlockConfig, BlockWeights, gelu, mlp, relu
-from tblock.worlds import TINY_X
+from scenes.ffn.params import Params
+from scenes.ffn.parts import Look
+from scenes.ffn.scene import FFNScene
+from scenes.ffn.script import script
+from tblock import BlockConfig, BlockWeights, mlp
+from tblock.worlds import ffn_world
+
+STEPS = ["show_input", "expand", "bend", "contract", "add_to_stream", "every_position", "permute_rows"]
 
 
-def engine_position(d_model=4, d_ff=16, act="gelu", tokens=4, position=2, seed=0):
-    """The featured position straight from tblock.mlp on the block's LN2 output, plus the check."""
-    ex = ffn_world(d_model, d_ff, act, tokens, seed)
-    _, tr = ffn_run(ex)
-    out, mtr = mlp(tr["ln2_normalized"], ex.weights, ex.cfg)
-    return ex, tr, out, mtr, position - 1
+# -- independent maths: the FFN written out by hand (math.erf, explicit sums) ---------------
+
+def gelu_by_hand(x: float) -> float:
+    return 0.5 * x * (1.0 + math.erf(x / math.sqrt(2.0)))
 
 
-# -- the views (engine side) -------------------------------------------------------------
-
-def test_position_view_is_the_mlp_on_the_normalised_row():
-    ex, tr, out, mtr, p = engine_position()
-    pos = ffn_position(tr, p)
-    np.testing.assert_allclose(pos["pre"], mtr["mlp_pre"][p])
-    np.testing.assert_allclose(pos["post"], gelu(mtr["mlp_pre"][p]))
-    np.testing.assert_allclose(pos["delta"], out[p])
-    np.testing.assert_allclose(pos["z"], pos["y"] + pos["delta"])
-    assert pos["pre"].shape == (16,) and pos["delta"].shape == (4,)
-    assert pos["update_norm"] == pytest.approx(np.linalg.norm(out[p]))
-    np.testing.assert_array_equal(pos["active_units"], np.flatnonzero(mtr["mlp_pre"][p] > 0) + 1)
-    assert pos["n_active"] == len(pos["active_units"])
+def gelu_tanh_by_hand(x: float) -> float:
+    return 0.5 * x * (1.0 + math.tanh(math.sqrt(2.0 / math.pi) * (x + 0.044715 * x**3)))
 
 
-def test_toy_world_uses_the_worked_examples_inputs():
-    np.testing.assert_array_equal(ffn_world(4, 16, "gelu", 3, 0).x, TINY_X)
-    assert ffn_world(768, 3072, "gelu", 2, 0).cfg.n_heads == 12
+BY_HAND = {"gelu": gelu_by_hand, "gelu_tanh": gelu_tanh_by_hand, "relu": lambda x: max(x, 0.0)}
+
+
+def ffn_by_hand(y: np.ndarray, w: BlockWeights, eps: float, act: str) -> dict:
+    """LayerNorm, then sum_i u_i W_in[i, j] + b_in[j], the activation unit by unit, then back through W_out."""
+    d, f = w.W_in.shape
+    mean = sum(y) / d
+    var = sum((v - mean) ** 2 for v in y) / d
+    u = [w.ln2_w[i] * (y[i] - mean) / math.sqrt(var + eps) + w.ln2_b[i] for i in range(d)]
+    pre = [sum(u[i] * w.W_in[i, j] for i in range(d)) + w.b_in[j] for j in range(f)]
+    post = [BY_HAND[act](v) for v in pre]
+    delta = [sum(post[j] * w.W_out[j, k] for j in range(f)) + w.b_out[k] for k in range(d)]
+    return {"u": np.array(u), "pre": np.array(pre), "post": np.array(post), "delta": np.array(delta)}
+
+
+@pytest.mark.parametrize("act", ["gelu", "gelu_tanh", "relu"])
+def test_followed_position_is_the_ffn_written_out_by_hand(act):
+    s = ffn_story(4, 16, act, 4, 1, 0)
+    w = s.world.weights
+    hand = ffn_by_hand(s.pos["y"], w, s.world.cfg.eps, act)
+    np.testing.assert_allclose(s.pos["u"], hand["u"], atol=1e-12)
+    np.testing.assert_allclose(s.pos["pre"], hand["pre"], atol=1e-12)
+    # the engine's erf is a polynomial fit (|error| < 1.5e-7), math.erf is exact to float precision
+    np.testing.assert_allclose(s.pos["post"], hand["post"], atol=1e-6)
+    np.testing.assert_allclose(s.pos["delta"], hand["delta"], atol=1e-6)
+    np.testing.assert_allclose(s.pos["z"], s.pos["y"] + s.pos["delta"], atol=1e-12)
+    assert s.pos["update_norm"] == pytest.approx(math.sqrt(sum(v * v for v in hand["delta"])), abs=1e-6)
+    assert s.pos["active_units"].tolist() == [j + 1 for j, v in enumerate(hand["pre"]) if v > 0]
+    assert s.pos["n_active"] == sum(v > 0 for v in hand["pre"])
+
+
+def test_toy_world_runs_the_worked_examples_inputs():
+    # the lesson's X (worked example, d_model 4, three tokens), typed from the lesson
+    lesson_x = [[1.0, 0.5, -0.3, 0.8], [-0.2, 0.7, 0.4, -0.1], [0.6, -0.4, 0.2, 0.5]]
+    np.testing.assert_array_equal(ffn_world(4, 16, "gelu", 3, 0).x, lesson_x)
+    big = ffn_world(768, 3072, "gelu", 2, 0)
+    assert (big.cfg.n_heads, big.cfg.d_head, big.weights.W_in.shape) == (12, 64, (768, 3072))
+    with pytest.raises(ValueError, match="n_tokens"):
+        ffn_world(n_tokens=0)
 
 
 def test_relu_active_units_are_its_nonzero_outputs():
-    _, tr, _, _, _ = engine_position(act="relu")
+    _, tr = ffn_run(ffn_world(4, 16, "relu", 4, 0))
     np.testing.assert_array_equal(active_units(tr["mlp_pre"]), tr["mlp_post"] > 0)
+    with pytest.raises(ValueError, match="position must be in 0..3"):
+        ffn_position(tr, 4)
 
 
-def test_curves_are_the_engine_activations_over_a_window_holding_every_input():
-    _, tr, _, _, _ = engine_position(768, 3072, tokens=2)
-    lo, hi = curve_window(tr["mlp_pre"])
-    assert lo <= tr["mlp_pre"].min() and tr["mlp_pre"].max() <= hi and lo == -hi
-    curves = activation_curves(curve_names("relu"), lo, hi, samples=11)
+def test_curves_are_the_activations_over_a_window_holding_every_input():
+    s = ffn_story(40, 160, "gelu", 2, 0, 0)
+    lo, hi = curve_window(s.trace["mlp_pre"])
+    assert lo == -hi and lo <= s.trace["mlp_pre"].min() and s.trace["mlp_pre"].max() <= hi and hi == int(hi)
+    assert curve_window(np.array([0.5, -1.2])) == (-3.0, 3.0)  # at least [-3, 3]
+    assert curve_window(np.array([4.2])) == (-5.0, 5.0)
+    curves = activation_curves(curve_names("relu"), -2.0, 2.0, samples=5)
     assert list(curves) == ["gelu", "relu"]
     xs, ys = curves["gelu"]
-    np.testing.assert_allclose(ys, gelu(xs))
-    np.testing.assert_allclose(curves["relu"][1], relu(xs))
-    assert curve_names("gelu_tanh") == ("gelu_tanh", "relu")
+    assert xs.tolist() == [-2.0, -1.0, 0.0, 1.0, 2.0]
+    np.testing.assert_allclose(ys, [gelu_by_hand(x) for x in xs], atol=1e-6)
+    assert curves["relu"][1].tolist() == [0.0, 0.0, 0.0, 1.0, 2.0]
+    assert curve_names("gelu_tanh") == ("gelu_tanh", "relu") and curve_names("gelu") == ("gelu", "relu")
 
 
 @settings(max_examples=25, deadline=None)
@@ -80,29 +118,92 @@ def test_permuting_rows_permutes_outputs(n, d, f, seed, act, data):
     perm = np.array(data.draw(st.permutations(range(n))))
     check = permutation_check(u, w, cfg, perm)
     assert check["max_diff"] < 1e-12
-    np.testing.assert_allclose(check["out_of_permuted"], mlp(u, w, cfg)[0][perm], atol=1e-12)
+    rows = [mlp(u[i:i + 1], w, cfg)[0][0] for i in range(n)]  # each row on its own
+    np.testing.assert_allclose(check["out_of_permuted"], np.array(rows)[perm], atol=1e-12)
 
 
-def test_cyclic_permutation_moves_every_row():
-    perm = cyclic_permutation(4)
-    assert perm.tolist() == [1, 2, 3, 0]
+def test_cyclic_permutation_moves_every_row_up_one():
+    assert cyclic_permutation(4).tolist() == [1, 2, 3, 0]
     with pytest.raises(ValueError, match="permutation"):
         permutation_check(np.zeros((3, 2)), None, None, np.array([0, 0, 1]))
 
 
-# -- parameters ------------------------------------------------------------------------
+def test_numbers_module_never_imports_manim():
+    code = "import sys, scenes.ffn.numbers, tblock.worlds.ffn; assert 'manim' not in sys.modules"
+    subprocess.run([sys.executable, "-c", code], check=True)
 
-def test_params_cross_checks_name_the_flag():
-    with pytest.raises(ValueError, match="--position must be one of the 3 tokens"):
+
+# -- parameters and the one numbers-or-strip rule ------------------------------------------------
+
+def test_position_counts_from_one_and_zero_is_the_last_token():
+    assert Params().position == 2 and Params().index == 1
+    assert Params(tokens=3, position=0).index == 2
+    assert Params(tokens=3, position=3).index == 2
+    assert ffn_story(4, 16, "gelu", 3, Params(tokens=3, position=0).index, 0).token == 3
+    with pytest.raises(ValueError, match=r"--position must be between 0 \(the last token\) and 3; got 4"):
         Params(tokens=3, position=4)
     with pytest.raises(ValueError, match="--d-ff must be at least --d-model"):
         Params(d_model=32, d_ff=16)
-    assert Params().numbers and not Params(d_model=768, d_ff=3072).numbers
-    assert not Params(d_model=4, d_ff=32).numbers
 
+
+@pytest.mark.parametrize("d, f, stream, hidden, table", [
+    (4, 16, True, True, True),          # the defaults: rows of numbers everywhere
+    (768, 3072, False, False, False),   # model scale: heat strips
+    (4, 32, True, False, True),         # 32 hidden numbers do not fit: a strip under a row of 4 numbers
+    (6, 16, True, True, False),         # 6 numbers in a table row would be cells under 0.6 wide
+    (16, 16, True, True, False),
+    (17, 32, False, False, False),
+])
+def test_look_follows_the_kits_one_rule(d, f, stream, hidden, table):
+    look = Look(d, f)
+    assert (look.stream_numbers, look.hidden_numbers, look.table_numbers) == (stream, hidden, table)
+
+
+# -- the script ----------------------------------------------------------------------------------
+
+NOISE = re.compile(r"[0-9Δ≤≥·\[\]_×‖₁₂=|−√∑()]")
+SCRIPT_CASES = [{}, {"act": "relu"}, {"act": "gelu_tanh", "d_ff": 4}, {"d_model": 40, "d_ff": 160, "tokens": 2},
+                {"d_model": 8, "d_ff": 16, "position": 0}, {"d_model": 4, "d_ff": 6, "tokens": 6, "seed": 9}]
+
+
+@pytest.mark.parametrize("flags", SCRIPT_CASES)
+def test_every_step_has_a_caption_and_a_speech_without_symbols(flags):
+    lines = script(Params(**flags))
+    assert list(lines) == STEPS
+    for name, line in lines.items():
+        assert line.caption.strip() and line.speech.strip(), name
+        assert not NOISE.search(line.speech), (name, NOISE.findall(line.speech), line.speech)
+        assert line.speech.endswith("."), name
+
+
+def test_script_speaks_the_lessons_numbers_in_words():
+    lines = script(Params())
+    # defaults: token 2 of 4, d 4, d_ff 16; GELU; its update has length 0.53 (as the storyboard prints)
+    assert lines["show_input"].speech.startswith("We follow token two of four.")
+    assert "four rows and sixteen columns" in lines["expand"].speech and "four times wider" in lines["expand"].speech
+    assert "zero point five three" in lines["contract"].speech and "‖Δ‖ = 0.53" in lines["contract"].caption
+    assert "exactly zero" in lines["permute_rows"].speech
+    last = script(Params(tokens=3, position=0))
+    assert last["show_input"].caption.startswith("Token 3 of 3.")
+    wide = script(Params(d_model=40, d_ff=170, tokens=2))
+    assert "heat strip" in wide["show_input"].caption and "has forty numbers" in wide["show_input"].speech
+    assert "one hundred seventy hidden numbers, four point two five times" not in wide["expand"].speech
+    assert "one hundred seventy hidden numbers, four point two times wider" in wide["expand"].speech
+    assert "4.2× wider" in wide["expand"].caption
+
+
+def test_caption_lists_a_vector_the_screen_shows_as_numbers():
+    s = ffn_story(4, 16, "gelu", 4, 1, 0)
+    caption = script(Params())["show_input"].caption
+    shown = [float(v.replace("−", "-")) for v in re.findall(r"−?\d+\.\d\d", caption)]
+    np.testing.assert_allclose(shown, np.round(np.concatenate([s.pos["y"], s.pos["u"]]), 2))
+
+
+# -- CLI -----------------------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, message", [
-    (("--position", "5"), "--position must be one of the 4 tokens"),
+    (("--position", "5"), "--position must be between 0 (the last token) and 4; got 5"),
+    (("--position", "-1"), "--position"),
     (("--d-model", "64", "--d-ff", "32"), "--d-ff must be at least --d-model"),
     (("--d-model", "2048"), "--d-model"),
     (("--d-ff", "8192"), "--d-ff"),
@@ -118,45 +219,68 @@ def test_bad_flags_exit_2_with_one_line_and_write_nothing(cli, tmp_path, args, m
     assert not out.exists()
 
 
-# -- renders ---------------------------------------------------------------------------
-
-def assert_numbers_match(numbers, **flags):
-    ex, tr, out, mtr, p = engine_position(**flags)
-    pos = ffn_position(tr, p)
-    assert numbers["position"] == p + 1
-    assert numbers["active_units"] == pos["active_units"].tolist()
-    assert numbers["n_active"] == pos["n_active"]
-    assert numbers["update_norm"] == pytest.approx(np.linalg.norm(out[p]))
-    np.testing.assert_allclose(numbers["delta"], out[p])
-    np.testing.assert_allclose(numbers["mlp_pre"], mtr["mlp_pre"][p])
-    np.testing.assert_allclose(numbers["mlp_post"], mtr["mlp_post"][p])
-    np.testing.assert_allclose(numbers["z"], tr["resid_post"][p])
-    perm = np.array(numbers["perm"])
-    assert sorted(perm.tolist()) == list(range(len(perm)))
-    assert numbers["max_diff"] == pytest.approx(
-        np.max(np.abs(mlp(tr["ln2_normalized"][perm], ex.weights, ex.cfg)[0] - out[perm])), abs=1e-15)
+def test_show_says_what_position_means(cli):
+    result = cli("show", "ffn")
+    assert result.exit_code == 0
+    assert "0 = the last token" in result.output and "0..6" in result.output
 
 
+# -- renders: the manifest's numbers are what the parts display -----------------------------------
+
+def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", tokens=4, position=2, seed=0):
+    p = Params(d_model=d_model, d_ff=d_ff, act=act, tokens=tokens, position=position, seed=seed)
+    ex = ffn_world(d_model, d_ff, act, tokens, seed)
+    _, tr = ffn_run(ex)
+    i = p.index
+    out, mtr = mlp(tr["ln2_normalized"], ex.weights, ex.cfg)
+    look = Look(d_model, d_ff)
+
+    def shown(key, engine, numeric):
+        np.testing.assert_allclose(numbers[key], np.round(engine, 2) if numeric else engine, atol=1e-12)
+
+    assert numbers["position"] == i + 1
+    shown("u", tr["ln2_normalized"][i], look.stream_numbers)
+    shown("mlp_pre", mtr["mlp_pre"][i], look.hidden_numbers)
+    shown("mlp_post", mtr["mlp_post"][i], look.hidden_numbers)
+    shown("delta", out[i], look.stream_numbers)
+    shown("y", tr["resid_mid"][i], look.stream_numbers)
+    shown("z", tr["resid_mid"][i] + out[i], look.stream_numbers)
+    assert numbers["active_units"] == (np.flatnonzero(mtr["mlp_pre"][i] > 0) + 1).tolist()
+    assert numbers["ledger"]["n_active"] == len(numbers["active_units"])
+    assert numbers["ledger"]["update_norm"] == pytest.approx(round(float(np.linalg.norm(out[i])), 2))
+    perm = np.roll(np.arange(tokens), -1)
+    assert numbers["perm"] == perm.tolist()
+    again = mlp(tr["ln2_normalized"][perm], ex.weights, ex.cfg)[0]
+    np.testing.assert_allclose(numbers["rows"]["out"], np.round(again, 2) if look.table_numbers else again,
+                               atol=1e-12)
+    assert numbers["check"]["max_diff"] == pytest.approx(float(np.max(np.abs(again - out[perm]))), abs=1e-15)
+    assert numbers["numbers_shown"] == {"stream": look.stream_numbers, "hidden": look.hidden_numbers,
+                                        "table": look.table_numbers}
+
+
+@pytest.mark.render
 def test_toy_last_frame_shows_the_engines_numbers(render_topic_cli):
     # (the default flags' last frame is checked pixel for pixel by test_ffn_last_frame below)
-    result, manifest, out = render_topic_cli("ffn", "--d-ff", "8", "--tokens", "3", "--position", "1",
+    result, manifest, out = render_topic_cli("ffn", "--d-ff", "8", "--tokens", "3", "--position", "0",
                                              "--seed", "3", "--last-frame")
     assert result.exit_code == 0, result.output
     assert (out / "ffn" / f"{manifest['name']}.png").stat().st_size > 0
-    assert manifest["numbers"]["numbers_shown"] is True
-    assert_numbers_match(manifest["numbers"], d_ff=8, tokens=3, position=1, seed=3)
+    assert manifest["numbers"]["numbers_shown"]["hidden"] is True
+    assert_shown_numbers_match(manifest["numbers"], d_ff=8, tokens=3, position=0, seed=3)
 
 
+@pytest.mark.render
 def test_model_scale_relu_last_frame(render_topic_cli):
     result, manifest, out = render_topic_cli("ffn", "--d-model", "768", "--d-ff", "3072", "--act", "relu",
                                              "--tokens", "2", "--position", "1", "--last-frame")
     assert result.exit_code == 0, result.output
-    assert manifest["numbers"]["numbers_shown"] is False
-    assert manifest["numbers"]["n_active"] > 1000
-    assert_numbers_match(manifest["numbers"], d_model=768, d_ff=3072, act="relu", tokens=2, position=1)
+    assert not any(manifest["numbers"]["numbers_shown"].values())
+    assert manifest["numbers"]["ledger"]["n_active"] > 1000
+    assert_shown_numbers_match(manifest["numbers"], d_model=768, d_ff=3072, act="relu", tokens=2, position=1)
     assert (out / "ffn" / f"{manifest['name']}.png").exists()
 
 
+@pytest.mark.render
 def test_video_srt_and_manifest(render_topic_cli):
     flags = dict(d_model=2, d_ff=4, tokens=2, position=2)
     args = [a for k, v in flags.items() for a in ("--" + k.replace("_", "-"), str(v))]
@@ -165,12 +289,12 @@ def test_video_srt_and_manifest(render_topic_cli):
     folder = out / "ffn"
     for ext in ("mp4", "srt", "json"):
         assert (folder / f"{manifest['name']}.{ext}").stat().st_size > 0
-    names = [s["name"] for s in manifest["steps"]]
-    assert names == ["show_input", "expand", "bend", "contract", "add_to_stream", "every_position",
-                     "permute_rows"]
-    assert (folder / f"{manifest['name']}.srt").read_text().count(" --> ") == len(names)
+    assert [s["name"] for s in manifest["steps"]] == STEPS
+    lines = script(Params(**flags))
+    assert [s["caption"] for s in manifest["steps"]] == [lines[name].caption for name in STEPS]
+    assert (folder / f"{manifest['name']}.srt").read_text().count(" --> ") == len(STEPS)
     assert 20 < manifest["duration"] < 90
-    assert_numbers_match(manifest["numbers"], **flags)
+    assert_shown_numbers_match(manifest["numbers"], **flags)
 
 
 # -- the last frame, pixel for pixel (control data: pytest tests/test_ffn.py -k last_frame --set_test) --
@@ -185,6 +309,7 @@ class DarkFFNScene(FFNScene):
         super().__init__(*args, theme_name="dark", **kwargs)
 
 
+@pytest.mark.render
 @frames_comparison(base_scene=DarkFFNScene)
 def test_ffn_last_frame(scene):
     FFNScene.construct(scene)

@@ -1,56 +1,33 @@
-"""Numbers the ``ffn`` topic shows that the engine's trace does not hold directly.
+"""What the ``ffn`` topic shows, asked of the engine (NumPy only; never manim, the kit or params).
 
-The FFN itself is ``tblock.mlp`` inside ``tblock.block_forward``; this module
-only builds the topic's world (config, seeded weights, inputs), reads one
-position out of the trace, samples the activation curves for plotting, and
-runs the row-permutation check with the engine's own ``mlp``.
+The FFN itself is ``tblock.mlp`` inside ``tblock.block_forward``; the world
+(config, seeded weights, inputs) is ``tblock.worlds.ffn_world``. This module
+reads one position out of the trace, samples the activation curves with the
+engine's ``tblock.activation``, and runs the row-permutation check with the
+engine's own ``mlp``. :func:`ffn_story` gathers all of it for one set of flags.
 
 Example::
 
-    >>> from scenes.ffn.numbers import ffn_world, ffn_run, ffn_position
-    >>> ex = ffn_world(d_model=4, d_ff=16, act="gelu", n_tokens=4, seed=0)
-    >>> _, tr = ffn_run(ex)
-    >>> pos = ffn_position(tr, 1)
-    >>> pos["pre"].shape, pos["delta"].shape
-    ((16,), (4,))
+    >>> story = ffn_story(d_model=4, d_ff=16, act="gelu", n_tokens=4, index=1, seed=0)
+    >>> story.pos["pre"].shape, story.pos["delta"].shape, story.check["perm"].tolist()
+    ((16,), (4,), [1, 2, 3, 0])
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
-from tblock.block import block_forward, mlp
+from tblock import activation, block_forward, mlp
 from tblock.config import BlockConfig
-from tblock.layers import activation
 from tblock.weights import BlockWeights
-from tblock.worlds import TINY_MAX_TOKENS, Example, gpt2_small_config, tiny
+from tblock.worlds import Example, ffn_world
 
-GELU_VARIANT = {"gelu": "gelu", "gelu_tanh": "gelu_tanh", "relu": "gelu"}  # the GELU a curve plot shows
-
-
-def ffn_config(d_model: int, d_ff: int, act: str) -> BlockConfig:
-    """The block the topic runs: GPT-2 small's (12 heads of 64, LayerNorm) at d 768, else one head of width d."""
-    if d_model == 768:
-        return gpt2_small_config().replace(d_ff=d_ff, act=act)
-    return BlockConfig(d_model=d_model, n_heads=1, d_head=d_model, d_ff=d_ff, norm="layer", act=act)
-
-
-def ffn_world(d_model: int = 4, d_ff: int = 16, act: str = "gelu", n_tokens: int = 4, seed: int = 0) -> Example:
-    """Seeded weights (BlockWeights.random, 1/sqrt(fan_in) scale) and an input stream x (n_tokens, d_model).
-
-    At d_model 4 (up to TINY_MAX_TOKENS rows) the inputs are the worked example's
-    (tblock.worlds.tiny); otherwise seeded N(0, 1) rows rounded to one decimal.
-    """
-    if isinstance(n_tokens, bool) or not isinstance(n_tokens, int) or n_tokens < 1:
-        raise ValueError(f"n_tokens must be a positive integer, got {n_tokens!r}")
-    cfg = ffn_config(d_model, d_ff, act)
-    w = BlockWeights.random(cfg, seed=seed)
-    if d_model == 4 and n_tokens <= TINY_MAX_TOKENS:
-        x = tiny(seed=seed, n_tokens=n_tokens).x  # (n, 4)
-    else:
-        x = np.round(np.random.default_rng(seed + 1).standard_normal((n_tokens, d_model)), 1)  # (n, d)
-    tokens = tuple(f"token {i + 1}" for i in range(n_tokens))
-    return Example("ffn", cfg, w, x, tokens, None, 0)
+# How each activation is named on screen and in speech; the GELU a curve plot draws for each.
+ACT_NAMES = {"gelu": "GELU", "gelu_tanh": "tanh-GELU", "relu": "ReLU"}
+ACT_SPOKEN = {"gelu": "GELU", "gelu_tanh": "the tanh approximation of GELU", "relu": "ReLU"}
+GELU_VARIANT = {"gelu": "gelu", "gelu_tanh": "gelu_tanh", "relu": "gelu"}
 
 
 def ffn_run(ex: Example) -> tuple[np.ndarray, dict]:
@@ -96,7 +73,7 @@ def curve_window(pre: np.ndarray, least: float = 3.0) -> tuple[float, float]:
 
 
 def activation_curves(names: tuple[str, ...], lo: float, hi: float, samples: int = 241) -> dict:
-    """Each activation sampled on [lo, hi]: name -> (xs (samples,), ys (samples,))."""
+    """Each activation sampled by the engine on [lo, hi]: name -> (xs (samples,), ys (samples,))."""
     xs = np.linspace(lo, hi, samples)  # (samples,)
     return {name: (xs, activation(xs, name)) for name in names}
 
@@ -126,3 +103,40 @@ def permutation_check(u: np.ndarray, w: BlockWeights, cfg: BlockConfig, perm: np
     permuted = out[perm]  # (n, d)
     return {"perm": perm, "out_of_permuted": out_p, "permuted_out": permuted,
             "hidden_of_permuted": tr_p["mlp_post"], "max_diff": float(np.max(np.abs(out_p - permuted)))}
+
+
+@dataclass(frozen=True)
+class Story:
+    """Everything the video shows for one set of flags.
+
+    world, trace: the block run; index: the followed position (0-based);
+    pos: :func:`ffn_position` at index; check: :func:`permutation_check` with the
+    cyclic permutation; curves: the two activation curves over ``window``.
+    """
+
+    world: Example
+    trace: dict
+    index: int
+    pos: dict
+    check: dict
+    window: tuple[float, float]
+    curves: dict
+
+    @property
+    def token(self) -> int:
+        """The followed token, counted from 1."""
+        return self.index + 1
+
+    @property
+    def n_tokens(self) -> int:
+        return len(self.world.tokens)
+
+
+def ffn_story(d_model: int, d_ff: int, act: str, n_tokens: int, index: int, seed: int) -> Story:
+    """Run the world once and read what every step shows (index: the followed position, 0-based)."""
+    world = ffn_world(d_model, d_ff, act, n_tokens, seed)
+    _, trace = ffn_run(world)
+    pos = ffn_position(trace, index)
+    check = permutation_check(trace["ln2_normalized"], world.weights, world.cfg, cyclic_permutation(n_tokens))
+    window = curve_window(pos["pre"])
+    return Story(world, trace, index, pos, check, window, activation_curves(curve_names(act), *window))

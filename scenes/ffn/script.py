@@ -1,0 +1,205 @@
+"""The ``ffn`` topic's words: each step's caption (written) and narration (spoken), and the texts on screen.
+
+Every number comes from :func:`scenes.ffn.numbers.ffn_story`; whether a vector is
+listed depends on whether the screen shows it as numbers (:class:`scenes.ffn.parts.Look`).
+
+>>> lines = script(Params())
+>>> list(lines)[:3]
+['show_input', 'expand', 'bend']
+>>> lines["expand"].caption
+'W₁ (4 × 16) expands u to 16 hidden numbers, 4× wider than the stream.'
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from scenes.ffn.numbers import ACT_NAMES, ACT_SPOKEN, Story, ffn_story
+from scenes.ffn.params import Params
+from scenes.ffn.parts import Look
+from scenes.kit import Line, fmt, fmt_diff, fmt_vec, pct, say_int, say_number, say_vector
+
+LISTED_MAX = 6  # the longest vector a caption writes out (a longer one is only drawn)
+
+
+def story_of(p: Params) -> Story:
+    """The numbers these flags show."""
+    return ffn_story(p.d_model, p.d_ff, p.act, p.tokens, p.index, p.seed)
+
+
+def ratio_text(d_ff: int, d: int) -> str:
+    """'4×' or '3.5×': how much wider the hidden layer is."""
+    r = d_ff / d
+    return f"{r:.0f}×" if r == int(r) else f"{r:.1f}×"
+
+
+def say_ratio(d_ff: int, d: int) -> str:
+    """'four times' or 'three point five times'."""
+    r = d_ff / d
+    return f"{say_int(int(r)) if r == int(r) else say_number(r, 1)} times"
+
+
+def units_text(units: np.ndarray, limit: int = 16) -> str:
+    """Unit numbers as '1, 6, 12', shortened past ``limit``."""
+    shown = ", ".join(str(int(u)) for u in units[:limit])
+    return shown + (", …" if len(units) > limit else "")
+
+
+def say_diff(value: float) -> str:
+    """A measured difference as spoken: exactly zero, rounding size, or the number."""
+    if value == 0:
+        return "exactly zero"
+    if abs(value) < 1e-3:
+        return "a rounding error, far below a thousandth"
+    return say_number(value)
+
+
+def count_of(k: int, f: int, noun: str) -> str:
+    """'five of sixteen units have' / 'one of sixteen units has'."""
+    return f"{say_int(k)} of {say_int(f)} {noun} {'has' if k == 1 else 'have'}"
+
+
+def script(p: Params) -> dict[str, Line]:
+    """Every step's caption and narration, in the order the video runs them."""
+    s, look = story_of(p), Look(p.d_model, p.d_ff)
+    pos, d, f, n, t = s.pos, p.d_model, p.d_ff, p.tokens, s.token
+    listed = look.stream_numbers and d <= LISTED_MAX
+    k, norm = pos["n_active"], pos["update_norm"]
+    name, spoken = ACT_NAMES[p.act], ACT_SPOKEN[p.act]
+    lines = {}
+
+    if listed:
+        caption = (f"Token {t} of {n}. After attention its stream vector is Y = {fmt_vec(pos['y'])}; "
+                   f"the FFN reads its normalised copy u = LN₂(Y) = {fmt_vec(pos['u'])}.")
+        speech = (f"We follow token {say_int(t)} of {say_int(n)}. After attention, its stream vector Y is "
+                  f"{say_vector(pos['y'])}. The feed-forward network reads a normalised copy, u, which is "
+                  f"layer norm two of Y: {say_vector(pos['u'])}.")
+    elif look.stream_numbers:
+        caption = (f"Token {t} of {n}. After attention its stream vector Y has {d} numbers; "
+                   f"the FFN reads its normalised copy u = LN₂(Y).")
+        speech = (f"We follow token {say_int(t)} of {say_int(n)}. After attention, its stream vector Y has "
+                  f"{say_int(d)} numbers. The feed-forward network reads a normalised copy, u, which is "
+                  f"layer norm two of Y.")
+    else:
+        caption = (f"Token {t} of {n}. Its stream vector Y has {d} numbers, drawn as a heat strip (blue "
+                   f"positive, red negative); the FFN reads its normalised copy u = LN₂(Y).")
+        speech = (f"We follow token {say_int(t)} of {say_int(n)}. Its stream vector Y has {say_int(d)} numbers, "
+                  f"drawn as a heat strip: blue for positive, red for negative. The feed-forward network "
+                  f"reads a normalised copy, u, which is layer norm two of Y.")
+    lines["show_input"] = Line(caption, speech)
+
+    w1 = (f"The first weight matrix, W one, has {say_int(d)} rows and {say_int(f)} columns.")
+    if f > d:
+        lines["expand"] = Line(
+            f"W₁ ({d} × {f}) expands u to {f} hidden numbers, {ratio_text(f, d)} wider than the stream.",
+            f"{w1} It expands u to {say_int(f)} hidden numbers, {say_ratio(f, d)} wider than the stream.")
+    else:
+        lines["expand"] = Line(
+            f"W₁ ({d} × {f}) maps u to {f} hidden numbers, as wide as the stream (real FFNs are usually "
+            f"about 4× wider).",
+            f"{w1} It maps u to {say_int(f)} hidden numbers, as wide as the stream. Real feed-forward "
+            f"networks are usually about four times wider.")
+
+    if p.act == "relu":
+        lines["bend"] = Line(
+            f"ReLU bends each hidden number on its own: {k} of {f} units have a positive input and pass "
+            f"unchanged (active); the other {f - k} become exactly 0. GELU, dashed, would let small "
+            f"negatives through.",
+            f"ReLU bends each hidden number on its own. {count_of(k, f, 'units').capitalize()} a positive input "
+            f"and pass unchanged: they are active. The other {say_int(f - k)} become exactly zero. GELU, the "
+            f"dashed curve, would let small negative values through.")
+    else:
+        lines["bend"] = Line(
+            f"{name} bends each hidden number on its own: {k} of {f} units have a positive input and pass "
+            f"almost unchanged (active); the other {f - k} are squeezed towards 0. ReLU, dashed, would zero "
+            f"them exactly.",
+            f"{spoken[0].upper()}{spoken[1:]} bends each hidden number on its own. "
+            f"{count_of(k, f, 'units').capitalize()} a positive input and pass almost unchanged: they are "
+            f"active. The other {say_int(f - k)} are squeezed towards zero. ReLU, the dashed curve, would set "
+            f"them to exactly zero.")
+
+    lines["contract"] = Line(
+        f"W₂ ({f} × {d}) brings the {f} hidden numbers back to the stream's width {d}: the update Δ, of "
+        f"length ‖Δ‖ = {fmt(norm)}.",
+        f"The second weight matrix, W two, with {say_int(f)} rows and {say_int(d)} columns, brings the "
+        f"{say_int(f)} hidden numbers back to the stream's width of {say_int(d)}. The result is the update, "
+        f"delta, whose length is {say_number(norm)}.")
+
+    if listed:
+        lines["add_to_stream"] = Line(
+            f"The update is added to the stream: Z = Y + Δ = {fmt_vec(pos['z'])}. Input and output are both "
+            f"{d} numbers wide; the wide middle stays inside the FFN.",
+            f"The update is added to the stream: Z is Y plus delta, which is {say_vector(pos['z'])}. Input "
+            f"and output are both {say_int(d)} numbers wide; the wide middle stays inside the feed-forward "
+            f"network.")
+    else:
+        lines["add_to_stream"] = Line(
+            f"The update is added to the stream: Z = Y + Δ. Input and output are both {d} numbers wide; the "
+            f"{f}-wide middle stays inside the FFN.",
+            f"The update is added to the stream: Z is Y plus delta. Input and output are both {say_int(d)} "
+            f"numbers wide; the middle, {say_int(f)} numbers wide, stays inside the feed-forward network.")
+
+    lines["every_position"] = Line(
+        "The same W₁ and W₂ run at every position, one row at a time: row i of Δ is computed from row i of "
+        "u alone. Tokens never mix here; only attention mixes them.",
+        f"The same two matrices, W one and W two, run at all {say_int(n)} positions, one row at a time. Each "
+        f"row of delta is computed from the same row of u alone. Tokens never mix here; only attention "
+        f"mixes them.")
+
+    diff = s.check["max_diff"]
+    lines["permute_rows"] = Line(
+        f"Permute the rows (each moves up one, token 1 goes last) and run the FFN again: the outputs are "
+        f"the old outputs, permuted the same way. Largest difference: {fmt_diff(diff)}.",
+        f"Now permute the rows: each moves up one, and token one goes last. Run the feed-forward network "
+        f"again, and the outputs are the old outputs, permuted the same way. The largest difference is "
+        f"{say_diff(diff)}.")
+    return lines
+
+
+# -- texts on screen ---------------------------------------------------------------------------
+
+def row_labels(p: Params, s: Story) -> dict[str, tuple[str, str]]:
+    """(name, detail) of each row in the single-position view."""
+    act, pos, d = ACT_NAMES[p.act], s.pos, p.d_model
+    where = f"token {s.token} · d = {d}"
+    return {"y_top": ("Y, the stream", where), "u": ("u = LN₂(Y)", where),
+            "pre": ("u·W₁", f"d_ff = {p.d_ff} numbers"),
+            "post": (f"h = {act}(u·W₁)", f"{pos['n_active']} of {p.d_ff} active"),
+            "delta": ("Δ = h·W₂", f"d = {d}"), "y": ("+ Y", "the stream"), "z": ("= Z = Y + Δ", "the new stream")}
+
+
+def matrix_texts(p: Params) -> tuple[str, str]:
+    """The funnels' names: W1 and W2 with their shapes."""
+    return f"× W₁   ({p.d_model} × {p.d_ff})", f"× W₂   ({p.d_ff} × {p.d_model})"
+
+
+def norm_text(s: Story) -> str:
+    return f"‖Δ‖ = {fmt(s.pos['update_norm'])}"
+
+
+def table_titles(p: Params) -> list[tuple[str, str]]:
+    """(name, shape) of the u column, the FFN box and the output column."""
+    n, d = p.tokens, p.d_model
+    return [("u = LN₂(Y)", f"(n, d) = ({n}, {d})"),
+            (f"hidden h = {ACT_NAMES[p.act]}(u·W₁)", f"({n}, {p.d_ff}), internal"),
+            ("Δ = FFN(u)", f"(n, d) = ({n}, {d})")]
+
+
+BOX_NOTE = "same W₁, W₂ for every row"
+MOVED_TITLE = ("P·FFN(u)", "old outputs, moved")
+AGAIN_TITLE = ("FFN(P·u) = P·FFN(u)", "computed again")
+
+
+def ledger_text(p: Params, s: Story, look: Look) -> str:
+    """The followed token's active hidden units and its update's norm."""
+    pos = s.pos
+    if look.hidden_numbers:
+        units = f"units {units_text(pos['active_units'])}" if pos["n_active"] else "none"
+    else:
+        units = pct(pos["n_active"] / p.d_ff)
+    return (f"token {s.token}: {pos['n_active']} of {p.d_ff} hidden units active ({units})  ·  "
+            f"‖Δ‖ = {fmt(pos['update_norm'])}")
+
+
+def result_text(s: Story) -> str:
+    return f"max |FFN(P·u) − P·FFN(u)| = {fmt_diff(s.check['max_diff'])}"
