@@ -13,9 +13,20 @@ from tblock.worlds.bank import bank
 from tblock.worlds.example import Example, run_example
 from tblock.worlds.ffn import ffn_config, ffn_world
 from tblock.worlds.heads import HeadsWorld, embed_tokens, heads_world
-from tblock.worlds.lessons import (GPT2_N_BLOCKS, GPT2_WORDS, TINY_MAX_TOKENS, TINY_X, contribution_shares,
-                                   eiffel, eiffel_update, gpt2_small, gpt2_small_config, gpt2_small_ledger, tiny,
-                                   token_shares)
+from tblock.worlds.lessons import (
+                                   GPT2_N_BLOCKS,
+                                   GPT2_WORDS,
+                                   TINY_MAX_TOKENS,
+                                   TINY_X,
+                                   contribution_shares,
+                                   eiffel,
+                                   eiffel_update,
+                                   gpt2_small,
+                                   gpt2_small_config,
+                                   gpt2_small_ledger,
+                                   tiny,
+                                   token_shares,
+)
 
 EXAMPLES = {"eiffel": eiffel, "tiny": tiny, "gpt2_small": gpt2_small, "bank": bank}
 
