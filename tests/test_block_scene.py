@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
+from scenes.activations import sample_activation
 from scenes.block.numbers import (
     PLACEMENTS,
     STEPS,
-    activation_curve,
     activation_effect,
     activation_summary,
     block_numbers,
@@ -91,10 +91,10 @@ def test_row_sums_and_relu_effect():
 
 
 def test_activation_curve_samples_the_engines_activation():
-    xs, ys = activation_curve("relu", -2.0, 2.0, samples=5)
+    xs, ys = sample_activation("relu", -2.0, 2.0, samples=5)
     np.testing.assert_allclose(xs, [-2, -1, 0, 1, 2])
     np.testing.assert_allclose(ys, [0, 0, 0, 1, 2])
-    xs, ys = activation_curve("gelu", -1.0, 1.0, samples=3)
+    xs, ys = sample_activation("gelu", -1.0, 1.0, samples=3)
     np.testing.assert_allclose(ys, [-0.158655, 0.0, 0.841345], atol=1e-6)  # x Φ(x), Φ(1) = 0.841345
 
 

@@ -261,16 +261,11 @@ class BankScene(StepScene):
                   run_time=min(0.5 * n + 0.5, 3.0))
 
     def record_settings(self) -> None:
-        """The settings and names no part holds; then what the tracked parts display.
-
-        (render_job writes ``self.numbers``; recording ``collect_numbers()`` puts the parts'
-        ``displayed`` there too, the same keys and values it gives once the manifest reads it.)
-        """
+        """The settings and names no part holds (the tracked parts' values reach the manifest themselves)."""
         nums = self.nums
         self.record(token=nums.token, index=nums.position, depth=nums.depth, residual=nums.residual,
                     compare=self.params.compare, dims=list(nums.dims), tracked_dims=list(TRACKED),
                     attention_top=TOKENS[nums.top], d_ff=nums.d_ff)
-        self.record(**self.collect_numbers())
 
 
 TOPIC = Topic("bank", "one token's stream climbs tied blocks: add (residual) or overwrite (4-D 'river bank' world)",

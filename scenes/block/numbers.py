@@ -24,12 +24,12 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tblock import activation, block_forward
+from scenes.activations import ACT_NAMES  # noqa: F401  (re-exported for the scene and script)
+from tblock import block_forward
 from tblock.worlds import Example, contribution_shares, run_example, tiny, token_shares
 
 # -- names as the video writes them ---------------------------------------------------
 
-ACT_NAMES = {"gelu": "GELU", "gelu_tanh": "tanh-GELU", "relu": "ReLU"}  # display names (ffn has the same)
 NORM_NAMES = {"rms": "RMSNorm", "layer": "LayerNorm"}
 NORM_SYMBOLS = {"rms": "RMS", "layer": "LN"}  # the boxes' and formulas' short name: RMS_1, LN_2
 MASK_NAMES = {"full": "no mask", "causal": "causal mask"}
@@ -193,12 +193,6 @@ def activation_summary(mlp_pre: np.ndarray, mlp_post: np.ndarray, places: int = 
     return {"kept": int(np.sum(effect == 0)), "bent": int(np.sum(effect == 1)),
             "zeroed": int(np.sum(effect == 2)), "most": (int(i), int(j)),
             "before": float(mlp_pre[i, j]), "after": float(mlp_post[i, j])}  # fmt: skip
-
-
-def activation_curve(act: str, lo: float, hi: float, samples: int = 121) -> tuple[np.ndarray, np.ndarray]:
-    """The engine's activation sampled on [lo, hi]: xs (samples,), act(xs) (samples,)."""
-    xs = np.linspace(lo, hi, samples)  # (samples,)
-    return xs, activation(xs, act)
 
 
 def reconstruction(trace: dict) -> dict:

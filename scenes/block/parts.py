@@ -34,12 +34,12 @@ from manim import (
     VMobject,
 )
 
+from scenes.activations import sample_activation
 from scenes.block.numbers import (
     ATTN,
     FFN,
     STAGE_TICKS,
     BlockNumbers,
-    activation_curve,
     with_norms,
 )
 from scenes.kit import (
@@ -274,7 +274,7 @@ class ActivationIcon(VGroup):
         lim = float(np.ceil(np.max(np.abs(pre))))
         axes = LabelledAxes((-lim, lim, lim), (-0.5 * lim, lim, lim), x_length=1.5, y_length=0.7, ticks=False,
                             stroke_width=1.5)
-        xs, ys = activation_curve(act, -lim, lim)
+        xs, ys = sample_activation(act, -lim, lim)
         curve = axes.plot_points(xs, ys, theme().update, width=3)
         dots = VGroup(*[Dot(axes.c2p(a, b), radius=0.035, color=theme().text)
                         for a, b in zip(pre.ravel(), post.ravel())])

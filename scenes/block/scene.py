@@ -51,8 +51,6 @@ class BlockScene(StepScene):
         self.record(placement=p.placement, norm=p.norm, act=p.act, seed=p.seed, tokens=self.b.n, mask=p.mask)
         for name in p.steps():  # the placement's order (numbers.PLACEMENTS), up to --stage
             getattr(self, name)()
-        # render_job writes scene.numbers (not collect_numbers yet): put what the tracked parts show there.
-        self.record(**{name: part.displayed for name, part in self.tracked.items()})
 
     # -- 1. the outline ---------------------------------------------------------
 

@@ -19,13 +19,13 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tblock import activation, block_forward, mlp
+from scenes.activations import ACT_NAMES, sample_activation  # noqa: F401  (ACT_NAMES re-exported)
+from tblock import block_forward, mlp
 from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
 from tblock.worlds import Example, ffn_world
 
 # How each activation is named on screen and in speech; the GELU a curve plot draws for each.
-ACT_NAMES = {"gelu": "GELU", "gelu_tanh": "tanh-GELU", "relu": "ReLU"}
 ACT_SPOKEN = {"gelu": "GELU", "gelu_tanh": "the tanh approximation of GELU", "relu": "ReLU"}
 GELU_VARIANT = {"gelu": "gelu", "gelu_tanh": "gelu_tanh", "relu": "gelu"}
 
@@ -74,8 +74,7 @@ def curve_window(pre: np.ndarray, least: float = 3.0) -> tuple[float, float]:
 
 def activation_curves(names: tuple[str, ...], lo: float, hi: float, samples: int = 241) -> dict:
     """Each activation sampled by the engine on [lo, hi]: name -> (xs (samples,), ys (samples,))."""
-    xs = np.linspace(lo, hi, samples)  # (samples,)
-    return {name: (xs, activation(xs, name)) for name in names}
+    return {name: sample_activation(name, lo, hi, samples) for name in names}
 
 
 def curve_names(act: str) -> tuple[str, str]:

@@ -9,8 +9,8 @@ writing ``6.85``.
 Example::
 
     from scenes.kit.layout import SAFE_RIGHT, Columns, keep_on_screen
-    cols = Columns(names=(-5.0, 2.0), values=(3.0, 4.0))   # centre x, width of each column
-    note.next_to(cols.right_edge("values"), RIGHT)
+    cols = Columns(labels=(-5.0, 2.0), values=(3.0, 4.0))  # centre x, width of each column
+    note.next_to(cols.point("values", 0.0), RIGHT)
     keep_on_screen(note)          # shifted (and shrunk if it must be) into the safe area
 """
 

@@ -16,6 +16,7 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from manim import Group, Mobject, Transform
@@ -72,6 +73,11 @@ class Vector(Group):
         else:
             self.view = HeatStrip(values, width=width, height=height * 0.8, scale=self.scale_value)
         self.add(self.view)
+
+    def interpolate_color(self, mobject1: Any, mobject2: Any, alpha: float) -> Vector:
+        """Colours live in the cells and the strip's image: nothing to blend at the group (so a Vector
+        can be the source or target of FadeTransform / Transform)."""
+        return self
 
     @property
     def displayed(self) -> np.ndarray:

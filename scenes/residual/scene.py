@@ -132,8 +132,6 @@ class ResidualScene(StepScene):
         n, last_wo = self.n, list(self.n.runs)[-1]
         self.record(position=n.receiver + 1, token=n.tokens[n.receiver], wo=last_wo, scores=n.last["scores"],
                     runs={wo: {"delta": r["delta"], "result": r["result"]} for wo, r in n.runs.items()})
-        # until the manifest reads collect_numbers() itself, write the tracked parts' values too
-        self.record(**self.collect_numbers())
 
 
 TOPIC = Topic("residual", "one head's mixture becomes an update added to the stream (2-D Eiffel world)",

@@ -79,10 +79,6 @@ class RopeScene(StepScene):
         for name, key in names.items():
             self.track(name, Shown(part, key))
 
-    def tear_down(self) -> None:
-        self.numbers.update(self.collect_numbers())  # the manifest is written from scene.numbers
-        super().tear_down()
-
     def clear_stage(self, run_time: float = 0.6) -> None:
         """Stop every live update, then fade everything out."""
         freeze(*self.mobjects)

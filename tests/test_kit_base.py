@@ -1,0 +1,66 @@
+"""Kit step scene basics: params checks, the followed position, scripted lines, tracked numbers."""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+
+import numpy as np
+import pytest
+
+from scenes.kit import Line, StepScene, TopicParams, followed_position, param
+
+
+@dataclass(frozen=True)
+class DemoParams(TopicParams):
+    depth: int = param(3, "how many", low=1, high=12)
+    rate: float = param(0.5, "a rate", low=0.0, high=1.0)
+    mode: str = param("a", "a mode", choices=("a", "b"))
+
+
+def test_params_check_ranges_choices_and_refuse_nan():
+    assert DemoParams(depth=12).changed() == {"depth": 12}
+    for bad, message in [({"depth": 0}, "--depth must be at least 1"), ({"rate": 2.0}, "--rate must be at most 1.0"),
+                         ({"mode": "c"}, "--mode must be one of a, b"),
+                         ({"rate": float("nan")}, "--rate must be a finite number"),
+                         ({"rate": float("inf")}, "--rate must be a finite number")]:
+        with pytest.raises(ValueError, match=message):
+            DemoParams(**bad)
+    assert [f.name for f in dataclasses.fields(DemoParams)] == ["depth", "rate", "mode"]  # ALIASES is no field
+
+
+@pytest.mark.parametrize("position, n, index", [(1, 3, 0), (3, 3, 2), (0, 3, 2), (0, 1, 0), (2, 4, 1)])
+def test_followed_position_counts_from_one_and_zero_is_the_last(position, n, index):
+    assert followed_position(position, n) == index
+
+
+@pytest.mark.parametrize("position", [-1, 4])
+def test_followed_position_out_of_range_is_one_sentence(position):
+    with pytest.raises(ValueError, match=r"--position must be between 0 \(the last token\) and 3"):
+        followed_position(position, 3)
+
+
+def test_a_line_needs_a_caption():
+    assert Line("Shown.", "Said.").speech == "Said."
+    with pytest.raises(ValueError, match="caption must not be empty"):
+        Line("  ")
+
+
+class Part:
+    def __init__(self, values):
+        self.values = values
+
+    @property
+    def displayed(self):
+        return np.asarray(self.values)
+
+
+def test_collect_numbers_reads_tracked_parts_at_the_end():
+    scene = StepScene.__new__(StepScene)  # no camera needed: only the bookkeeping
+    scene.numbers, scene.tracked = {}, {}
+    part = scene.track("x", Part([1.0, 2.0]))
+    scene.record(depth=3)
+    part.values = [3.0, 4.0]  # what the part shows when the video ends
+    collected = scene.collect_numbers()
+    assert collected["depth"] == 3
+    np.testing.assert_array_equal(collected["x"], [3.0, 4.0])

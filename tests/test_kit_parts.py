@@ -1,0 +1,96 @@
+"""Kit parts: the one numbers-or-strip rule, Vector, LabelledAxes, what parts display, spoken numbers."""
+
+from __future__ import annotations
+
+
+import numpy as np
+import pytest
+from manim import FadeTransform
+
+from scenes.kit import HeatStrip, LabelledAxes, MatrixGrid, Vector, VectorColumn, WeightBars, shows_numbers
+from scenes.kit.speech import say_int, say_list, say_number, say_ordinal, say_percent, say_vector
+from scenes.kit.vector import MIN_NUMBER_CELL, colour_scale
+
+
+@pytest.mark.parametrize("n, width, numbers", [
+    (4, 3.4, True),     # the lesson's d = 4 stream: 0.81 per cell
+    (5, 3.4, True),
+    (6, 3.4, False),    # 0.52 per cell: too narrow for a readable number
+    (16, 10.6, True),   # ffn's hidden row at d_ff = 16
+    (17, 12.0, False),  # more than 16 entries: always a strip
+    (768, 10.0, False),
+    (0, 3.0, False),
+])
+def test_one_rule_decides_numbers_or_strip(n, width, numbers):
+    assert shows_numbers(n, width) is numbers
+
+
+def test_the_rule_is_the_narrowest_readable_cell():
+    width = 3 * MIN_NUMBER_CELL + 2 * 0.05
+    assert shows_numbers(3, width) and not shows_numbers(3, width - 0.01)
+
+
+def test_vector_draws_numbers_and_reports_them_rounded_as_drawn():
+    v = Vector([0.123, -1.5, 2.0, 0.3], width=3.4)
+    assert v.numeric and isinstance(v.view, VectorColumn)
+    np.testing.assert_array_equal(v.displayed, [0.12, -1.5, 2.0, 0.3])
+
+
+def test_vector_draws_a_strip_for_many_entries_and_reports_its_values():
+    values = np.linspace(-1, 1, 768)
+    v = Vector(values, width=10.0)
+    assert not v.numeric and isinstance(v.view, HeatStrip)
+    np.testing.assert_array_equal(v.displayed, values)
+    v.retarget(values[::-1])
+    np.testing.assert_array_equal(v.displayed, values[::-1])
+
+
+def test_vector_retarget_counts_numbers_and_can_be_faded_into_another():
+    a, b = Vector([1.0, 2.0, 3.0], width=3.4), Vector([0.5, 0.1, -1.0], width=3.4)
+    assert len(a.retarget([0.0, 0.0, 0.0])) == 6  # a count and a recolour per cell
+    move = FadeTransform(a, b)
+    move.begin()
+    move.interpolate(0.5)
+    move.finish()
+
+
+def test_colour_scale_largest_or_robust():
+    assert colour_scale([np.array([0.5, -2.0])], robust=False) == 2.0
+    assert colour_scale([np.array([1.0, -1.0, 1.0, -1.0])], robust=True) == pytest.approx(2.5)
+    assert colour_scale([np.zeros(3)], robust=False) == 1.0
+
+
+def test_parts_report_what_they_display():
+    grid = MatrixGrid(np.array([[1.234, -0.5], [0.0, 2.0]]))
+    np.testing.assert_array_equal(grid.displayed, [[1.23, -0.5], [0.0, 2.0]])
+    bars = WeightBars(("a", "b"), [0.2483, 0.7517])
+    np.testing.assert_array_equal(bars.displayed, [24.83, 75.17])
+
+
+def test_labelled_axes_map_plot_coordinates_and_carry_their_names():
+    plot = LabelledAxes((0, 4, 1), (0, 2, 1), x_length=4.0, y_length=2.0, x_label="depth", y_label="size")
+    left, right = plot.c2p(0, 0), plot.c2p(4, 2)
+    assert right[0] - left[0] == pytest.approx(4.0) and right[1] - left[1] == pytest.approx(2.0)
+    assert plot.x_label.get_left()[0] > plot.axes.x_axis.get_right()[0]
+    assert plot.y_label.get_bottom()[1] > plot.axes.y_axis.get_top()[1]
+
+
+@pytest.mark.parametrize("value, places, spoken", [
+    (1.25, 2, "one point two five"),
+    (1.5, 2, "one point five"),
+    (-0.2483, 4, "minus zero point two four eight three"),
+    (-0.001, 2, "zero"),
+    (3072, 0, "three thousand seventy-two"),
+])
+def test_numbers_spoken_as_words(value, places, spoken):
+    assert say_number(value, places) == spoken
+
+
+def test_spoken_forms_carry_no_digits_or_symbols():
+    spoken = " ".join([say_percent(61.63), say_vector([1.0, -0.5, 0.25]), say_int(50257), say_ordinal(21),
+                       say_list(["a", "b", "c"])])
+    assert spoken == ("sixty-one point six percent one, minus zero point five, and zero point two five "
+                      "fifty thousand two hundred fifty-seven twenty-first a, b and c")
+    assert not any(ch.isdigit() for ch in spoken)
+    assert [say_ordinal(n) for n in (1, 2, 3, 5, 12, 20)] == ["first", "second", "third", "fifth", "twelfth",
+                                                                "twentieth"]
