@@ -147,7 +147,7 @@ def test_old_receiver_flag_still_works_with_a_notice(render_topic_cli):
     assert result.exit_code == 0, result.output
     assert "note: --receiver is now --position" in result.output and "using --position 2" in result.output
     assert manifest["parameters"]["position"] == 2
-    assert manifest["files"] == ["residual_position-2_wo-identity.png", "residual_position-2_wo-identity.json"]
+    assert manifest["files"] == ["residual_position-2_wo-identity.png", "residual_position-2_wo-identity.png.json"]
     assert (out / "residual" / "residual_position-2_wo-identity.png").exists()
     # Eiffel: q = (1, 0), weights (1, 1, e) / (2 + e) with e = exp(1 / sqrt(2)); h = (e, 1) / (2 + e)
     h = np.array([E, 1.0]) / (2 + E)
