@@ -144,3 +144,17 @@ def test_manifest_steps_carry_narration_and_audio_duration():
     assert rows[0] == {"name": "a", "caption": "A.", "start": 0.0, "end": 2.0, "narration": "Ay.",
                        "audio_start": 0.0, "audio_duration": 1.235}
     assert rows[1] == {"name": "b", "caption": "B.", "start": 2.0, "end": 3.0}
+
+
+def test_the_voice_hears_respelled_words_and_the_text_keeps_the_written_ones(tmp_path, monkeypatch):
+    from scenes.kit import narration
+
+    heard = []
+    voice = ToneService(tmp_path)
+    monkeypatch.setattr(voice, "synthesize", lambda s: heard.append(s) or ToneService.synthesize(voice, s))
+    speech = voice.speak("RoPE turns q. Eight ReLU units fire. Fifty percent on the word the.")
+    assert heard == ["rope turns q.", "Eight rel-oo units fire.", "Fifty percent on the word thee."]
+    assert speech.text.startswith("RoPE turns q.")
+    key = voice.key("RoPE turns q.")
+    monkeypatch.setattr(narration, "PRONOUNCE", narration.PRONOUNCE[:1])
+    assert voice.key("RoPE turns q.") != key  # a changed lexicon makes the audio again

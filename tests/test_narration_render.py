@@ -171,3 +171,15 @@ def test_deck_plays_clips_with_sound_and_pptx_posters_are_settled(narrated):
                 poster = np.asarray(Image.open(f).convert("RGB"), dtype=float)
             last = np.asarray(exports.frames_at(clip, [-1])[0].to_image().convert("RGB"), dtype=float)
             assert np.abs(poster - last).mean() < 2  # the settled last frame, not the blank first one
+
+
+def test_a_rerun_from_the_animation_cache_keeps_picture_and_voice_in_step(narrated):
+    # Cached animations used to advance the clock by their exact run time, drawn ones by whole
+    # frames: the manifest (and so the voice and .srt) ran ahead of the picture on every rerun.
+    out, first = narrated
+    again = run_cli("demo", "--voice", "--out", out, "--force")
+    assert again.exit_code == 0, again.output
+    manifest = Manifest.read(out / "demo" / "demo_voice.json")
+    assert [s["start"] for s in manifest["steps"]] == [s["start"] for s in first["steps"]]
+    video = out / "demo" / "demo_voice.mp4"
+    assert soundtrack.video_duration(video) == pytest.approx(manifest["duration"], abs=0.5 / 15)

@@ -115,7 +115,8 @@ def later_blocks(nums: BankNumbers) -> Line:
         spoken_tail = (f"and {spoken_ident} is only {say_number(low)} to {say_number(high)}. Each block keeps "
                        f"just its own output")
     blocks = "Block 2 repeats" if d == 2 else f"Blocks 2 to {d} repeat"
-    spoken_blocks = "Block two repeats" if d == 2 else f"Blocks two to {say_int(d)} repeat"
+    spoken_blocks = ("Block two repeats" if d == 2 else "Blocks two and three repeat" if d == 3
+                     else f"Blocks two to {say_int(d)} repeat")
     return Line(
         f"{blocks} the pattern with the same weights. The geographic dimension (dim {GEOGRAPHIC}) goes {dim0}, "
         f"{tail}.",

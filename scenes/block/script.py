@@ -90,8 +90,8 @@ def attn_out(b: BlockNumbers, p: Params) -> Line:
     return Line(f"Each head's mixture of values, projected by its W_O block and summed over heads, is the attention "
                 f"update Δattn, again {b.n} × {b.d} (token 1's: {fmt_vec(d0)}).",
                 "Each head's mixture of values is projected by its block of W O, and the heads are summed. That is "
-                f"the attention update, delta attention, again {say_int(b.n)} by {say_int(b.d)}. Token one's is "
-                f"{say_vector(d0)}.")
+                f"the attention update, delta attention, again {say_int(b.n)} by {say_int(b.d)}. For token one it "
+                f"is {say_vector(d0)}.")
 
 
 def add1(b: BlockNumbers, p: Params) -> Line:
@@ -141,8 +141,8 @@ def ffn_out(b: BlockNumbers, p: Params) -> Line:
     d0 = b.trace["mlp_out"][0]
     return Line(f"W_out brings each row back to {b.d} numbers: the FFN update Δffn (token 1's: {fmt_vec(d0)}). Each "
                 "row was computed from its own token alone.",
-                f"W out brings each row back to {say_int(b.d)} numbers: the feed-forward update, delta F F N. Token "
-                f"one's is {say_vector(d0)}. Each row was computed from its own token alone.")
+                f"W out brings each row back to {say_int(b.d)} numbers: the feed-forward update, delta F F N. For "
+                f"token one it is {say_vector(d0)}. Each row was computed from its own token alone.")
 
 
 def add2(b: BlockNumbers, p: Params) -> Line:

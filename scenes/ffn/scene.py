@@ -68,7 +68,7 @@ class FFNScene(StepScene):
         v = self.view
         self.fade_in(v.y_top, v.labels["y_top"])
         self.wait(0.4)
-        self.cue(1)
+        self.cue(2)  # Y's numbers are sentence 1; u replaces Y when the voice turns to it
         # (a Vector is a Group, which cannot become another: the numbers' VGroup moves instead)
         numeric = v.u_row.numeric
         swap = [FadeTransform(v.y_top.view, v.u_row.view)] if numeric else [FadeOut(v.y_top), FadeIn(v.u_row)]

@@ -65,6 +65,24 @@ SYMBOLS = (  # written symbol -> as a teacher reads it (a caption that has no sc
 )
 
 
+PRONOUNCE = (  # how the voice must hear a word it says wrongly (spelled-out "R o P E", "ree-el-you")
+    (r"\bRoPE\b", "rope"), (r"\bReLU", "rel-oo"), (r"\b(word|token) the\b", r"\1 thee"),
+)
+
+
+def pronounce(sentence: str) -> str:
+    """A sentence as the voice must hear it: the words of :data:`PRONOUNCE` respelled.
+
+    The script keeps the written words ("RoPE", "ReLU"); only the audio changes.
+
+    >>> pronounce("RoPE turns q. Eight ReLU units. Fifty percent on the word the.")
+    'rope turns q. Eight rel-oo units. Fifty percent on the word thee.'
+    """
+    for pattern, spoken in PRONOUNCE:
+        sentence = re.sub(pattern, spoken, sentence)
+    return sentence
+
+
 def speakable(caption: str) -> str:
     """A written caption as plain speech: symbols as words, numbers as words (for a step with no script).
 
@@ -134,7 +152,7 @@ class SpeechService:
         raise NotImplementedError
 
     def key(self, text: str) -> str:
-        return hashlib.sha256(json.dumps([text, self.voice, self.version]).encode()).hexdigest()[:32]
+        return hashlib.sha256(json.dumps([text, self.voice, self.version, PRONOUNCE]).encode()).hexdigest()[:32]
 
     def speak(self, text: str) -> Speech:
         """``text`` as audio: from the cache when this voice said it before, else synthesized now."""
@@ -173,7 +191,7 @@ class SpeechService:
     def _synthesize_text(self, text: str) -> tuple[np.ndarray, int, list[float]]:
         pieces, starts, rate, at = [], [], 22050, 0
         for k, sentence in enumerate(split_sentences(text)):
-            audio, rate = self.synthesize(sentence)
+            audio, rate = self.synthesize(pronounce(sentence))
             if k:
                 gap = np.zeros(round(SENTENCE_GAP * rate), dtype=np.float32)
                 pieces.append(gap)

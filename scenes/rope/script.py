@@ -132,8 +132,8 @@ def script(p: Params) -> dict[str, Line]:
             f"{fmt(shifted['score'])}, stay put.",
             f"With the same content in every plane, here is q dot k against the relative distance. "
             f"At distance {say_number(s.distance, 0)} it is {say_number(planes['score'])}. "
-            f"Shift both positions by {say_number(p.shift, 0)}: every plane turns at its own speed, yet each "
-            f"angle between and the score, {say_number(shifted['score'])}, stay put."),
+            f"Shift both positions by {say_number(p.shift, 0)}. Every plane turns at its own speed, yet in each "
+            f"plane the angle between them stays the same, and so does the score, {say_number(shifted['score'])}."),
         "where_rope_acts": Line(
             "Where RoPE acts: inside every attention layer, on queries and keys only, just before "
             "their dot product. Values, W_O and the residual addition never see a rotation; "
