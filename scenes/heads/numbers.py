@@ -23,8 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tblock.attention import concat_then_project
+from tblock.block import block_forward
 from tblock.weights import BlockWeights
 from tblock.worlds.heads import HeadsWorld, heads_world
+from tblock.worlds.trained import TrainedInput, trained_heads_world
 
 
 def scale_head_output(w: BlockWeights, head: int, factor: float) -> BlockWeights:
@@ -109,6 +111,7 @@ class HeadsNumbers:
     shown: int  # heads drawn in full
     changed_world: HeadsWorld | None = None
     changed_view: dict | None = None
+    trained: TrainedInput | None = None  # the checkpoint and layer, when not the seeded world
 
     @property
     def folded(self) -> int:
@@ -118,13 +121,26 @@ class HeadsNumbers:
 
 def heads_numbers(d_model: int, n_heads: int, d_head: int, tokens: tuple[str, ...], seed: int, mask: str,
                   receiver: int, shown: int, scale_wo: float) -> HeadsNumbers:
-    """Everything the video shows: the view at ``receiver`` (0-based), the first ``shown`` heads in full,
-    and a second pass with W_O^(1) times ``scale_wo`` unless it is 1 (same attention weights)."""
-    shown = min(shown, n_heads)
+    """Everything the video shows on the seeded world: the view at ``receiver`` (0-based), the first
+    ``shown`` heads in full, and a second pass with W_O^(1) times ``scale_wo`` unless it is 1."""
     world = heads_world(d_model, n_heads, d_head, tokens, seed=seed, mask=mask)
+    return world_numbers(world, receiver, shown, scale_wo)
+
+
+def trained_numbers(inp: TrainedInput, receiver: int, shown: int, scale_wo: float) -> HeadsNumbers:
+    """The same on a checkpoint's layer, on the real stream entering it (earlier layers run first)."""
+    return world_numbers(trained_heads_world(inp), receiver, shown, scale_wo, trained=inp)
+
+
+def world_numbers(world: HeadsWorld, receiver: int, shown: int, scale_wo: float,
+                  trained: TrainedInput | None = None) -> HeadsNumbers:
+    """The view of a world and, unless ``scale_wo`` is 1, of the same block with W_O^(1) scaled
+    (same input, so the same attention weights)."""
+    shown = min(shown, world.cfg.n_heads)
     view = receiver_view(world, receiver, shown)
     if scale_wo == 1.0:
-        return HeadsNumbers(world, view, receiver, shown)
+        return HeadsNumbers(world, view, receiver, shown, trained=trained)
     w2 = scale_head_output(world.weights, 0, scale_wo)
-    world2 = heads_world(d_model, n_heads, d_head, tokens, seed=seed, mask=mask, weights=w2)
-    return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown))
+    _, trace2 = block_forward(world.x, w2, world.cfg)
+    world2 = HeadsWorld(world.cfg, w2, world.tokens, world.x, trace2)
+    return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown), trained)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from scenes.heads.numbers import HeadsNumbers, heads_numbers
+from scenes.heads.numbers import HeadsNumbers, heads_numbers, trained_numbers
 from scenes.heads.params import Params
 from scenes.heads.parts import COLUMNS
 from scenes.kit import (
@@ -24,8 +24,24 @@ from scenes.kit import (
 
 def numbers_of(p: Params) -> HeadsNumbers:
     """The numbers for these flags (the scene asks the same)."""
-    return heads_numbers(p.d_model, p.heads, p.d_head, p.token_list, p.seed, p.mask, p.receiver_index, p.shown,
+    inp = p.trained()
+    if inp is not None:
+        return trained_numbers(inp, p.receiver_index, p.show, p.scale_wo)
+    return heads_numbers(p.d_model, p.heads, p.d_head, p.token_list, p.seed, p.mask, p.receiver_index, p.show,
                          p.scale_wo)
+
+
+def origin(n: HeadsNumbers) -> tuple[str, str]:
+    """Where the weights come from, written and spoken."""
+    if n.trained is None:
+        return ("seeded random weights and embeddings (not a trained model)",
+                "The weights and the embeddings are seeded random numbers, not a trained model.")
+    t = n.trained
+    before = ("the token and position embeddings" if t.layer == 0
+              else f"the stream after {'layer zero' if t.layer == 1 else f'layers zero to {say_int(t.layer - 1)}'}")
+    return (t.describe(),
+            f"These are the trained weights of the checkpoint {t.name}, layer {say_int(t.layer)}, counting from "
+            f"zero, of {say_int(t.ckpt.n_layers)}. Its input is {before}, computed by the model itself.")
 
 
 def plural(count: int, word: str) -> str:
@@ -49,18 +65,19 @@ def say_difference(value: float) -> str:
 def script(p: Params) -> dict[str, Line]:
     n = numbers_of(p)
     v, i, k = n.view, n.receiver, n.shown
-    tokens, token = p.token_list, p.token_list[n.receiver]
-    d, h, dh = p.d_model, p.heads, p.d_head
+    tokens = n.world.tokens
+    token = tokens[n.receiver]
+    d, h, dh = n.world.cfg.d_model, n.world.cfg.n_heads, n.world.cfg.d_head
+    written, spoken = origin(n)
     tops = [(r, int(v["pattern"][r].argmax())) for r in range(k)]
     lines = {
         "show_circuit": Line(
             f"Pre-norm attention, Y = X + attention(LN(X)), followed at position {i + 1}, '{token}': "
-            f"d = {d}, {h} {plural(h, 'head')} of width {dh}, seeded random weights and embeddings "
-            "(not a trained model).",
+            f"d = {d}, {h} {plural(h, 'head')} of width {dh}, {written}.",
             "This is pre-norm attention: Y is X plus attention of the layer norm of X. "
             f"We follow position {say_int(i + 1)}, the token {token}. The stream has {say_int(d)} coordinates, "
             f"and there {'is' if h == 1 else 'are'} {say_int(h)} {plural(h, 'head')}, each {say_int(dh)} wide. "
-            "The weights and the embeddings are seeded random numbers, not a trained model."),
+            + spoken),
         "fan_out": Line(
             f"One LN reads X[i]; the same normalised vector fans out to "
             f"{ {1: 'its one head', 2: 'both heads'}.get(h, f'all {h} heads')}, "
