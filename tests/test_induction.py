@@ -102,3 +102,15 @@ from scenes.induction.scene import InductionScene  # noqa: E402  (manim scenes a
 @frames_comparison(base_scene=InductionScene)
 def test_induction_last_frame(scene):
     InductionScene.construct(scene)
+
+
+@pytest.mark.render
+def test_video_and_srt(cli, tmp_path):
+    out = tmp_path / "out"
+    result = cli("induction", "--out", out, "--name", "v", "--period", "4", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "induction" / "v.json").read_text())
+    assert [s["name"] for s in manifest["steps"]] == ["show_sequence", "previous_token", "induction_head", "predict"]
+    assert (out / "induction" / "v.srt").read_text().count(" --> ") == 4
+    n = induction_numbers(4, 1)
+    assert manifest["numbers"]["induction_score"] == pytest.approx(n.induction.score, abs=5e-4)
