@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
 from safetensors.numpy import load_file
 
 from scenes.heads.params import Params
@@ -13,6 +14,8 @@ from scenes.heads.script import numbers_of, script
 from tblock.checkpoint import BUILTIN
 from tblock.worlds.trained import trained_input
 from tests.test_heads import NOISE, by_hand
+
+__module_test__ = "heads"
 
 TEXT = "the cat sees the dog . the cat"
 TINY = load_file(str(BUILTIN["tiny"] / "model.safetensors"))
@@ -69,7 +72,7 @@ def test_the_script_names_the_checkpoint_and_layer():
     assert "trained checkpoint 'tiny', layer 1" in first.caption and "seeded" not in first.caption
     assert "checkpoint tiny, layer one" in first.speech and "after layer zero" in first.speech
     assert "d = 64, 4 heads of width 16" in first.caption
-    assert "head 3 puts 100.0% on 'sees'" in lines["show_patterns"].caption
+    assert "head 3 (L1H2) puts 100.0% on 'sees'" in lines["show_patterns"].caption
     for name, line in lines.items():
         assert not NOISE.search(line.speech), (name, line.speech)
 
@@ -132,3 +135,19 @@ def test_trained_last_frame_and_manifest(cli, tmp_path):
     np.testing.assert_allclose(numbers["x"], X1[-1], atol=1e-5)  # a strip: the exact stream entering layer 1
     np.testing.assert_allclose(numbers["weights"], 100 * A1[:3, -1], atol=1e-4)  # the shown heads' rows
     assert "tiny" in manifest["steps"][0]["caption"]
+
+
+from scenes.heads.scene import HeadsScene  # noqa: E402  (manim scenes after the fast tests' imports)
+
+
+class TinyHeadsScene(HeadsScene):
+    """The heads scene on the tiny checkpoint's layer 1 (what `--weights tiny --layer 1 --text TEXT` renders)."""
+
+    def __init__(self, **kwargs):
+        super().__init__(params=Params(weights="tiny", layer=1, text=TEXT), **kwargs)
+
+
+@pytest.mark.render
+@frames_comparison(base_scene=TinyHeadsScene)
+def test_tiny_heads_last_frame(scene):
+    HeadsScene.construct(scene)

@@ -44,6 +44,11 @@ def origin(n: HeadsNumbers) -> tuple[str, str]:
             f"zero, of {say_int(t.ckpt.n_layers)}. Its input is {before}, computed by the model itself.")
 
 
+def hook_name(n: HeadsNumbers, r: int) -> str:
+    """' (L1H2)': head r + 1 as the checkpoint's names count it (0-based), or nothing on the seeded world."""
+    return "" if n.trained is None else f" (L{n.trained.layer}H{r})"
+
+
 def plural(count: int, word: str) -> str:
     return word if count == 1 else word + "s"
 
@@ -87,7 +92,8 @@ def script(p: Params) -> dict[str, Line]:
             "which compute independently, in parallel."),
         "show_patterns": Line(
             f"Each head has its own attention row for '{token}': "
-            + "; ".join(f"head {r + 1} puts {pct(v['pattern'][r, j], 1)} on '{tokens[j]}'" for r, j in tops) + ".",
+            + "; ".join(f"head {r + 1}{hook_name(n, r)} puts {pct(v['pattern'][r, j], 1)} on '{tokens[j]}'"
+                       for r, j in tops) + ".",
             f"Each head has its own attention row for {token}. "
             + sentence(say_list([f"head {say_int(r + 1)} puts {say_percent(100 * v['pattern'][r, j], 1)} "
                                  f"on the word {tokens[j]}" for r, j in tops])) + "."),
