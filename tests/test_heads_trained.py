@@ -151,3 +151,25 @@ class TinyHeadsScene(HeadsScene):
 @frames_comparison(base_scene=TinyHeadsScene)
 def test_tiny_heads_last_frame(scene):
     HeadsScene.construct(scene)
+
+
+def test_a_gpt2_folder_and_a_transformer_lens_npz_from_elsewhere(tmp_path, cli):
+    """Paths work where 'tiny' does: an HF GPT-2 folder without a tokenizer, and a TransformerLens .npz."""
+    from scenes.ffn.params import Params as FFNParams
+    from scenes.ffn.script import script as ffn_script
+    from tests.test_checkpoint import hf_tensors, tl_tensors, write_hf
+
+    t = hf_tensors(seed=2)
+    folder = write_hf(tmp_path / "gpt2", t)
+    np.savez(tmp_path / "tl.npz", **tl_tensors(t))
+    deltas = []
+    for weights in (str(folder), str(tmp_path / "tl.npz")):
+        p = Params(weights=weights, layer=1, token_ids="3,1,4,1")
+        n = numbers_of(p)
+        deltas.append(n.view["attn_out"])
+        assert n.world.tokens == ("#3", "#1", "#4", "#1")
+        assert f"trained checkpoint '{weights}', layer 1" in script(p)["show_circuit"].caption
+        assert "checkpoint" in ffn_script(FFNParams(weights=weights, layer=0, token_ids="3,1"))["show_input"].caption
+    np.testing.assert_allclose(deltas[0], deltas[1], atol=1e-6)  # the same model in both layouts
+    result = cli("heads", "--out", tmp_path / "out", "--weights", folder, "--text", "the cat")
+    assert result.exit_code == 2 and "--text needs a tokenizer" in result.output
