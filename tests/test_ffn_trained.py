@@ -6,10 +6,13 @@ import json
 
 import numpy as np
 import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
 
 from scenes.ffn.params import Params
 from scenes.ffn.script import script, story_of
 from tests.test_heads_trained import TINY, hf_layer
+
+__module_test__ = "ffn"
 
 TEXT = "the cat sees the dog"
 IDS = [4, 51, 151, 4, 52]
@@ -61,3 +64,19 @@ def test_trained_last_frame_manifest(cli, tmp_path):
     assert numbers["checkpoint"] == "tiny" and numbers["layer"] == 1 and numbers["token_ids"] == IDS
     assert numbers["tokens"] == TEXT.split() and numbers["position"] == 3
     np.testing.assert_allclose(numbers["z"], Z1[2], atol=1e-4)
+
+
+from scenes.ffn.scene import FFNScene  # noqa: E402  (manim scenes after the fast tests' imports)
+
+
+class TinyFFNScene(FFNScene):
+    """The ffn scene on the tiny checkpoint's layer 1 at 'sees'."""
+
+    def __init__(self, **kwargs):
+        super().__init__(params=Params(weights="tiny", layer=1, text=TEXT, position=3), theme_name="dark", **kwargs)
+
+
+@pytest.mark.render
+@frames_comparison(base_scene=TinyFFNScene)
+def test_tiny_ffn_last_frame(scene):
+    FFNScene.construct(scene)

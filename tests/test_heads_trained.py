@@ -144,7 +144,7 @@ class TinyHeadsScene(HeadsScene):
     """The heads scene on the tiny checkpoint's layer 1 (what `--weights tiny --layer 1 --text TEXT` renders)."""
 
     def __init__(self, **kwargs):
-        super().__init__(params=Params(weights="tiny", layer=1, text=TEXT), **kwargs)
+        super().__init__(params=Params(weights="tiny", layer=1, text=TEXT), theme_name="dark", **kwargs)
 
 
 @pytest.mark.render

@@ -98,8 +98,15 @@ def test_preview_manifest_numbers(cli, tmp_path):
 from scenes.induction.scene import InductionScene  # noqa: E402  (manim scenes after the fast tests' imports)
 
 
+class DarkInductionScene(InductionScene):
+    """The default scene in the dark theme, whatever theme an earlier test left active."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, theme_name="dark", **kwargs)
+
+
 @pytest.mark.render
-@frames_comparison(base_scene=InductionScene)
+@frames_comparison(base_scene=DarkInductionScene)
 def test_induction_last_frame(scene):
     InductionScene.construct(scene)
 
