@@ -57,6 +57,9 @@ def test_the_stream_entering_layer_1_is_layer_0s_output():
     hand = by_hand(n.world, i)  # the head written out on the checkpoint's layer-1 weights
     np.testing.assert_allclose(n.view["pattern"], A1[:, i], atol=1e-6)
     np.testing.assert_allclose(n.view["attn_out"], hand["delta"], atol=1e-9)
+    assert n.view["has_bias"]  # a trained W_O has a bias: the running sum ends with it, at Δ_attn
+    np.testing.assert_allclose(n.view["running"][-1], hand["delta"], atol=1e-9)
+    np.testing.assert_allclose(n.view["running"][-2], hand["contributions"].sum(0), atol=1e-9)
     assert A1[2, i].argmax() == 2  # the induction head: at the second 'cat' it reads 'sees', after the first 'cat'
 
 
@@ -72,6 +75,7 @@ def test_the_script_names_the_checkpoint_and_layer():
     assert "trained checkpoint 'tiny', layer 1" in first.caption and "seeded" not in first.caption
     assert "checkpoint tiny, layer one" in first.speech and "after layer zero" in first.speech
     assert "d = 64, 4 heads of width 16" in first.caption
+    assert "W_O^(r) + b_O, norm" in lines["sum_heads"].caption and "plus the output bias" in lines["sum_heads"].speech
     assert "head 3 (L1H2) puts 100.0% on 'sees'" in lines["show_patterns"].caption
     for name, line in lines.items():
         assert not NOISE.search(line.speech), (name, line.speech)

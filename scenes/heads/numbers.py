@@ -53,8 +53,10 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
       write_rank (h,)       rank of W_O^(r): the dimension of head r's write subspace (<= d_head)
       rest (d,)             sum of the contributions of the heads not shown (zeros if none)
       parts (k [+1], d)     the shown contributions, then ``rest`` when some heads are folded
-      running (k [+1] + 1, d)  partial sums of parts from zero; the last row is Σ_r result_r
-      running_norm (k [+1] + 1,)  ‖running‖ row by row
+      b_O (d,), has_bias    the output bias, and whether it is not zero
+      running (k [+1] [+1] + 1, d)  partial sums from zero of parts, then b_O when it is not zero;
+                            the last row is Δ_attn[i] = Σ_r result_r + b_O
+      running_norm (...,)   ‖running‖ row by row
       rest_norm             ‖rest‖
       attn_out (d,)         Δ_attn[i] from the trace (Σ_r result_r + b_O)
       concat (d,)           concatenate-then-project route, [H_1 | ... | H_h] W_O + b_O
@@ -76,7 +78,8 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
     concat = concat_then_project(tr["z"], w.W_O, w.b_O)[i]  # (n, h, dh) -> (n, d) -> (d,)
     attn_out = tr["attn_out"][i]  # (d,)
     x, y = tr["resid_pre"][i], tr["resid_mid"][i]  # (d,), (d,)
-    running = running_sums(parts)  # (k [+1] + 1, d)
+    has_bias = bool(np.any(w.b_O != 0))  # trained output projections have a bias; the seeded block's is zero
+    running = running_sums(np.concatenate([parts, w.b_O[None]]) if has_bias else parts)  # (k [+1] [+1] + 1, d)
     return {
         "pattern": tr["pattern"][:, i, :],  # (h, n, n) -> (h, n)
         "z": tr["z"][i],  # (n, h, dh) -> (h, dh)
@@ -86,6 +89,8 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
         "rest": rest,
         "rest_norm": float(np.linalg.norm(rest)),
         "parts": parts,
+        "b_O": w.b_O,
+        "has_bias": has_bias,
         "running": running,
         "running_norm": np.linalg.norm(running, axis=-1),  # (k [+1] + 1, d) -> (k [+1] + 1,)
         "attn_out": attn_out,

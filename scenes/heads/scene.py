@@ -221,6 +221,11 @@ class HeadsScene(StepScene):
             self.play(FadeOut(ghost), *self.delta.retarget(v["running"][k + 1]),
                       ChangeDecimalToValue(self.delta_norm[0], float(v["running_norm"][k + 1])),
                       run_time=0.8 if k < 3 else 0.5)
+        if v["has_bias"]:  # a trained W_O has a bias: it joins the sum last
+            bias = MathTex(r"+\,b_O", font_size=28, color=theme().muted)
+            bias.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, LEFT)
+            self.play(FadeIn(bias), *self.delta.retarget(v["running"][-1]),
+                      ChangeDecimalToValue(self.delta_norm[0], float(v["running_norm"][-1])), run_time=0.6)
 
     @step
     def concat_route(self) -> None:

@@ -112,10 +112,12 @@ def script(p: Params) -> dict[str, Line]:
             + f". Each is {say_int(d)} numbers, yet it lies in a write subspace of dimension at most "
             f"{say_int(dh)}."),
         "sum_heads": Line(
-            "The contributions add up entry by entry: Δ_attn[i] = Σ_r H_r[i] W_O^(r), "
-            f"norm {fmt(v['attn_norm'])}" + (f", all {h} heads included." if n.folded else "."),
+            "The contributions add up entry by entry: Δ_attn[i] = Σ_r H_r[i] W_O^(r)"
+            + (" + b_O" if v["has_bias"] else "")
+            + f", norm {fmt(v['attn_norm'])}" + (f", all {h} heads included." if n.folded else "."),
             "The contributions add up entry by entry. Delta attention at i is the sum over the heads of "
-            f"H r at i times W O of head r. Its norm is {say_number(v['attn_norm'])}"
+            "H r at i times W O of head r" + (", plus the output bias" if v["has_bias"] else "")
+            + f". Its norm is {say_number(v['attn_norm'])}"
             + (f", with all {say_int(h)} heads included." if n.folded else ".")),
         "concat_route": Line(
             f"The usual code concatenates the mixtures and projects once with W_O ({d}×{d}): the same Δ_attn, "
