@@ -167,6 +167,8 @@ def render_heads(cli, out_dir):
     def run(name: str, *args: str):
         result = cli("heads", "--out", out_dir, "--name", name, *args)
         path = out_dir / "heads" / f"{name}.json"
+        if "--last-frame" in args:  # a last frame's manifest sits beside its image
+            path = out_dir / "heads" / f"{name}.png.json"
         return result, (json.loads(path.read_text()) if path.exists() else None)
 
     return run

@@ -24,6 +24,7 @@ from tblock import block_forward, mlp
 from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
 from tblock.worlds import Example, ffn_world
+from tblock.worlds.trained import TrainedInput
 
 # How each activation is named on screen and in speech; the GELU a curve plot draws for each.
 ACT_SPOKEN = {"gelu": "GELU", "gelu_tanh": "the tanh approximation of GELU", "relu": "ReLU"}
@@ -120,6 +121,7 @@ class Story:
     check: dict
     window: tuple[float, float]
     curves: dict
+    trained: TrainedInput | None = None  # the checkpoint and layer, when not the seeded world
 
     @property
     def token(self) -> int:
@@ -132,10 +134,27 @@ class Story:
 
 
 def ffn_story(d_model: int, d_ff: int, act: str, n_tokens: int, index: int, seed: int) -> Story:
-    """Run the world once and read what every step shows (index: the followed position, 0-based)."""
-    world = ffn_world(d_model, d_ff, act, n_tokens, seed)
+    """Run the seeded world once and read what every step shows (index: the followed position, 0-based)."""
+    return world_story(ffn_world(d_model, d_ff, act, n_tokens, seed), index)
+
+
+def trained_world(inp: TrainedInput) -> Example:
+    """A checkpoint's layer as the topic's world: its weights, and the real stream entering it as x."""
+    x, _ = inp.ckpt.trace_layer(inp.ids, inp.layer)  # layers 0 .. L-1 run first; (n, d)
+    return Example(inp.name, inp.ckpt.config, inp.ckpt.block(inp.layer), x, inp.strings)
+
+
+def trained_story(inp: TrainedInput, index: int) -> Story:
+    """The same story on a checkpoint's layer (see :func:`trained_world`)."""
+    return world_story(trained_world(inp), index, trained=inp)
+
+
+def world_story(world: Example, index: int, trained: TrainedInput | None = None) -> Story:
+    """Run the world's block once and read what every step shows."""
+    n_tokens = len(world.tokens)
     _, trace = ffn_run(world)
     pos = ffn_position(trace, index)
     check = permutation_check(trace["ln2_normalized"], world.weights, world.cfg, cyclic_permutation(n_tokens))
     window = curve_window(pos["pre"])
-    return Story(world, trace, index, pos, check, window, activation_curves(curve_names(act), *window))
+    curves = activation_curves(curve_names(world.cfg.act), *window)
+    return Story(world, trace, index, pos, check, window, curves, trained)

@@ -1,10 +1,13 @@
-"""The ``ffn`` topic's flags: widths, activation, how many tokens, which one is followed, the seed."""
+"""The ``ffn`` topic's flags: widths, activation, how many tokens, which one is followed, the seed,
+and (``--weights``) a trained checkpoint's layer on a real text."""
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 
 from scenes.kit import POSITION_HELP, TopicParams, followed_position, param
+from tblock.worlds.trained import TrainedInput, trained_input
 
 MAX_TOKENS = 6
 
@@ -18,12 +21,41 @@ class Params(TopicParams):
     tokens: int = param(4, "how many positions (rows) the stream holds", low=2, high=MAX_TOKENS)
     position: int = param(2, POSITION_HELP, low=0, high=MAX_TOKENS)
     seed: int = param(0, "seed of the weights and the inputs", low=0, high=2**31 - 1)
+    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
+                         "TransformerLens .npz (its widths and activation replace --d-model/--d-ff/--act; "
+                         "empty: seeded random)")
+    layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
+                       low=0, high=1000)
+    text: str = param("", f"with --weights: the input text, tokenized by the checkpoint (2 to {MAX_TOKENS} tokens)")
+    token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)")
 
     def check(self) -> None:
+        if self.weights:
+            n = len(self.trained().ids)
+            if n < 2:
+                raise ValueError("--text / --token-ids: the FFN topic needs at least 2 tokens (it permutes rows)")
+            followed_position(self.position, n)
+            return
+        if self.text or self.token_ids or self.layer:
+            raise ValueError("--text, --token-ids and --layer need --weights (a checkpoint such as tiny)")
         followed_position(self.position, self.tokens)
         if self.d_ff < self.d_model:
             raise ValueError(f"--d-ff must be at least --d-model, since the FFN expands "
                              f"({self.d_model} -> d_ff); got --d-ff {self.d_ff} < --d-model {self.d_model}")
+
+    def trained(self) -> TrainedInput | None:
+        """The checkpoint, layer and token ids of --weights (checked), or None for the seeded world."""
+        if not self.weights:
+            return None
+        return trained_input(self.weights, self.layer, self.text, self.token_ids, max_tokens=MAX_TOKENS)
+
+    def resolved(self) -> Params:
+        """These flags with the checkpoint's widths, activation and token count (themselves without --weights)."""
+        inp = self.trained()
+        if inp is None:
+            return self
+        c = inp.ckpt.config
+        return dataclasses.replace(self, d_model=c.d_model, d_ff=c.d_ff, act=c.act, tokens=len(inp.ids))
 
     @property
     def index(self) -> int:

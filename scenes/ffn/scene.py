@@ -47,7 +47,7 @@ class FFNScene(StepScene):
 
     def prepare(self) -> None:
         """Ask the engine for the numbers and build the single-position view from them."""
-        p = self.params
+        p = self.p = self.params.resolved()  # the checkpoint's widths with --weights
         self.story, self.look = words.story_of(p), Look(p.d_model, p.d_ff)
         pos = self.story.pos
         plot = ActivationPlot(self.story.curves, p.act, self.story.window, pos["pre"], pos["post"], pos["active"],
@@ -117,7 +117,7 @@ class FFNScene(StepScene):
 
     @step
     def every_position(self) -> None:
-        p, s, tr = self.params, self.story, self.story.trace
+        p, s, tr = self.p, self.story, self.story.trace
         self.clear_stage()
         self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"], s.world.tokens, self.look,
                                       words.table_titles(p), words.BOX_NOTE, featured=s.index)
@@ -156,12 +156,14 @@ class FFNScene(StepScene):
         self.play(FadeIn(final), FadeIn(result), run_time=0.6)
 
     def publish_numbers(self) -> None:
-        """Record what no part holds, and (until the render job reads ``collect_numbers``) the tracked parts."""
+        """Record what no part holds (the tracked parts are read by the render job)."""
         s, look = self.story, self.look
-        self.record(position=s.token, perm=s.check["perm"], d_ff=self.params.d_ff,
+        if s.trained is not None:
+            self.record(checkpoint=s.trained.name, layer=s.trained.layer, token_ids=s.trained.ids,
+                        tokens=list(s.world.tokens))
+        self.record(position=s.token, perm=s.check["perm"], d_ff=self.p.d_ff,
                     numbers_shown={"stream": look.stream_numbers, "hidden": look.hidden_numbers,
                                    "table": look.table_numbers})
-        self.record(**self.collect_numbers())
 
 
 TOPIC = Topic("ffn", "the position-wise FFN: expand through W1, bend with GELU, contract through W2, add",

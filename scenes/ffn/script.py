@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scenes.ffn.numbers import ACT_NAMES, ACT_SPOKEN, Story, ffn_story
+from scenes.ffn.numbers import ACT_NAMES, ACT_SPOKEN, Story, ffn_story, trained_story
 from scenes.ffn.params import Params
 from scenes.ffn.parts import Look
 from scenes.kit import Line, fmt, fmt_diff, fmt_vec, pct, say_int, say_number, say_vector
@@ -24,7 +24,22 @@ LISTED_MAX = 6  # the longest vector a caption writes out (a longer one is only 
 
 def story_of(p: Params) -> Story:
     """The numbers these flags show."""
+    inp = p.trained()
+    if inp is not None:
+        return trained_story(inp, p.resolved().index)
     return ffn_story(p.d_model, p.d_ff, p.act, p.tokens, p.index, p.seed)
+
+
+def origin(s: Story) -> tuple[str, str]:
+    """What the caption and the speech say first about a trained checkpoint's layer (nothing when seeded)."""
+    t = s.trained
+    if t is None:
+        return "", ""
+    before = "the embeddings" if t.layer == 0 else f"the stream after {say_int(t.layer)} " + (
+        "layer" if t.layer == 1 else "layers")
+    return (f"The {t.describe()}, at '{s.world.tokens[s.index]}'. ",
+            f"These are the trained weights of the checkpoint {t.name}, layer {say_int(t.layer)}, counting from "
+            f"zero; its input is {before}, computed by the model itself. ")
 
 
 def ratio_text(d_ff: int, d: int) -> str:
@@ -61,7 +76,9 @@ def count_of(k: int, f: int, noun: str) -> str:
 
 def script(p: Params) -> dict[str, Line]:
     """Every step's caption and narration, in the order the video runs them."""
-    s, look = story_of(p), Look(p.d_model, p.d_ff)
+    s = story_of(p)
+    p = p.resolved()  # the checkpoint's widths with --weights
+    look = Look(p.d_model, p.d_ff)
     pos, d, f, n, t = s.pos, p.d_model, p.d_ff, p.tokens, s.token
     listed = look.stream_numbers and d <= LISTED_MAX
     k, norm = pos["n_active"], pos["update_norm"]
@@ -86,7 +103,8 @@ def script(p: Params) -> dict[str, Line]:
         speech = (f"We follow token {say_int(t)} of {say_int(n)}. Its stream vector Y has {say_int(d)} numbers, "
                   f"drawn as a heat strip: blue for positive, red for negative. The feed-forward network "
                   f"reads a normalised copy, u, which is layer norm two of Y.")
-    lines["show_input"] = Line(caption, speech)
+    written, spoken_origin = origin(s)
+    lines["show_input"] = Line(written + caption, spoken_origin + speech)
 
     w1 = (f"The first weight matrix, W one, has {say_int(d)} rows and {say_int(f)} columns.")
     if f > d:

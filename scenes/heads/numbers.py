@@ -23,8 +23,10 @@ from dataclasses import dataclass
 import numpy as np
 
 from tblock.attention import concat_then_project
+from tblock.block import block_forward
 from tblock.weights import BlockWeights
 from tblock.worlds.heads import HeadsWorld, heads_world
+from tblock.worlds.trained import TrainedInput, trained_heads_world
 
 
 def scale_head_output(w: BlockWeights, head: int, factor: float) -> BlockWeights:
@@ -51,8 +53,10 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
       write_rank (h,)       rank of W_O^(r): the dimension of head r's write subspace (<= d_head)
       rest (d,)             sum of the contributions of the heads not shown (zeros if none)
       parts (k [+1], d)     the shown contributions, then ``rest`` when some heads are folded
-      running (k [+1] + 1, d)  partial sums of parts from zero; the last row is Σ_r result_r
-      running_norm (k [+1] + 1,)  ‖running‖ row by row
+      b_O (d,), has_bias    the output bias, and whether it is not zero
+      running (k [+1] [+1] + 1, d)  partial sums from zero of parts, then b_O when it is not zero;
+                            the last row is Δ_attn[i] = Σ_r result_r + b_O
+      running_norm (...,)   ‖running‖ row by row
       rest_norm             ‖rest‖
       attn_out (d,)         Δ_attn[i] from the trace (Σ_r result_r + b_O)
       concat (d,)           concatenate-then-project route, [H_1 | ... | H_h] W_O + b_O
@@ -74,7 +78,8 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
     concat = concat_then_project(tr["z"], w.W_O, w.b_O)[i]  # (n, h, dh) -> (n, d) -> (d,)
     attn_out = tr["attn_out"][i]  # (d,)
     x, y = tr["resid_pre"][i], tr["resid_mid"][i]  # (d,), (d,)
-    running = running_sums(parts)  # (k [+1] + 1, d)
+    has_bias = bool(np.any(w.b_O != 0))  # trained output projections have a bias; the seeded block's is zero
+    running = running_sums(np.concatenate([parts, w.b_O[None]]) if has_bias else parts)  # (k [+1] [+1] + 1, d)
     return {
         "pattern": tr["pattern"][:, i, :],  # (h, n, n) -> (h, n)
         "z": tr["z"][i],  # (n, h, dh) -> (h, dh)
@@ -84,6 +89,8 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
         "rest": rest,
         "rest_norm": float(np.linalg.norm(rest)),
         "parts": parts,
+        "b_O": w.b_O,
+        "has_bias": has_bias,
         "running": running,
         "running_norm": np.linalg.norm(running, axis=-1),  # (k [+1] + 1, d) -> (k [+1] + 1,)
         "attn_out": attn_out,
@@ -109,6 +116,7 @@ class HeadsNumbers:
     shown: int  # heads drawn in full
     changed_world: HeadsWorld | None = None
     changed_view: dict | None = None
+    trained: TrainedInput | None = None  # the checkpoint and layer, when not the seeded world
 
     @property
     def folded(self) -> int:
@@ -118,13 +126,26 @@ class HeadsNumbers:
 
 def heads_numbers(d_model: int, n_heads: int, d_head: int, tokens: tuple[str, ...], seed: int, mask: str,
                   receiver: int, shown: int, scale_wo: float) -> HeadsNumbers:
-    """Everything the video shows: the view at ``receiver`` (0-based), the first ``shown`` heads in full,
-    and a second pass with W_O^(1) times ``scale_wo`` unless it is 1 (same attention weights)."""
-    shown = min(shown, n_heads)
+    """Everything the video shows on the seeded world: the view at ``receiver`` (0-based), the first
+    ``shown`` heads in full, and a second pass with W_O^(1) times ``scale_wo`` unless it is 1."""
     world = heads_world(d_model, n_heads, d_head, tokens, seed=seed, mask=mask)
+    return world_numbers(world, receiver, shown, scale_wo)
+
+
+def trained_numbers(inp: TrainedInput, receiver: int, shown: int, scale_wo: float) -> HeadsNumbers:
+    """The same on a checkpoint's layer, on the real stream entering it (earlier layers run first)."""
+    return world_numbers(trained_heads_world(inp), receiver, shown, scale_wo, trained=inp)
+
+
+def world_numbers(world: HeadsWorld, receiver: int, shown: int, scale_wo: float,
+                  trained: TrainedInput | None = None) -> HeadsNumbers:
+    """The view of a world and, unless ``scale_wo`` is 1, of the same block with W_O^(1) scaled
+    (same input, so the same attention weights)."""
+    shown = min(shown, world.cfg.n_heads)
     view = receiver_view(world, receiver, shown)
     if scale_wo == 1.0:
-        return HeadsNumbers(world, view, receiver, shown)
+        return HeadsNumbers(world, view, receiver, shown, trained=trained)
     w2 = scale_head_output(world.weights, 0, scale_wo)
-    world2 = heads_world(d_model, n_heads, d_head, tokens, seed=seed, mask=mask, weights=w2)
-    return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown))
+    _, trace2 = block_forward(world.x, w2, world.cfg)
+    world2 = HeadsWorld(world.cfg, w2, world.tokens, world.x, trace2)
+    return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown), trained)

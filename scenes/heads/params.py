@@ -1,4 +1,5 @@
-"""The heads topic's flags: the block's sizes, the sequence, the followed position, the changed head."""
+"""The heads topic's flags: the block's sizes, the sequence, the followed position, the changed head,
+and (``--weights``) a trained checkpoint's layer on a real text."""
 
 from __future__ import annotations
 
@@ -6,6 +7,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param
+from tblock.worlds.trained import TrainedInput, trained_input
 
 MAX_TOKENS = 8
 MAX_ROWS = 4  # head rows drawn in full (plus one "+ N more" row)
@@ -37,12 +39,23 @@ class Params(TopicParams):
     mask: str = param("causal", "attention mask", choices=("causal", "full"))
     scale_wo: float = param(-1.0, "second pass: head 1's W_O^(1) times this factor (1 = no second pass)",
                             low=-3.0, high=3.0)
+    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
+                         "TransformerLens .npz (its sizes replace --d-model/--heads/--d-head; empty: seeded random)")
+    layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
+                       low=0, high=1000)
+    text: str = param("", f"with --weights: the input text, tokenized by the checkpoint (1 to {MAX_TOKENS} tokens)")
+    token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)")
 
     ALIASES: ClassVar[dict[str, Alias]] = {
         "receiver": Alias("position", position_of_receiver, "the same number: 1 = the first token, 0 = the last"),
     }
 
     def check(self) -> None:
+        if self.weights:
+            followed_position(self.position, len(self.trained().ids))  # the input's own checks raise first
+            return
+        if self.text or self.token_ids or self.layer:
+            raise ValueError("--text, --token-ids and --layer need --weights (a checkpoint such as tiny)")
         if self.heads * self.d_head != self.d_model:
             raise ValueError(
                 f"--heads x --d-head must equal --d-model, because the heads' mixtures are concatenated "
@@ -56,15 +69,19 @@ class Params(TopicParams):
             raise ValueError(f"--tokens: each token must be at most 12 characters; got {self.tokens!r}")
         followed_position(self.position, len(toks))  # raises for a position past the last token
 
+    def trained(self) -> TrainedInput | None:
+        """The checkpoint, layer and token ids of --weights (checked), or None for the seeded world."""
+        if not self.weights:
+            return None
+        return trained_input(self.weights, self.layer, self.text, self.token_ids, max_tokens=MAX_TOKENS)
+
     @property
     def token_list(self) -> tuple[str, ...]:
-        return parse_tokens(self.tokens)
+        """The tokens drawn: the checkpoint's token strings with --weights, else --tokens."""
+        inp = self.trained()
+        return inp.strings if inp is not None else parse_tokens(self.tokens)
 
     @property
     def receiver_index(self) -> int:
         """0-based receiving position."""
         return followed_position(self.position, len(self.token_list))
-
-    @property
-    def shown(self) -> int:
-        return min(self.show, self.heads)

@@ -177,6 +177,9 @@ class HeadsCircuit(VGroup):
         self.add(self.circuit, self.name, self.tiles)
 
 
+STAGGER = 0.13  # half the gap between the two lines of token names that do not fit side by side
+
+
 class AttentionRows(VGroup):
     """Each shown head's attention row A_r[i, :] as shaded cells under the token names.
 
@@ -195,12 +198,15 @@ class AttentionRows(VGroup):
         self.header = MathTex(r"A_r[i,\,j]", font_size=32, color=theme().text).move_to(
             COLUMNS.point("attention", Y_HEAD1))
         names = [label(tok, 20) for tok in tokens]
-        if any(name.width > cell_w + 0.02 for name in names):  # too long: number the positions
-            names = [label(str(j + 1), 20) for j in range(n)]
+        ys = [Y_HEAD2] * n
+        if any(name.width > cell_w + 0.02 for name in names):  # too long for one line: two staggered lines
+            ys = [Y_HEAD2 - 0.06 + (STAGGER if j % 2 == 0 else -STAGGER) for j in range(n)]
+            if any(name.width > 2 * cell_w for name in names):  # still too long: number the positions
+                names, ys = [label(str(j + 1), 20) for j in range(n)], [Y_HEAD2] * n
         self.token_names = VGroup()
         for j, name in enumerate(names):
             name.set_color(theme().accent if j == followed else theme().muted)
-            self.token_names.add(name.move_to([xs[j], Y_HEAD2, 0]))
+            self.token_names.add(name.move_to([xs[j], ys[j], 0]))
         peak = 1.0 if self.numeric else float(np.max(self.pattern))
         self.rows = []
         for r, y in enumerate(row_y):

@@ -97,7 +97,8 @@ class HeadsScene(StepScene):
         self.n = numbers_of(p)
         self.v, self.k, self.more = self.n.view, self.n.shown, self.n.folded
         self.layout = Layout.for_heads(self.k, self.more)
-        self.scales = Scales.of(self.v, self.k, self.n.changed_view, p.d_model, p.d_head)
+        self.cfg = self.n.world.cfg  # the block's sizes (the checkpoint's with --weights)
+        self.scales = Scales.of(self.v, self.k, self.n.changed_view, self.cfg.d_model, self.cfg.d_head)
 
     def row_y(self, r: int) -> float:
         return self.layout.row_y[r]
@@ -142,7 +143,7 @@ class HeadsScene(StepScene):
 
     @step
     def show_patterns(self) -> None:
-        self.attention = self.track("weights", AttentionRows(self.v["pattern"][:self.k], self.params.token_list,
+        self.attention = self.track("weights", AttentionRows(self.v["pattern"][:self.k], self.n.world.tokens,
                                                              self.n.receiver, self.layout.row_y[:self.k]))
         a = self.attention
         self.play(FadeOut(self.formula), FadeIn(a.header), FadeIn(a.token_names), run_time=0.6)
@@ -150,7 +151,7 @@ class HeadsScene(StepScene):
 
     @step
     def mix_values(self) -> None:
-        dh = self.params.d_head
+        dh = self.cfg.d_head
         header = column_header(r"H_r[i]", f"{dh} number{'s' if dh > 1 else ''}", "mixture")
         width = mixture_width(dh)
         self.mixtures = self.track("mixtures", VectorRows(
@@ -167,10 +168,10 @@ class HeadsScene(StepScene):
 
     @step
     def project_heads(self) -> None:
-        p, v = self.params, self.v
+        c, v = self.cfg, self.v
         W_O = self.n.world.weights.W_O
-        headers = VGroup(column_header(r"W_O^{(r)}", f"{p.d_head}×{p.d_model}", "wo"),
-                         column_header(r"H_r[i]\,W_O^{(r)}", f"{p.d_model} numbers", "contribution"),
+        headers = VGroup(column_header(r"W_O^{(r)}", f"{c.d_head}×{c.d_model}", "wo"),
+                         column_header(r"H_r[i]\,W_O^{(r)}", f"{c.d_model} numbers", "contribution"),
                          label("norm", 20, theme().muted).move_to(C.point("norm", Y_HEAD2)))
         ys = self.layout.row_y[:self.k]
         self.w_images = [matrix_image(W_O[r], C.wo.width, ROW_H).move_to(C.point("wo", y)) for r, y in enumerate(ys)]
@@ -192,8 +193,8 @@ class HeadsScene(StepScene):
                                    Readout([v["rest_norm"]], [C.point("norm", y)], color=theme().muted))
             rest_name = label(f"sum of the other {self.more}", 20, theme().muted).next_to(rest, LEFT, buff=0.2)
             extra = [FadeIn(rest), FadeIn(rest_norm), FadeIn(rest_name)]
-        note = VGroup(label(f"each head writes {p.d_model} numbers, all inside its", 20, theme().muted),
-                      label(f"write subspace of dimension ≤ {p.d_head} (measured rank: {int(v['write_rank'].max())})",
+        note = VGroup(label(f"each head writes {c.d_model} numbers, all inside its", 20, theme().muted),
+                      label(f"write subspace of dimension ≤ {c.d_head} (measured rank: {int(v['write_rank'].max())})",
                             20, theme().muted)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
         note.move_to([X_NAME, self.layout.y_note, 0], aligned_edge=LEFT)
         self.play(FadeIn(headers), FadeIn(signs[0::2]), *[FadeIn(img) for img in self.w_images], run_time=0.8)
@@ -220,14 +221,19 @@ class HeadsScene(StepScene):
             self.play(FadeOut(ghost), *self.delta.retarget(v["running"][k + 1]),
                       ChangeDecimalToValue(self.delta_norm[0], float(v["running_norm"][k + 1])),
                       run_time=0.8 if k < 3 else 0.5)
+        if v["has_bias"]:  # a trained W_O has a bias: it joins the sum last
+            bias = MathTex(r"+\,b_O", font_size=28, color=theme().muted)
+            bias.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, LEFT)
+            self.play(FadeIn(bias), *self.delta.retarget(v["running"][-1]),
+                      ChangeDecimalToValue(self.delta_norm[0], float(v["running_norm"][-1])), run_time=0.6)
 
     @step
     def concat_route(self) -> None:
-        p, v, y = self.params, self.v, self.layout.y_delta
+        c, v, y = self.cfg, self.v, self.layout.y_delta
         width = C.contribution.width
         cat_view = Vector(v["z_concat"], width, scale=self.scales.mixture).move_to([CONCAT_X, y, 0])
         times = label("×", 22, theme().muted).next_to(cat_view, RIGHT, buff=0.18)
-        W_O = self.n.world.weights.W_O.reshape(p.heads * p.d_head, p.d_model)  # the stacked row blocks
+        W_O = self.n.world.weights.W_O.reshape(c.n_heads * c.d_head, c.d_model)  # the stacked row blocks
         self.cat_w = matrix_image(W_O, 0.7, 0.7).next_to(times, RIGHT, buff=0.18)
         arrow = Arrow(self.cat_w.get_right() + RIGHT * 0.12, [C.contribution.left - 0.04, y, 0], buff=0,
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
@@ -235,7 +241,7 @@ class HeadsScene(StepScene):
         cat_label.next_to(cat_view, UP, buff=0.1)
         diff = label(f"max |difference| = {fmt_diff(v['concat_difference'])}", 20, theme().accent)
         diff.next_to(cat_view, DOWN, buff=0.12).align_to(cat_view, LEFT)
-        seg = width / p.heads  # the mixtures slide down into their places in the concatenation
+        seg = width / c.n_heads  # the mixtures slide down into their places in the concatenation
         ghosts = [(self.mixtures[r].copy(), CONCAT_X - width / 2 + (r + 0.5) * seg) for r in range(self.k)]
         self.play(FadeIn(cat_label), run_time=0.5)
         self.play(*[g.animate.move_to([tx, y, 0]).stretch_to_fit_width(seg * 0.95) for g, tx in ghosts],
@@ -292,7 +298,11 @@ class HeadsScene(StepScene):
     def record_numbers(self) -> None:
         """The values no part shows at the end (the parts are tracked): which token, ranks, differences."""
         p, v = self.params, self.v
-        self.record(position=self.n.receiver + 1, token=p.token_list[self.n.receiver], tokens=list(p.token_list),
+        if self.n.trained is not None:
+            t = self.n.trained
+            self.record(checkpoint=t.name, layer=t.layer, token_ids=t.ids)
+        tokens = self.n.world.tokens
+        self.record(position=self.n.receiver + 1, token=tokens[self.n.receiver], tokens=list(tokens),
                     folded_heads=self.more, write_rank=v["write_rank"][:self.k],
                     concat_difference=float(v["concat_difference"]),
                     bypass_difference=float(v["bypass_difference"]))
@@ -302,8 +312,6 @@ class HeadsScene(StepScene):
                                  "contribution": c["result"][0], "contribution_norm": float(c["result_norm"][0]),
                                  "delta": c["attn_out"], "delta_norm": float(c["attn_norm"]),
                                  "concat_difference": float(c["concat_difference"])})
-        # until the manifest reads collect_numbers() itself, write the tracked parts' values too
-        self.record(**self.collect_numbers())
 
 
 TOPIC = Topic("heads", "several heads' mixtures, projected by W_O^(r) into stream coordinates, summed "

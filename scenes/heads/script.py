@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from scenes.heads.numbers import HeadsNumbers, heads_numbers
+from scenes.heads.numbers import HeadsNumbers, heads_numbers, trained_numbers
 from scenes.heads.params import Params
 from scenes.heads.parts import COLUMNS
 from scenes.kit import (
@@ -24,8 +24,29 @@ from scenes.kit import (
 
 def numbers_of(p: Params) -> HeadsNumbers:
     """The numbers for these flags (the scene asks the same)."""
-    return heads_numbers(p.d_model, p.heads, p.d_head, p.token_list, p.seed, p.mask, p.receiver_index, p.shown,
+    inp = p.trained()
+    if inp is not None:
+        return trained_numbers(inp, p.receiver_index, p.show, p.scale_wo)
+    return heads_numbers(p.d_model, p.heads, p.d_head, p.token_list, p.seed, p.mask, p.receiver_index, p.show,
                          p.scale_wo)
+
+
+def origin(n: HeadsNumbers) -> tuple[str, str]:
+    """Where the weights come from, written and spoken."""
+    if n.trained is None:
+        return ("seeded random weights and embeddings (not a trained model)",
+                "The weights and the embeddings are seeded random numbers, not a trained model.")
+    t = n.trained
+    before = ("the token and position embeddings" if t.layer == 0
+              else f"the stream after {'layer zero' if t.layer == 1 else f'layers zero to {say_int(t.layer - 1)}'}")
+    return (t.describe(),
+            f"These are the trained weights of the checkpoint {t.name}, layer {say_int(t.layer)}, counting from "
+            f"zero, of {say_int(t.ckpt.n_layers)}. Its input is {before}, computed by the model itself.")
+
+
+def hook_name(n: HeadsNumbers, r: int) -> str:
+    """' (L1H2)': head r + 1 as the checkpoint's names count it (0-based), or nothing on the seeded world."""
+    return "" if n.trained is None else f" (L{n.trained.layer}H{r})"
 
 
 def plural(count: int, word: str) -> str:
@@ -49,18 +70,19 @@ def say_difference(value: float) -> str:
 def script(p: Params) -> dict[str, Line]:
     n = numbers_of(p)
     v, i, k = n.view, n.receiver, n.shown
-    tokens, token = p.token_list, p.token_list[n.receiver]
-    d, h, dh = p.d_model, p.heads, p.d_head
+    tokens = n.world.tokens
+    token = tokens[n.receiver]
+    d, h, dh = n.world.cfg.d_model, n.world.cfg.n_heads, n.world.cfg.d_head
+    written, spoken = origin(n)
     tops = [(r, int(v["pattern"][r].argmax())) for r in range(k)]
     lines = {
         "show_circuit": Line(
             f"Pre-norm attention, Y = X + attention(LN(X)), followed at position {i + 1}, '{token}': "
-            f"d = {d}, {h} {plural(h, 'head')} of width {dh}, seeded random weights and embeddings "
-            "(not a trained model).",
+            f"d = {d}, {h} {plural(h, 'head')} of width {dh}, {written}.",
             "This is pre-norm attention: Y is X plus attention of the layer norm of X. "
             f"We follow position {say_int(i + 1)}, the token {token}. The stream has {say_int(d)} coordinates, "
             f"and there {'is' if h == 1 else 'are'} {say_int(h)} {plural(h, 'head')}, each {say_int(dh)} wide. "
-            "The weights and the embeddings are seeded random numbers, not a trained model."),
+            + spoken),
         "fan_out": Line(
             f"One LN reads X[i]; the same normalised vector fans out to "
             f"{ {1: 'its one head', 2: 'both heads'}.get(h, f'all {h} heads')}, "
@@ -70,7 +92,8 @@ def script(p: Params) -> dict[str, Line]:
             "which compute independently, in parallel."),
         "show_patterns": Line(
             f"Each head has its own attention row for '{token}': "
-            + "; ".join(f"head {r + 1} puts {pct(v['pattern'][r, j], 1)} on '{tokens[j]}'" for r, j in tops) + ".",
+            + "; ".join(f"head {r + 1}{hook_name(n, r)} puts {pct(v['pattern'][r, j], 1)} on '{tokens[j]}'"
+                       for r, j in tops) + ".",
             f"Each head has its own attention row for {token}. "
             + sentence(say_list([f"head {say_int(r + 1)} puts {say_percent(100 * v['pattern'][r, j], 1)} "
                                  f"on the word {tokens[j]}" for r, j in tops])) + "."),
@@ -89,10 +112,12 @@ def script(p: Params) -> dict[str, Line]:
             + f". Each is {say_int(d)} numbers, yet it lies in a write subspace of dimension at most "
             f"{say_int(dh)}."),
         "sum_heads": Line(
-            "The contributions add up entry by entry: Δ_attn[i] = Σ_r H_r[i] W_O^(r), "
-            f"norm {fmt(v['attn_norm'])}" + (f", all {h} heads included." if n.folded else "."),
+            "The contributions add up entry by entry: Δ_attn[i] = Σ_r H_r[i] W_O^(r)"
+            + (" + b_O" if v["has_bias"] else "")
+            + f", norm {fmt(v['attn_norm'])}" + (f", all {h} heads included." if n.folded else "."),
             "The contributions add up entry by entry. Delta attention at i is the sum over the heads of "
-            f"H r at i times W O of head r. Its norm is {say_number(v['attn_norm'])}"
+            "H r at i times W O of head r" + (", plus the output bias" if v["has_bias"] else "")
+            + f". Its norm is {say_number(v['attn_norm'])}"
             + (f", with all {say_int(h)} heads included." if n.folded else ".")),
         "concat_route": Line(
             f"The usual code concatenates the mixtures and projects once with W_O ({d}×{d}): the same Δ_attn, "

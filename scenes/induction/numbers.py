@@ -1,0 +1,113 @@
+"""What the induction video shows, asked of the engine (NumPy only): the tiny trained model on a repeated sequence.
+
+The sequence is the probe of Olsson et al. (2022): BOS, ``period`` distinct random words of the
+model's vocabulary, then the same words again, stopped one word short, so the last position is the
+second occurrence of a word and the model should predict the word that followed it the first time.
+Layer 0's previous-token head and the last layer's induction head are the heads with the highest
+score of their kind on this sequence (``tblock.scores``); the prediction is ``unembed`` of the
+final stream at the last position.
+
+>>> n = induction_numbers(period=6, seed=1)
+>>> len(n.strings), n.prev.layer, n.induction.layer
+(12, 0, 1)
+>>> n.expected == n.top_ids[0]
+True
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+
+from tblock.checkpoint import Checkpoint
+from tblock.scores import induction_score, induction_targets, previous_token_score, repeated_random_tokens
+from tblock.worlds.trained import checkpoint
+
+WEIGHTS = "tiny"
+BOS = 0
+
+
+def words(ckpt: Checkpoint) -> np.ndarray:
+    """The ids of the vocabulary's words (alphabetic tokens: no BOS, unknown token or punctuation)."""
+    return np.array([i for i in range(ckpt.vocab_size) if ckpt.token_strings([i])[0].isalpha()])
+
+
+def softmax(z: np.ndarray) -> np.ndarray:
+    e = np.exp(z - z.max())  # (V,)
+    return e / e.sum()
+
+
+@dataclass(frozen=True, eq=False)
+class HeadView:
+    """One head on the sequence: its pattern, score of its kind, and where each query looks."""
+
+    layer: int
+    head: int
+    scores: np.ndarray  # (h,) this kind's score of every head in the layer
+    pattern: np.ndarray  # (n, n) this head's attention pattern
+    queries: np.ndarray  # (m,) the positions drawn
+    keys: np.ndarray  # (m,) the key each query should read (t-1, or after the first occurrence)
+    weights: np.ndarray  # (m,) pattern[queries, keys]
+
+    @property
+    def score(self) -> float:
+        return float(self.scores[self.head])
+
+    @property
+    def name(self) -> str:
+        return f"L{self.layer}H{self.head}"
+
+
+def head_view(layer: int, scores: np.ndarray, pattern: np.ndarray, queries: np.ndarray, keys: np.ndarray) -> HeadView:
+    """The best-scoring head of a layer, read at (queries, keys)."""
+    r = int(np.argmax(scores))
+    A = pattern[r]  # (h, n, n) -> (n, n)
+    return HeadView(layer, r, scores, A, queries, keys, A[queries, keys])
+
+
+@dataclass(frozen=True, eq=False)
+class InductionNumbers:
+    """The sequence, both heads, and the prediction at the last position."""
+
+    name: str  # the checkpoint
+    n_layers: int
+    ids: np.ndarray  # (n,)
+    strings: tuple[str, ...]
+    period: int
+    prev: HeadView  # layer 0's previous-token head
+    induction: HeadView  # the last layer's induction head
+    probs: np.ndarray  # (V,) the next-token distribution at the last position
+    top_ids: np.ndarray  # (k,) most likely next tokens
+    top_strings: tuple[str, ...]
+    top_probs: np.ndarray  # (k,)
+    expected: int  # the id that followed the last token's first occurrence
+
+    @property
+    def last(self) -> int:
+        return len(self.ids) - 1
+
+    @property
+    def source(self) -> int:
+        """The key the induction head should read from the last position (after the first occurrence)."""
+        return int(self.induction.keys[-1])
+
+
+def induction_numbers(period: int = 6, seed: int = 0, top: int = 3, weights: str = WEIGHTS) -> InductionNumbers:
+    """Run the checkpoint on BOS + period random words + the same words less the last; read both heads."""
+    ckpt = checkpoint(weights)
+    full = repeated_random_tokens(words(ckpt), period, seed=seed, bos=BOS)  # (2p + 1,)
+    ids = full[:-1]  # (2p,): the last position is the second occurrence of word p - 1
+    logits, traces = ckpt.forward(ids)  # (n, V), one trace per layer
+    n = len(ids)
+    t = np.arange(1, n)
+    prev = head_view(0, previous_token_score(traces[0]["pattern"]), traces[0]["pattern"], t, t - 1)
+    last = ckpt.n_layers - 1
+    queries, keys = induction_targets(ids)
+    ind = head_view(last, induction_score(traces[last]["pattern"], ids), traces[last]["pattern"], queries, keys)
+    probs = softmax(logits[-1])  # (V,)
+    order = np.argsort(-probs)[:top]  # (k,)
+    return InductionNumbers(
+        ckpt.name, ckpt.n_layers, ids, tuple(ckpt.token_strings(ids)), period, prev, ind, probs, order,
+        tuple(ckpt.token_strings(order)), probs[order], int(ids[keys[-1]]),
+    )

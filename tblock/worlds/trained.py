@@ -1,0 +1,110 @@
+"""Trained weights in the topics: a checkpoint, a token sequence, and the stream entering one layer.
+
+A topic that takes ``--weights PATH|tiny --layer L --text "..."`` (or ``--token-ids 5,17,3``) asks
+:func:`trained_input` for the checked input (one-line ``ValueError`` on anything wrong) and
+:func:`trained_heads_world` for layer L's trace on the real stream (layers 0 .. L-1 run first).
+
+>>> inp = trained_input("tiny", layer=1, text="the cat sees the cat")
+>>> inp.strings, inp.ids.tolist()
+(('the', 'cat', 'sees', 'the', 'cat'), [4, 51, 151, 4, 51])
+>>> world = trained_heads_world(inp)
+>>> world.x.shape, world.trace["pattern"].shape
+((5, 64), (4, 5, 5))
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+import numpy as np
+
+from tblock.checkpoint import Checkpoint, load
+from tblock.worlds.heads import HeadsWorld
+
+UNKNOWN_TOKENS = ("[UNK]", "<unk>", "<|unk|>")
+
+
+@lru_cache(maxsize=4)
+def checkpoint(weights: str) -> Checkpoint:
+    """The checkpoint at a path or built-in name (headers only; cached, so flags and numbers share it)."""
+    return load(weights)
+
+
+def parse_ids(text: str) -> np.ndarray:
+    """'5, 17,3' -> array([5, 17, 3]), or ValueError with a sentence."""
+    try:
+        return np.array([int(t) for t in text.split(",")], dtype=np.int64)
+    except ValueError:
+        raise ValueError(f"--token-ids must be comma-separated whole numbers, e.g. 5,17,3; got {text!r}") from None
+
+
+@dataclass(frozen=True, eq=False)
+class TrainedInput:
+    """A checkpoint, the layer a topic looks at, and the token ids with their strings."""
+
+    ckpt: Checkpoint
+    layer: int
+    ids: np.ndarray  # (n,)
+    strings: tuple[str, ...]  # each token as a reader sees it
+
+    @property
+    def name(self) -> str:
+        """What captions call the checkpoint ('tiny', or the path given)."""
+        return self.ckpt.name
+
+    def describe(self) -> str:
+        """"trained checkpoint 'tiny', layer 1 (of 0-1) (its input: layer 0)"."""
+        layer = self.layer
+        before = "the embeddings" if layer == 0 else ("layer 0" if layer == 1 else f"layers 0-{layer - 1}")
+        return (f"trained checkpoint '{self.name}', layer {self.layer} (of 0-{self.ckpt.n_layers - 1}) "
+                f"(its input: {before})")
+
+
+def display(token: str) -> str:
+    """A token as drawn: GPT-2's ' the' is 'the'; a blank or control token shows as its repr."""
+    shown = token.strip()
+    return shown if shown and shown.isprintable() else repr(token)
+
+
+def trained_input(weights: str, layer: int, text: str = "", token_ids: str = "", max_tokens: int | None = None
+                  ) -> TrainedInput:
+    """Load and check: the layer exists, the tokens are known and fit; ValueError (one line) otherwise.
+
+    ``text`` needs the checkpoint's tokenizer; ``token_ids`` is '5,17,3'. ``max_tokens``: what the
+    topic can draw (besides the checkpoint's n_positions).
+    """
+    ckpt = checkpoint(weights)  # CheckpointError is a ValueError with the loader's message
+    if not 0 <= layer < ckpt.n_layers:
+        raise ValueError(f"--layer must be 0 .. {ckpt.n_layers - 1} for {ckpt.name} ({ckpt.n_layers} layers); "
+                         f"got {layer}")
+    if bool(text) == bool(token_ids):
+        raise ValueError('--weights needs exactly one of --text "..." and --token-ids 5,17,3')
+    if text:
+        try:
+            ids = ckpt.tokenize(text)
+        except ValueError as e:  # no tokenizer beside the weights
+            raise ValueError(f"--text needs a tokenizer: {e}; give --token-ids instead") from None
+        if len(ids) == 0:
+            raise ValueError(f"--text {text!r} has no tokens")
+    else:
+        ids = parse_ids(token_ids)
+    if len(ids) > ckpt.n_positions:
+        raise ValueError(f"{len(ids)} tokens is more than {ckpt.name}'s {ckpt.n_positions} positions")
+    if max_tokens is not None and len(ids) > max_tokens:
+        raise ValueError(f"{len(ids)} tokens: this topic draws at most {max_tokens}; shorten the input")
+    ids = ckpt.check_ids(ids)  # unknown ids: one line naming the id and the range
+    try:
+        strings = tuple(ckpt.token_strings(ids))
+    except ValueError:  # no tokenizer: the ids are their own names
+        strings = tuple(f"#{i}" for i in ids.tolist())
+    if text and any(s in UNKNOWN_TOKENS for s in strings):
+        raise ValueError(f"--text {text!r} has words {ckpt.name}'s tokenizer does not know (they became "
+                         f"{next(s for s in strings if s in UNKNOWN_TOKENS)})")
+    return TrainedInput(ckpt, layer, ids, tuple(display(s) for s in strings))
+
+
+def trained_heads_world(inp: TrainedInput) -> HeadsWorld:
+    """Layer L's weights and trace on the real stream entering it (layers before L run first)."""
+    x, trace = inp.ckpt.trace_layer(inp.ids, inp.layer)  # (n, d), layer L's trace
+    return HeadsWorld(inp.ckpt.config, inp.ckpt.block(inp.layer), inp.strings, x, trace)

@@ -1,0 +1,123 @@
+"""Topic induction: the heads' scores recomputed from the patterns, the prediction from an independent forward,
+the script, the flags, the renders."""
+
+from __future__ import annotations
+
+import json
+import re
+
+import numpy as np
+import pytest
+from manim.utils.testing.frames_comparison import frames_comparison
+
+from scenes.induction.numbers import induction_numbers
+from scenes.induction.params import Params
+from scenes.induction.script import script
+from tests.test_heads_trained import TINY, hf_layer, ln
+
+__module_test__ = "induction"
+
+
+def independent_probs(ids) -> np.ndarray:
+    """The next-token distribution at the last position, from the HF tensors by the test's own forward."""
+    x = TINY["wte.weight"][ids].astype(np.float64) + TINY["wpe.weight"][: len(ids)]
+    for i in range(2):
+        x, _ = hf_layer(x, i)
+    logits = ln(x, TINY["ln_f.weight"], TINY["ln_f.bias"]) @ TINY["wte.weight"].T  # tied unembedding
+    z = logits[-1] - logits[-1].max()
+    return np.exp(z) / np.exp(z).sum()
+
+
+@pytest.mark.parametrize("period, seed", [(6, 1), (8, 0), (5, 3)])
+def test_scores_recomputed_from_the_patterns(period, seed):
+    n = induction_numbers(period, seed)
+    ids = n.ids.tolist()
+    assert ids[0] == 0 and ids[1:period + 1] == ids[period + 1:] + [ids[period]] and len(set(ids[1:])) == period
+    A = n.prev.pattern
+    assert n.prev.score == pytest.approx(np.mean([A[t, t - 1] for t in range(1, len(ids))]))
+    B = n.induction.pattern
+    pairs = [(t, ids.index(ids[t]) + 1) for t in range(period + 1, len(ids))]  # second occurrence -> after first
+    assert n.induction.score == pytest.approx(np.mean([B[q, k] for q, k in pairs]))
+    assert (n.prev.layer, n.induction.layer) == (0, 1)
+    assert n.prev.score > 0.9 and n.induction.score > 0.8  # the trained heads do their jobs
+    assert n.expected == ids[period] and n.strings[n.source] == n.strings[period]
+
+
+def test_the_prediction_is_the_independent_forwards():
+    n = induction_numbers(6, 1, top=3)
+    probs = independent_probs(n.ids)
+    np.testing.assert_allclose(n.probs, probs, atol=1e-6)
+    assert n.top_ids.tolist() == np.argsort(-probs)[:3].tolist()
+    assert n.top_ids[0] == n.expected and n.top_probs[0] > 0.9  # the word after the first occurrence
+
+
+NOISE = re.compile(r"[Δ≤≥·√\[\]_()=+×−|‖⊕→Σ%]|\d")
+
+
+@pytest.mark.parametrize("params", [Params(), Params(period=3, seed=2), Params(period=8, top=5)])
+def test_every_step_has_a_caption_and_a_speech_without_symbols(params):
+    lines = script(params)
+    assert list(lines) == ["show_sequence", "previous_token", "induction_head", "predict"]
+    for name, line in lines.items():
+        assert line.caption.strip() and line.speech.strip(), name
+        assert not NOISE.search(line.speech), (name, NOISE.search(line.speech).group(), line.speech)
+    assert "trained checkpoint 'tiny'" in lines["show_sequence"].caption
+
+
+def test_the_script_says_the_engines_numbers():
+    lines = script(Params())
+    n = induction_numbers(6, 1)
+    assert f"previous-token score {n.prev.score:.3f}" in lines["previous_token"].caption
+    assert f"induction score {n.induction.score:.3f}" in lines["induction_head"].caption
+    assert f"'{n.top_strings[0]}' with {100 * n.top_probs[0]:.1f}%" in lines["predict"].caption
+
+
+@pytest.mark.parametrize("args, message", [(("--period", "9"), "9 is not in the range"),
+                                           (("--top", "0"), "0 is not in the range")])
+def test_bad_flags_exit_2_with_one_line(cli, tmp_path, args, message):
+    result = cli("induction", "--out", tmp_path / "out", *args)
+    assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.render
+def test_preview_manifest_numbers(cli, tmp_path):
+    out = tmp_path / "out"
+    result = cli("induction", "--out", out, "--name", "p", "--last-frame")
+    assert result.exit_code == 0, result.output
+    numbers = json.loads((out / "induction" / "p.png.json").read_text())["numbers"]
+    n = induction_numbers(6, 1)
+    ids = n.ids.tolist()
+    A, B = n.prev.pattern, n.induction.pattern
+    assert numbers["previous_token_score"] == pytest.approx(np.mean(np.diagonal(A, -1)), abs=5e-4)
+    assert numbers["last_weight"] == pytest.approx(100 * B[len(ids) - 1, ids.index(ids[-1]) + 1], abs=0.05)
+    np.testing.assert_allclose(numbers["probabilities"], 100 * np.sort(independent_probs(n.ids))[::-1][:3],
+                               atol=0.05 + 1e-9)
+    assert numbers["top_ids"][0] == numbers["expected"] == ids[6] and numbers["top_tokens"][0] == n.strings[6]
+
+
+from scenes.induction.scene import InductionScene  # noqa: E402  (manim scenes after the fast tests' imports)
+
+
+class DarkInductionScene(InductionScene):
+    """The default scene in the dark theme, whatever theme an earlier test left active."""
+
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, theme_name="dark", **kwargs)
+
+
+@pytest.mark.render
+@frames_comparison(base_scene=DarkInductionScene)
+def test_induction_last_frame(scene):
+    InductionScene.construct(scene)
+
+
+@pytest.mark.render
+def test_video_and_srt(cli, tmp_path):
+    out = tmp_path / "out"
+    result = cli("induction", "--out", out, "--name", "v", "--period", "4", "--seed", "1")
+    assert result.exit_code == 0, result.output
+    manifest = json.loads((out / "induction" / "v.json").read_text())
+    assert [s["name"] for s in manifest["steps"]] == ["show_sequence", "previous_token", "induction_head", "predict"]
+    assert (out / "induction" / "v.srt").read_text().count(" --> ") == 4
+    n = induction_numbers(4, 1)
+    assert manifest["numbers"]["induction_score"] == pytest.approx(n.induction.score, abs=5e-4)
