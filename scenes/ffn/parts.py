@@ -55,6 +55,7 @@ from scenes.kit import (
     rows,
     shows_numbers,
     theme,
+    tick_step,
 )
 from scenes.kit.vector import CELL_GAP
 
@@ -212,7 +213,7 @@ class ActivationPlot(VGroup):
         muted = theme().muted
         self.axes = LabelledAxes((lo, hi, 1), (-0.5, hi, 1), PLOT_W, PLOT_H, x_label="input", label_size=18)
         self.axes.shift(np.array([*PLOT_CENTRE, 0]) - self.axes.axes.get_center())  # the axes, not their labels
-        every = 1 if hi <= 4 else 2
+        every = 1 if hi <= 4 else 2 if hi <= 8 else int(tick_step(hi - lo, ticks=8, least=1))  # wide: 5, 10, ...
         ticks = VGroup(*[label(fmt(t, 0), 18, muted).next_to(self.axes.c2p(t, -0.5), DOWN, buff=0.06)
                          for t in range(int(lo), int(hi) + 1) if t != 0 and t % every == 0])
         ticks.add(*[label(fmt(t, 0), 18, muted).next_to(self.axes.c2p(0, t), LEFT, buff=0.1)

@@ -120,7 +120,7 @@ class FFNScene(StepScene):
         p, s, tr = self.p, self.story, self.story.trace
         self.clear_stage()
         self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"], s.world.tokens, self.look,
-                                      words.table_titles(p), words.BOX_NOTE, featured=s.index)
+                                      words.table_titles(p, s), words.BOX_NOTE, featured=s.index)
         self.fade_in(*table.opening())
         run = 0.7 if p.tokens <= 4 else 0.5
         for i, (a_in, a_out) in enumerate(table.arrows):

@@ -181,9 +181,10 @@ def row_labels(p: Params, s: Story) -> dict[str, tuple[str, str]]:
     act, pos, d = ACT_NAMES[p.act], s.pos, p.d_model
     where = f"token {s.token} · d = {d}"
     return {"y_top": ("Y, the stream", where), "u": ("u = LN₂(Y)", where),
-            "pre": ("u·W₁", f"d_ff = {p.d_ff} numbers"),
-            "post": (f"h = {act}(u·W₁)", f"{pos['n_active']} of {p.d_ff} active"),
-            "delta": ("Δ = h·W₂", f"d = {d}"), "y": ("+ Y", "the stream"), "z": ("= Z = Y + Δ", "the new stream")}
+            "pre": (hidden_in(s), f"d_ff = {p.d_ff} numbers"),
+            "post": (f"h = {act}({hidden_in(s)})", f"{pos['n_active']} of {p.d_ff} active"),
+            "delta": ("Δ = h·W₂" + (" + b₂" if np.any(s.world.weights.b_out) else ""), f"d = {d}"),
+            "y": ("+ Y", "the stream"), "z": ("= Z = Y + Δ", "the new stream")}
 
 
 def matrix_texts(p: Params) -> tuple[str, str]:
@@ -195,11 +196,16 @@ def norm_text(s: Story) -> str:
     return f"‖Δ‖ = {fmt(s.pos['update_norm'])}"
 
 
-def table_titles(p: Params) -> list[tuple[str, str]]:
+def hidden_in(s: Story) -> str:
+    """What the activation reads: u·W₁, plus b₁ when the weights have one (trained checkpoints do)."""
+    return "u·W₁" + (" + b₁" if np.any(s.world.weights.b_in) else "")
+
+
+def table_titles(p: Params, s: Story) -> list[tuple[str, str]]:
     """(name, shape) of the u column, the FFN box and the output column."""
     n, d = p.tokens, p.d_model
     return [("u = LN₂(Y)", f"(n, d) = ({n}, {d})"),
-            (f"hidden h = {ACT_NAMES[p.act]}(u·W₁)", f"({n}, {p.d_ff}), internal"),
+            (f"hidden h = {ACT_NAMES[p.act]}({hidden_in(s)})", f"({n}, {p.d_ff}), internal"),
             ("Δ = FFN(u)", f"(n, d) = ({n}, {d})")]
 
 
