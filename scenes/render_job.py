@@ -311,6 +311,20 @@ def source_files(topic: Any = None) -> list[Path]:
     return sorted(files)
 
 
+def input_files(params: Any) -> dict[str, list]:
+    """Name, size and modification time of every file a parameter points at (a ``--weights`` folder
+    or file), so a checkpoint replaced in place gives a new key and a new render."""
+    found: dict[str, list] = {}
+    for spec in dataclasses.fields(params):
+        value = getattr(params, spec.name)
+        if not isinstance(value, str) or not value or "/" not in value and not Path(value).exists():
+            continue
+        path = Path(value).expanduser()
+        files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
+        found[spec.name] = [[str(f), f.stat().st_size, f.stat().st_mtime_ns] for f in files if f.exists()]
+    return found
+
+
 def source_hash(topic: Any = None) -> str:
     """A SHA-256 over the paths and bytes of :func:`source_files` (a few ms: read every time, so
     an edit made while a long ``all`` runs still counts)."""
@@ -343,6 +357,7 @@ def input_key(topic: Any, params: Any, opts: RenderOptions) -> str:
         "manim": manim.__version__,
         "encoder": encoder_settings(opts),
         "source": source_hash(topic),
+        "files": input_files(params),
     }
     return hashlib.sha256(json.dumps(payload, sort_keys=True).encode()).hexdigest()
 

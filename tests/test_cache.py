@@ -180,3 +180,22 @@ def test_an_edited_scene_file_gives_a_new_video_never_stale_output(tmp_path):
         assert not repaired.skipped and repaired.manifest.intact(folder)
     finally:
         sys.modules.pop("edited_topic", None)
+
+
+def test_a_checkpoint_replaced_in_place_changes_the_key(tmp_path):
+    """--weights PATH: the key follows the files the path names (size, modification time)."""
+    import os
+
+    from scenes import load_topics
+    from scenes.render_job import RenderOptions, input_key
+
+    topic = load_topics()["heads"]
+    folder = tmp_path / "ckpt"
+    folder.mkdir()
+    (folder / "model.safetensors").write_bytes(b"one")
+    params = topic.Params.__new__(topic.Params)  # skip the checkpoint's own checks: only the key is tested
+    object.__setattr__(params, "__dict__", dict(topic.Params().__dict__, weights=str(folder)))
+    first = input_key(topic, params, RenderOptions())
+    (folder / "model.safetensors").write_bytes(b"two!")
+    os.utime(folder / "model.safetensors", ns=(1, 1))
+    assert input_key(topic, params, RenderOptions()) != first
