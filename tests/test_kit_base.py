@@ -55,6 +55,11 @@ class Part:
         return np.asarray(self.values)
 
 
+class Readings:
+    def __init__(self, values):
+        self.displayed = values
+
+
 def test_collect_numbers_reads_tracked_parts_at_the_end():
     scene = StepScene.__new__(StepScene)  # no camera needed: only the bookkeeping
     scene.numbers, scene.tracked = {}, {}
@@ -64,3 +69,15 @@ def test_collect_numbers_reads_tracked_parts_at_the_end():
     collected = scene.collect_numbers()
     assert collected["depth"] == 3
     np.testing.assert_array_equal(collected["x"], [3.0, 4.0])
+
+
+def test_track_now_keeps_what_a_part_showed_at_that_moment():
+    scene = StepScene.__new__(StepScene)
+    scene.numbers, scene.tracked = {}, {}
+    part = Part([1.0, 2.0])
+    scene.track_now("early", part)
+    scene.track_now("b", Readings({"a": 5.0, "b": 6.0}), key="b")
+    part.values = [3.0, 4.0]  # the part changes later; the snapshot does not
+    collected = scene.collect_numbers()
+    np.testing.assert_array_equal(collected["early"], [1.0, 2.0])
+    assert collected["b"] == 6.0

@@ -44,6 +44,8 @@ from scenes.block.numbers import (
 )
 from scenes.kit import (
     CAPTION_TOP,
+    SAFE_LEFT,
+    SAFE_RIGHT,
     Box,
     BypassCircuit,
     LabelledAxes,
@@ -67,17 +69,6 @@ BRANCH_X = 2.65       # centre of the branch area (x from -1.6 to 6.9)
 BRANCH_WIDTH = 8.4
 CELL_H = 0.44
 CELL_GAP = 0.05
-
-
-class Shown:
-    """What a part displayed at one moment (a frozen copy of its ``displayed``), for ``StepScene.track``."""
-
-    def __init__(self, displayed: Any) -> None:
-        self.displayed = displayed
-
-    @classmethod
-    def of(cls, part: Any) -> Shown:
-        return cls(part.displayed)
 
 
 def tex(text: str, size: float = 34, color: str | None = None) -> MathTex:
@@ -137,8 +128,8 @@ class BlockOutline(VGroup):
         for circuit, color in ((c1, t.accent), (c2, t.update)):
             circuit.sublayer_box.rect.set_stroke(color)
             circuit.write_path.set_color(color)
-        x_in = MathTex("X", font_size=40, color=t.stream).move_to([-6.25, 0, 0])
-        z_out = MathTex("Z", font_size=40, color=t.stream).move_to([6.3, 0, 0])
+        x_in = MathTex("X", font_size=40, color=t.stream).move_to([SAFE_LEFT + 0.6, 0, 0])
+        z_out = MathTex("Z", font_size=40, color=t.stream).move_to([SAFE_RIGHT - 0.55, 0, 0])
         y_mark = MathTex("Y", font_size=34, color=t.stream).move_to([1.2, -0.38, 0])
         d1 = MathTex(ATTN, font_size=30, color=t.accent).next_to(c1.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
         d2 = MathTex(FFN, font_size=30, color=t.update).next_to(c2.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
@@ -456,7 +447,7 @@ class PlacementCompare:
             y = 1.9 - 0.62 * (k + 1)
             self.table.add(VGroup(label(name, 22, t.muted).move_to([0.9, y, 0], aligned_edge=LEFT),
                                   label(fmt(v), 24, t.negative if v > 0.005 else t.text)
-                                  .move_to([6.5, y, 0], aligned_edge=RIGHT)))
+                                  .move_to([SAFE_RIGHT - 0.35, y, 0], aligned_edge=RIGHT)))
         self.block = VGroup(title, self.table)
         self.diverge = both["diverge"]
         first = {"pattern": 1, "Y": 2, "Z": 3}.get(self.diverge)
@@ -477,5 +468,5 @@ class PlacementCompare:
                 "diff": {k: round(v, 2) for k, v in self.diff.items()}, "diverge": self.diverge}
 
 
-__all__ = ["ActivationIcon", "BlockOutline", "HeadHeatmaps", "LengthsChart", "PlacementCompare", "SharesChart", "Shown",
+__all__ = ["ActivationIcon", "BlockOutline", "HeadHeatmaps", "LengthsChart", "PlacementCompare", "SharesChart",
            "SumCheck", "Walk", "stage_grid"]

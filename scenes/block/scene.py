@@ -31,7 +31,6 @@ from scenes.block.parts import (
     LengthsChart,
     PlacementCompare,
     SharesChart,
-    Shown,
     SumCheck,
     Walk,
 )
@@ -82,7 +81,7 @@ class BlockScene(StepScene):
         self.play(FadeIn(w.stream), FadeIn(w.stream_label),
                   *w.show_formula(rf"X \in \mathbb{{R}}^{{{self.b.n} \times {d}}}"), run_time=1.0)
         self.play(FadeIn(w.pipe), *w.highlight("input"), run_time=0.8)
-        self.track("resid_pre", Shown.of(w.stream))
+        self.track_now("resid_pre", w.stream)
 
     @step
     def norm1(self) -> None:
@@ -99,8 +98,8 @@ class BlockScene(StepScene):
         masked = " · upper right masked to 0" if self.params.mask == "causal" else ""
         self.play(*w.swap_note(w.note(f"{len(maps.grids)} heads · each row sums to {fmt(b.sums.min())}{masked}",
                                       anchor=maps)))
-        self.track("pattern", Shown.of(maps))
-        self.track("row_sums", Shown(maps.sums_displayed))
+        self.track_now("pattern", maps)
+        self.record(row_sums=maps.sums_displayed)
 
     @step
     def attn_out(self) -> None:
@@ -125,7 +124,7 @@ class BlockScene(StepScene):
         self.play(*w.show_formula(rf"H = {act_tex}(F\,W_{{\text{{in}}}} + b_{{\text{{in}}}}),\ \ "
                                   rf"F = {b.placement.ffn_reads}"), *w.highlight("ffn_hidden"), *w.swap_note(None))
         self.play(*w.swap_branch(g), run_time=1.2)
-        self.track("mlp_pre", Shown.of(g))
+        self.track_now("mlp_pre", g)
         old_title = g.title
         new_title = MathTex(rf"H = {act_tex}(\dots)", font_size=34, color=theme().update).move_to(old_title)
         g.remove(old_title)
@@ -148,7 +147,7 @@ class BlockScene(StepScene):
         self.play(Create(marks), *w.swap_note(note), run_time=0.9)
         w.branch = VGroup(g, marks)
         w.branch.cells = g.cells
-        self.track("mlp_post", Shown.of(g))
+        self.track_now("mlp_post", g)
         self.record(zeroed=s["zeroed"], bent=s["bent"])
 
     @step
@@ -165,7 +164,7 @@ class BlockScene(StepScene):
         g = w.grid(self.b.trace[key], title, title_color=color)
         self.play(*w.show_formula(formula), *w.highlight(name), *w.swap_note(None))
         self.play(*w.swap_branch(g), run_time=1.2)
-        self.track(key, Shown.of(g))
+        self.track_now(key, g)
 
     def norm_or_add(self, name: str) -> None:
         """A norm or add step, as the placement's table says: read a normalised copy, normalise the stream
@@ -186,7 +185,7 @@ class BlockScene(StepScene):
             if name == "norm1":
                 before = ", ".join(fmt(v) for v in self.b.length_at("resid_pre"))
                 self.play(*w.swap_note(w.note(f"row lengths {before}  →  all {fmt(self.b.length_at(move.target)[0])}")))
-            self.track(move.target, Shown.of(read))
+            self.track_now(move.target, read)
             return
         if move.kind == "add":
             self.play(*anims)
@@ -196,7 +195,7 @@ class BlockScene(StepScene):
         else:  # normalise: the stream itself
             self.play(*anims, *w.swap_note(None))
         self.play(*w.stream.animate_values(values), *w.retitle_stream(title), run_time=1.4)
-        self.track(move.target, Shown.of(w.stream))
+        self.track_now(move.target, w.stream)
 
     # -- 3. charts --------------------------------------------------------------
 

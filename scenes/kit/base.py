@@ -183,6 +183,14 @@ def caption_mobject(text: str, color: str, font_size: int = 20) -> VGroup:
     return mob
 
 
+class Snapshot:
+    """What a part displayed at one moment: a frozen copy of its ``displayed`` (or of one key of it)."""
+
+    def __init__(self, part: Any, key: str | None = None) -> None:
+        value = part.displayed
+        self.displayed = value[key] if key is not None else value
+
+
 def no_script(params: Any) -> dict[str, Line]:
     """The script of a scene that scripts nothing: every step sets its caption itself."""
     return {}
@@ -331,6 +339,12 @@ class StepScene(Scene):
     def track(self, name: str, part: Any) -> Any:
         """Have the manifest read ``part.displayed`` (what it shows at the end) under ``name``; returns part."""
         self.tracked[name] = part
+        return part
+
+    def track_now(self, name: str, part: Any, key: str | None = None) -> Any:
+        """Have the manifest keep what ``part`` displays *now* (or one ``key`` of it), for a part that
+        goes on changing after this step; returns part."""
+        self.tracked[name] = Snapshot(part, key)
         return part
 
     def collect_numbers(self) -> dict[str, Any]:

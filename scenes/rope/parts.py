@@ -7,7 +7,6 @@
 - :class:`PairStrip`, :class:`PlanePanels`: the head's coordinates by plane, and one small widget per plane.
 - :class:`ScorePlot`: q·k against relative distance, with a marker and a live readout of the planes.
 - :class:`AbsoluteDiagram`, :class:`RopeDiagram`: where positions enter the model.
-- :class:`Shown`: what a part displays at one moment, for the manifest.
 
 Each part with a ``displayed`` property reports what it shows now (rounded as drawn).
 
@@ -126,14 +125,6 @@ class LiveNumber(DecimalNumber):
     def displayed(self) -> float:
         """The value as drawn now (rounded to its places)."""
         return round(float(self.get_value()), self.places)
-
-
-class Shown:
-    """What ``part`` displays at the moment this is made (``key``: one entry of a dict), kept for the manifest."""
-
-    def __init__(self, part: Any, key: str | None = None) -> None:
-        value = part.displayed
-        self.displayed = value[key] if key is not None else value
 
 
 class Ledger(VGroup):

@@ -35,7 +35,6 @@ from scenes.rope.parts import (
     RopeDiagram,
     RopeWidget,
     ScorePlot,
-    Shown,
     at,
     freeze,
 )
@@ -77,7 +76,7 @@ class RopeScene(StepScene):
     def keep(self, part: Any, **names: str) -> None:
         """Have the manifest keep what ``part`` shows now: manifest name = the part's key."""
         for name, key in names.items():
-            self.track(name, Shown(part, key))
+            self.track_now(name, part, key)
 
     def clear_stage(self, run_time: float = 0.6) -> None:
         """Stop every live update, then fade everything out."""
