@@ -3,6 +3,7 @@
     .venv/bin/python bench/render.py                          # residual at medium and high
     .venv/bin/python bench/render.py -q high --change wo=identity
     .venv/bin/python bench/render.py --encoders -q high       # libx264 presets, time and size
+    .venv/bin/python bench/render.py --frames                 # the frame path: Manim's and tblock's
     .venv/bin/python bench/render.py --memory -q 4k           # peak RSS of a 4K render, by phase
 
 Every case runs in its own child process (measured with ``os.wait4``: wall time, CPU time
@@ -12,9 +13,11 @@ user + system, peak RSS), in fresh temporary folders:
 - rerun: the identical command again (the output is up to date: skipped);
 - force: ``--force`` (renders again; every animation comes from the step cache);
 - change: one parameter changed (only the animations it changes are drawn and encoded);
-- null: one static Text held for the same number of frames, plain manim with tblock's encoder
-  settings and with Manim's defaults (what encoding alone costs);
-- plain: ``manim -qm/-qh scenes/TOPIC/scene.py`` with Manim's default settings, cold.
+- null: one static Text held for the same number of frames, manim with tblock's encoder
+  (its settings and its frame path, scenes/encoder.py) and with Manim's defaults (what encoding
+  alone costs);
+- plain: ``manim -qm/-qh scenes/TOPIC/scene.py`` with Manim's default settings (its cache on, as
+  by default, in an empty media folder), cold.
 
 The machine is shared: read the ratios of one run, not the absolute times. CPU time is less
 disturbed by other load than wall time, so both ratios are printed.
@@ -93,14 +96,28 @@ def encoder_cfg(folder: Path, options: dict[str, str]) -> Path:
     return path
 
 
-def plain_manim(scene_file: Path, scene: str, quality: str, media: Path, cfg: Path | None = None) -> dict:
-    argv = [PY, "-m", "manim", "render", MANIM_Q[quality], "--media_dir", str(media), "--disable_caching"]
+def plain_manim(scene_file: Path, scene: str, quality: str, media: Path, cfg: Path | None = None,
+                tblock_frames: bool = False) -> dict:
+    """``manim render`` in a child, Manim's defaults unless ``cfg`` sets the encoder options;
+    ``tblock_frames``: with tblock's segment encoder installed (scenes/encoder.py)."""
+    launcher = [PY, __file__, "--manim-child"] if tblock_frames else [PY, "-m", "manim"]
+    argv = launcher + ["render", MANIM_Q[quality], "--media_dir", str(media)]
     if cfg is not None:
         argv += ["--config_file", str(cfg)]
     result = run(argv + [str(scene_file), scene])
     videos = [p for p in media.rglob("*.mp4") if "partial_movie_files" not in p.parts]
     result["size"] = size_mb(max(videos, key=lambda p: p.stat().st_mtime))
     return result
+
+
+def manim_child(args: list[str]) -> None:
+    """Manim's command line, with tblock's segment encoder installed."""
+    from manim.__main__ import main as manim_main
+
+    from scenes.encoder import installed
+
+    with installed():
+        manim_main(args, standalone_mode=False)
 
 
 def scene_class(topic: str) -> str:
@@ -134,7 +151,7 @@ def bench_quality(topic: str, quality: str, change: str, tmp: Path) -> list[tupl
     rows.append((f"--{key} {value}", changed))
     null = null_scene(tmp, m["duration"])
     rows.append(("null, tblock encoder", plain_manim(null, "NullScene", quality, tmp / f"null-t-{quality}",
-                                                     encoder_cfg(tmp, tblock_encoder()))))
+                                                     encoder_cfg(tmp, tblock_encoder()), tblock_frames=True)))
     rows.append(("null, manim default", plain_manim(null, "NullScene", quality, tmp / f"null-d-{quality}")))
     scene_file = ROOT / "scenes" / topic / "scene.py"
     rows.append((f"plain manim {MANIM_Q[quality]}", plain_manim(scene_file, scene_class(topic), quality,
@@ -175,6 +192,54 @@ def bench_encoders(topic: str, quality: str, tmp: Path) -> None:
               f"{r['rss']:11.0f}", flush=True)
 
 
+# -- the frame path: Manim's segment encoder against tblock's ----------------------------------
+
+def _timed_segment(cls, target: Path, spec, moving: list, held) -> tuple[float, float]:
+    """Seconds per frame for the moving frames (one each) and for a held frame's repeats."""
+    segment = cls(target=target, spec=spec)
+    started = time.perf_counter()
+    for pixels in moving:
+        segment.write_frame(pixels)
+    middle = time.perf_counter()
+    segment.write_frame(held, repeat=len(moving))
+    segment.finish()
+    ended = time.perf_counter()
+    return (middle - started) / len(moving), (ended - middle) / len(moving)
+
+
+def bench_frames(qualities: list[str], tmp: Path) -> None:
+    """Encode the same synthetic frames (a box sliding, then one frame held as long) through
+    Manim's VideoSegmentEncoder and tblock's SegmentEncoder, libx264 with tblock's options."""
+    from fractions import Fraction
+
+    import numpy as np
+    from manim._config.video_encoder import VideoEncoderSpec
+    from manim.scene.video_segment_encoder import VideoSegmentEncoder
+
+    from scenes.encoder import SegmentEncoder
+    from scenes.render_job import QUALITIES, X264_OPTIONS
+
+    print(f"\nframe path: libx264 {X264_OPTIONS}, 60 moving frames then one held 60 frames; ms per frame")
+    print(f"  {'quality':<8} {'moving: manim':>13} {'tblock':>7} {'ratio':>6}   {'held: manim':>11} {'tblock':>7} "
+          f"{'ratio':>6}   same bytes")
+    for quality in qualities:
+        width, height, fps = QUALITIES[quality]
+        spec = VideoEncoderSpec(container_format="mp4", codec="libx264", pixel_format="yuv420p", width=width,
+                                height=height, frame_rate=Fraction(fps), options=tuple(X264_OPTIONS.items()))
+        moving = []
+        for i in range(60):
+            pixels = np.full((height, width, 4), 255, np.uint8)
+            pixels[..., :3] = 30
+            box = slice(i * width // 120, i * width // 120 + width // 4)
+            pixels[height // 3: 2 * height // 3, box, :3] = (220, 120, 40)
+            moving.append(pixels)
+        theirs = _timed_segment(VideoSegmentEncoder, tmp / f"manim-{quality}.mp4", spec, moving, moving[-1])
+        ours = _timed_segment(SegmentEncoder, tmp / f"tblock-{quality}.mp4", spec, moving, moving[-1])
+        same = (tmp / f"manim-{quality}.mp4").read_bytes() == (tmp / f"tblock-{quality}.mp4").read_bytes()
+        print(f"  {quality:<8} {theirs[0] * 1e3:13.1f} {ours[0] * 1e3:7.1f} {ours[0] / theirs[0]:6.2f}   "
+              f"{theirs[1] * 1e3:11.1f} {ours[1] * 1e3:7.1f} {ours[1] / theirs[1]:6.2f}   {same}", flush=True)
+
+
 # -- memory: where a render's peak RSS goes ----------------------------------------------------
 
 def rss_mb() -> float:
@@ -184,16 +249,37 @@ def rss_mb() -> float:
     return 0.0
 
 
+class DroppingEncoder:
+    """A segment encoder that drops every frame (the memory profile's drawing-only case)."""
+
+    def __init__(self, *, target: Path, spec) -> None:
+        self.target = target
+
+    def write_frame(self, pixels, *, repeat: int = 1) -> None:
+        pass
+
+    def finish(self) -> None:
+        pass
+
+    def abort(self) -> None:
+        pass
+
+
 def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
     """In a child: render with an RSS sampler and tracemalloc; print peak RSS per phase as JSON."""
     import tracemalloc
 
-    from scenes import load_topics
+    from manim.scene.video_segment_encoder import VideoSegmentEncoder
+
+    from scenes import encoder, load_topics
     from scenes import render_job as rj
 
     settings = json.loads(overrides)
-    if "preset" in settings:
-        rj.X264_OPTIONS = {**rj.X264_OPTIONS, "preset": settings.pop("preset")}
+    frames = settings.pop("frames", "tblock")
+    if frames == "manim":  # Manim's own frame path
+        encoder.SegmentEncoder = VideoSegmentEncoder
+    elif frames == "dropped":  # no encoder at all: what drawing alone holds
+        encoder.SegmentEncoder = DroppingEncoder
     base = rj.encoder_settings
     rj.encoder_settings = lambda opts: {**base(opts), **settings}
     phase = ["imports"]
@@ -223,24 +309,36 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
     if os.environ.get("BENCH_TRACEMALLOC"):  # slows drawing several times over: opt in
         tracemalloc.start()
     topic_obj = load_topics()[topic]
-    rj.render_topic(topic_obj, topic_obj.Params(), rj.RenderOptions(quality=quality, out=out, force=True))
+    try:
+        rj.render_topic(topic_obj, topic_obj.Params(), rj.RenderOptions(quality=quality, out=out, force=True))
+    except FileNotFoundError:
+        if frames != "dropped":  # dropped frames leave no segments to join: expected there
+            raise
     stop.set()
     python_peak = tracemalloc.get_traced_memory()[1] / 2**20
     print(json.dumps({"phases": peaks, "python_heap_peak": python_peak}))
 
 
 def bench_memory(topic: str, quality: str, tmp: Path) -> None:
-    variants = [("manim defaults (preset medium, queue 8)", {"preset": "medium", "encoder_queue_size": 8}),
-                ("preset veryfast, queue 8", {"preset": "veryfast", "encoder_queue_size": 8}),
-                ("tblock (as shipped)", {})]
-    print(f"\nmemory: {topic} {quality}, peak RSS by phase (MB); with BENCH_TRACEMALLOC=1 also the "
-          "Python heap peak (NumPy frames included; the rest is native: cairo, x264, PyAV)")
+    from scenes.render_job import X264_OPTIONS
+
+    manim_default = {"crf": "23"}
+    variants = [
+        ("drawing only (frames dropped)", {"frames": "dropped"}),
+        ("Manim's encoder, defaults, queue 8", {"frames": "manim", "video_encoder_options": manim_default,
+                                                "encoder_queue_size": 8}),
+        ("tblock frames, veryfast, queue 8", {"video_encoder_options": X264_OPTIONS, "encoder_queue_size": 8}),
+        ("tblock frames, veryfast, queue 1", {"video_encoder_options": X264_OPTIONS, "encoder_queue_size": 1}),
+        ("tblock (as shipped)", {}),
+    ]
+    print(f"\nmemory: {topic} {quality}, peak RSS by phase (MB), one encoder job; with BENCH_TRACEMALLOC=1 "
+          "also the Python heap peak (NumPy frames included; the rest is native: cairo, x264, PyAV)")
     for label, overrides in variants:
-        r = run([PY, __file__, "--profile-child", topic, quality, json.dumps(overrides),
+        r = run([PY, __file__, "--profile-child", topic, quality, json.dumps({"max_inflight_encoders": 1, **overrides}),
                  str(tmp / f"mem-{len(label)}")])
         data = json.loads(r["output"].strip().splitlines()[-1])
         phases = "  ".join(f"{k} {v:.0f}" for k, v in data["phases"].items())
-        print(f"  {label:<40} peak {r['rss']:6.0f}  [{phases}]  python heap {data['python_heap_peak']:.0f}"
+        print(f"  {label:<36} peak {r['rss']:6.0f}  [{phases}]  python heap {data['python_heap_peak']:.0f}"
               f"  ({r['wall']:.0f} s)", flush=True)
 
 
@@ -251,7 +349,12 @@ def main() -> None:
     parser.add_argument("--change", default="wo=identity", help="the one parameter changed: KEY=VALUE")
     parser.add_argument("--encoders", action="store_true", help="compare libx264 presets instead")
     parser.add_argument("--memory", action="store_true", help="profile peak RSS instead")
+    parser.add_argument("--frames", action="store_true", help="time the frame path: Manim's encoder and tblock's")
+
     parser.add_argument("--profile-child", nargs=4, help=argparse.SUPPRESS)
+    if sys.argv[1:2] == ["--manim-child"]:  # manim's own arguments follow: not parsed here
+        manim_child(sys.argv[2:])
+        return
     args = parser.parse_args()
     if args.profile_child:
         topic, quality, overrides, out = args.profile_child
@@ -259,6 +362,9 @@ def main() -> None:
         return
     qualities = args.quality or (["4k"] if args.memory else ["medium", "high"])
     with tempfile.TemporaryDirectory(prefix="tblock-bench-") as tmp:
+        if args.frames:
+            bench_frames(args.quality or ["preview", "medium", "high", "4k"], Path(tmp))
+            return
         for quality in qualities:
             folder = Path(tmp) / quality
             folder.mkdir()

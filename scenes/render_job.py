@@ -385,13 +385,22 @@ def step_cache_dir(cache: Path, slug: str, opts: RenderOptions) -> Path:
 # libx264 at Manim's own crf, a faster preset: see the README's benchmark section for the
 # candidates measured (time and size side by side).
 X264_OPTIONS = {"crf": "23", "preset": "veryfast"}
+# At 4K each frame x264 looks ahead at holds ~12 MB of its state: half veryfast's lookahead (10)
+# keeps a render ~120 MB smaller, at a file size measured in the README's benchmark section.
+X264_4K_OPTIONS = {**X264_OPTIONS, "rc-lookahead": "5"}
+# Per quality: how many segment encoders Manim may run at once, and how many frames each may
+# queue. Two let the next animation draw while the last one's segment is still encoding; at 4K
+# (33 MB a frame, ~0.4 GB of x264 state per encoder) one encoder and a one-frame queue keep a
+# render's peak memory under 1.2 GB (bench/render.py --memory).
+ENCODER_JOBS = {"preview": (2, 8), "medium": (2, 8), "high": (2, 8), "4k": (1, 1)}
 
 
 def encoder_settings(opts: RenderOptions) -> dict[str, Any]:
-    """Manim settings for the segment encoder (its codec options, how many frames it may hold)."""
-    settings: dict[str, Any] = {"max_inflight_encoders": 1, "encoder_queue_size": 8}
+    """Manim settings for the segment encoders (codec options, how many run, frames they hold)."""
+    jobs, queue = ENCODER_JOBS[opts.quality]
+    settings: dict[str, Any] = {"max_inflight_encoders": jobs, "encoder_queue_size": queue}
     if manim_format(opts) == "mp4":
-        settings["video_encoder_options"] = dict(X264_OPTIONS)
+        settings["video_encoder_options"] = dict(X264_4K_OPTIONS if opts.quality == "4k" else X264_OPTIONS)
     return settings
 
 
@@ -403,6 +412,8 @@ def text_cache(default: Path) -> Path:
 def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, tex_dir: Path,
                text_dir: Path, steps: Path, voice_cache: Path) -> Any:
     from manim import tempconfig
+
+    from .encoder import installed
 
     width, height, fps = QUALITIES[opts.quality]
     settings = {
@@ -430,7 +441,7 @@ def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Pa
         from scenes.kit.narration import PiperService
 
         narrator = PiperService(voice_cache, opts.voice_model)
-    with tempconfig(settings):
+    with tempconfig(settings), installed():
         scene = topic.Scene(params=params, theme_name=opts.theme, burn_captions=opts.burn_captions,
                             narrator=narrator, speech=opts.script)
         scene.render()
