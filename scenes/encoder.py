@@ -6,8 +6,9 @@ format, once per *repeat*: a two-second hold at 60 fps copies and converts one p
 times. :class:`SegmentEncoder` wraps each distinct picture without a copy, converts it once
 with a kept reformatter, and hands the converted frame to the codec for every repeat. The
 codec, its options and the container are Manim's own (``VideoEncoderSpec``) and the codec gets
-the same pictures, so a segment is byte for byte what Manim's encoder writes (tests/test_encoder.py)
-and Manim's cache keys still describe it. ``bench/render.py --frames`` times both paths.
+the same pictures, so a segment is byte for byte what Manim's encoder writes (tests/test_encoder.py;
+at 854x480, whose rows are padded, even two runs of Manim's own encoder can differ by one level in
+a few pixels) and Manim's cache keys still describe it. ``bench/render.py --frames`` times both.
 
 Example::
 
