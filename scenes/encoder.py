@@ -9,6 +9,8 @@ codec, its options and the container are Manim's own (``VideoEncoderSpec``) and 
 the same pictures, so a segment is byte for byte what Manim's encoder writes (tests/test_encoder.py;
 at 854x480, whose rows are padded, even two runs of Manim's own encoder can differ by one level in
 a few pixels) and Manim's cache keys still describe it. ``bench/render.py --frames`` times both.
+It replaces the name Manim 0.22's scene file writer builds its encoders from (pyproject pins
+manim below 0.23; tests/test_encoder.py fails if that name or its behaviour moves).
 
 Example::
 
