@@ -389,19 +389,24 @@ def step_cache_dir(cache: Path, slug: str, opts: RenderOptions) -> Path:
 # README's benchmark section lists every candidate measured, time, size and PSNR side by side.
 X264_OPTIONS = {"crf": "20", "preset": "veryfast"}
 X264_4K_OPTIONS = {"crf": "24", "preset": "superfast"}
-# Per quality: how many segment encoders Manim may run at once, and how many frames each may
-# queue. Two let the next animation draw while the last one's segment is still encoding; at 4K
-# (33 MB a frame, ~0.35 GB of x264 state per encoder) one encoder and a one-frame queue keep a
-# render's peak memory under 1.2 GB (bench/render.py --memory).
-ENCODER_JOBS = {"preview": (2, 8), "medium": (2, 8), "high": (2, 8), "4k": (1, 1)}
+# Per quality: how many segment encoders Manim may run at once, how many frames each may queue,
+# and the libx264 options. Two encoders let the next animation draw while the last one's segment
+# is still encoding; at 4K (33 MB a frame, ~0.35 GB of x264 state per encoder) one encoder and a
+# one-frame queue keep a render's peak memory under 1.2 GB (bench/render.py --memory).
+ENCODERS = {
+    "preview": (2, 8, X264_OPTIONS),
+    "medium": (2, 8, X264_OPTIONS),
+    "high": (2, 8, X264_OPTIONS),
+    "4k": (1, 1, X264_4K_OPTIONS),
+}
 
 
 def encoder_settings(opts: RenderOptions) -> dict[str, Any]:
-    """Manim settings for the segment encoders (codec options, how many run, frames they hold)."""
-    jobs, queue = ENCODER_JOBS[opts.quality]
+    """Manim settings for the segment encoders (how many run, frames they hold, codec options)."""
+    jobs, queue, x264 = ENCODERS[opts.quality]
     settings: dict[str, Any] = {"max_inflight_encoders": jobs, "encoder_queue_size": queue}
     if manim_format(opts) == "mp4":
-        settings["video_encoder_options"] = dict(X264_4K_OPTIONS if opts.quality == "4k" else X264_OPTIONS)
+        settings["video_encoder_options"] = dict(x264)
     return settings
 
 
