@@ -8,6 +8,7 @@ recovery the next command runs, and check that the new output is complete and no
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -63,10 +64,20 @@ def stage_and_publish(out: Path, tag: str) -> None:
                               Move(stage / manifest.filename, target / manifest.filename)])
 
 
+def fork() -> int:
+    """``os.fork()`` with the child's garbage collector off. A child inherits the parent's objects
+    but not its threads; finalising one that owns a thread pool (an onnxruntime voice session
+    from an earlier narration test) hangs the child forever. Children end with ``os._exit``."""
+    pid = os.fork()
+    if pid == 0:
+        gc.disable()
+    return pid
+
+
 def forked(work, env: dict | None = None) -> int:
     """Run ``work()`` in a forked child (a real process: the hook's SIGKILL ends it, not pytest);
     returns its exit code as subprocess does (-9 when killed)."""
-    pid = os.fork()
+    pid = fork()
     if pid == 0:  # the child
         code = 0
         try:
@@ -193,7 +204,7 @@ def test_four_concurrent_publishes_of_one_name_leave_one_complete_output(tmp_pat
     write_output(out / "t", "old")
     pids = []
     for _ in range(4):
-        pid = os.fork()
+        pid = fork()
         if pid == 0:
             code = 1
             try:
