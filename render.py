@@ -47,6 +47,7 @@ import dataclasses
 import importlib
 import math
 import os
+import shutil
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -55,6 +56,7 @@ from typing import Any
 import click
 
 from scenes import exports, load_topics, signals
+from scenes.kit.base import flag_name, flag_text
 from scenes.manifest import Manifest
 from scenes.publish import recover
 from scenes.render_job import (
@@ -72,7 +74,7 @@ from scenes.render_job import (
 )
 
 TOPICS = load_topics()
-BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard", "script")
+BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard", "script", "vocab")
 PUBLISHED: list[str] = []  # what this command has published so far (for the interruption message)
 
 
@@ -110,9 +112,11 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
     "format": lambda: click.option(
         "--format", "fmt", type=click.Choice(FORMATS), default=None,
         help="Video container [default: mp4; webm with --transparent]."),
-    "width": lambda: click.option(
-        "--width", type=click.IntRange(64, 3840), default=None,
+    "gif_width": lambda: click.option(
+        "--gif-width", "width", type=click.IntRange(64, 3840), default=None,
         help=f"GIF width in pixels [default: {exports.GIF_WIDTH}]; with --format gif."),
+    "old_width": lambda: click.option("--width", "old_width", type=click.IntRange(64, 3840), default=None,
+                                      hidden=True),
     "last_frame": lambda: click.option(
         "--last-frame", is_flag=True, help="Write a PNG still of the final frame instead of a video."),
     "transparent": lambda: click.option(
@@ -125,6 +129,9 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
     "out": lambda: click.option(
         "--out", type=OutDir(), default=Path("media"), show_default=True,
         help="Output folder; files go to OUT/<topic>/."),
+    "deck_out": lambda: click.option(
+        "--out", type=OutDir(), default=Path("media"), show_default=True,
+        help="Output folder: the deck goes to OUT/<name>/, the clips it plays to OUT/<topic>/."),
     "burn_captions": lambda: click.option(
         "--burn-captions", is_flag=True, help="Draw the step captions into the picture."),
     "reuse": lambda: click.option(
@@ -138,13 +145,16 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
     "voice_model": lambda: click.option(
         "--voice-model", type=click.Path(path_type=Path, dir_okay=False), default=None,
         help="Another piper voice: PATH.onnx with PATH.onnx.json beside it (implies --voice)."),
+    "open": lambda: click.option(
+        "--open", "open_result", is_flag=True, help="Open the result in the system's player or viewer when "
+        "it is done (xdg-open, or open on macOS)."),
     "force": lambda: click.option(
         "--force", is_flag=True, help="Render even when the output in OUT is up to date (same parameters, "
         "options, engine and source code, files matching their manifest)."),
 }
-RENDER_FLAGS = ("quality", "format", "width", "last_frame", "transparent", "sections", "theme", "out",
-                "burn_captions", "force", "verbose", "voice", "voice_model")
-LOOK_FLAGS = ("quality", "theme", "burn_captions", "out", "reuse", "verbose")  # deck, storyboard
+RENDER_FLAGS = ("quality", "format", "gif_width", "old_width", "last_frame", "transparent", "sections", "theme",
+                "out", "burn_captions", "force", "verbose", "voice", "voice_model")
+LOOK_FLAGS = ("quality", "theme", "burn_captions", "reuse", "verbose")  # deck, storyboard (plus their --out)
 
 
 def common_options(*names: str) -> Callable[[Callable], Callable]:
@@ -160,11 +170,15 @@ def common_options(*names: str) -> Callable[[Callable], Callable]:
 
 render_options = common_options(*RENDER_FLAGS)
 look_options = common_options(*LOOK_FLAGS)
+renamed_common = {"old_width": ("--width", "width", "--gif-width")}  # old flag: (spelling, new key, new flag)
 voice_options = common_options("voice", "voice_model")
 
 
 def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
     """Build RenderOptions from the common flags, checking the combination."""
+    old_width = kwargs.pop("old_width", None)
+    if old_width is not None:
+        kwargs["width"] = renamed_value("--width", "--gif-width", old_width, kwargs.get("width"))
     transparent = kwargs.pop("transparent")
     fmt = kwargs.pop("fmt") or ("webm" if transparent else "mp4")
     opts = RenderOptions(quality=kwargs.pop("quality"), format=fmt, width=kwargs.pop("width"),
@@ -182,11 +196,19 @@ def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
     return opts
 
 
+def renamed_value(old: str, new: str, value: Any, new_value: Any) -> Any:
+    """The value of a common flag given under its old name, with a one-line notice (both: an error)."""
+    if new_value is not None:
+        raise click.UsageError(f"{old} is the old name of {new}; give only {new}")
+    click.echo(f"note: {old} is now {new}; using {new} {value}", err=True)
+    return value
+
+
 # -- topic parameters as flags ------------------------------------------------------
 
 def param_option(f: dataclasses.Field) -> Callable:
     """One click option for one Params field, with its type, range and help."""
-    flag = "--" + f.name.replace("_", "-")
+    flag = flag_name(f.name)
     meta = f.metadata
     if isinstance(f.default, bool):
         return click.option(f"{flag}/--no-{flag[2:]}", f.name, default=f.default, show_default=True,
@@ -208,8 +230,10 @@ def click_type(f: dataclasses.Field) -> click.ParamType:
 
 
 def range_text(f: dataclasses.Field) -> str:
-    """A field's valid values, for ``show``."""
+    """A field's valid values, for ``show`` (in words when they depend on other flags)."""
     meta = f.metadata
+    if meta.get("shown_range"):
+        return meta["shown_range"]
     if meta.get("choices"):
         return "|".join(meta["choices"])
     if isinstance(f.default, bool):
@@ -234,8 +258,9 @@ def alias_option(old: str, alias: Any) -> Callable:
                         help=alias.help)
 
 
-def apply_aliases(topic: Any, kwargs: dict, ctx: click.Context) -> None:
-    """Turn old flags into their new field's value, with a one-line notice on stderr each."""
+def apply_aliases(topic: Any, kwargs: dict, ctx: click.Context) -> set[str]:
+    """Turn old flags into their new field's value, with a one-line notice on stderr each; the fields set."""
+    given = {name for name in kwargs if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE}
     for old, alias in topic.Params.ALIASES.items():
         value = kwargs.pop(f"alias__{old.replace('-', '_')}", None)
         if value is None:
@@ -247,26 +272,42 @@ def apply_aliases(topic: Any, kwargs: dict, ctx: click.Context) -> None:
             kwargs[alias.field] = alias.convert(value)
         except ValueError as err:
             raise click.UsageError(f"--{old}: {err}") from None
-        click.echo(f"note: --{old} is now {new_flag} ({alias.help}); using {new_flag} {kwargs[alias.field]}",
-                   err=True)
+        why = f" ({alias.help})" if alias.help else ""
+        click.echo(f"note: --{old} is now {new_flag}{why}; using {new_flag} {kwargs[alias.field]}", err=True)
+        given.add(alias.field)
+    refuse_unused(topic, kwargs, given)
+    return given
+
+
+def refuse_unused(topic: Any, kwargs: dict, given: set[str]) -> None:
+    """One line, exit 2, for a flag given beside the flag that overrides it (``--seed`` with ``--weights``)."""
+    unused: dict[str, list[str]] = {}
+    for f in dataclasses.fields(topic.Params):
+        master = f.metadata.get("unused_with")
+        if master and f.name in given and kwargs.get(master):
+            unused.setdefault(master, []).append(flag_name(f.name))
+    for master, flags in unused.items():
+        them = " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
+        does, it = ("do", "them") if len(flags) > 1 else ("does", "it")
+        raise click.UsageError(f"{them} {does} nothing beside {flag_name(master)}, which replaces {it}; drop {them}")
 
 
 def topic_command(topic: Any) -> click.Command:
     """The click command that renders ``topic``, with one flag per Params field."""
 
-    def run(name: str | None, script: Path | None, **kwargs: Any) -> None:
+    def run(name: str | None, script: Path | None, open_result: bool, **kwargs: Any) -> None:
         apply_aliases(topic, kwargs, click.get_current_context())
         opts = options_from(kwargs, name)
         params = make_params(topic, kwargs)
         if script is not None:
             opts = dataclasses.replace(opts, voice=True, script=load_script(topic, params, script))
         check_tools(topic)
-        render_one(topic, params, opts)
+        manifest = render_one(topic, params, opts)
+        if open_result:
+            open_file(Path(opts.out) / topic.slug / manifest.primary.path)
 
-    for f in reversed(dataclasses.fields(topic.Params)):
-        run = param_option(f)(run)
-    for old, alias in topic.Params.ALIASES.items():
-        run = alias_option(old, alias)(run)
+    run = topic_param_options(topic)(run)
+    run = OPTIONS["open"]()(run)
     run = click.option("--script", type=click.Path(path_type=Path, dir_okay=False), default=None,
                        help="Speak this TOML file's texts (from `render.py script TOPIC`) for the steps it "
                        "names (implies --voice).")(run)
@@ -274,6 +315,19 @@ def topic_command(topic: Any) -> click.Command:
                        "suffix when settings differ from the defaults).")(run)
     run = render_options(run)
     return click.command(topic.slug, help=topic.description, short_help=topic.description)(run)
+
+
+def topic_param_options(topic: Any) -> Callable[[Callable], Callable]:
+    """Attach one flag per field of ``topic.Params`` (in field order) and its old names (hidden)."""
+
+    def attach(func: Callable) -> Callable:
+        for f in reversed(dataclasses.fields(topic.Params)):
+            func = param_option(f)(func)
+        for old, alias in topic.Params.ALIASES.items():
+            func = alias_option(old, alias)(func)
+        return func
+
+    return attach
 
 
 def load_script(topic: Any, params: Any, path: Path) -> dict[str, str]:
@@ -313,6 +367,23 @@ def render_one(topic: Any, params: Any, opts: RenderOptions, prefix: str = "") -
         PUBLISHED.append(str(path))
     click.echo(prefix + result_line(str(path), outcome.skipped, time.monotonic() - started))
     return outcome.manifest
+
+
+def open_file(path: Path) -> None:
+    """Open ``path`` in the system's player or viewer (xdg-open, macOS open, Windows' default), without
+    waiting for it; when there is none, say so in one line (the file is written either way)."""
+    import subprocess
+
+    if sys.platform.startswith("win"):
+        os.startfile(str(path))  # type: ignore[attr-defined]  # noqa: S606 - the user asked to open it
+        return
+    opener = shutil.which("open" if sys.platform == "darwin" else "xdg-open")
+    if opener is None:
+        click.echo(f"note: --open: no {'open' if sys.platform == 'darwin' else 'xdg-open'} on PATH to open "
+                   f"{path}; open it yourself", err=True)
+        return
+    subprocess.Popen([opener, str(path)], stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                     stderr=subprocess.DEVNULL, start_new_session=True)
 
 
 def result_line(path: str, skipped: bool, seconds: float) -> str:
@@ -474,6 +545,78 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
 
 # -- the command group --------------------------------------------------------------
 
+USAGE = ("TOPIC [FLAGS] | list | show TOPIC | all | deck TOPIC... | storyboard TOPIC [FLAGS] | "
+         "script TOPIC [FLAGS] | vocab WEIGHTS")
+
+
+def did_you_mean(word: str, choices: list[str]) -> str:
+    """``"; did you mean 'residual'?"`` for the closest of ``choices`` (a prefix counts), else ``""``."""
+    import difflib
+
+    starts = [c for c in choices if c.startswith(word)] if len(word.lstrip("-")) >= 2 else []
+    close = starts[:1] or difflib.get_close_matches(word, choices, n=1, cutoff=0.7)
+    return f"; did you mean {close[0]!r}?" if close else ""
+
+
+def unknown_topic(name: str) -> click.UsageError:
+    """The one-line error for a topic that does not exist, with the closest name."""
+    return click.UsageError(f"unknown topic {name!r} (`python render.py list` shows the topics)"
+                            f"{did_you_mean(name, list(TOPICS))}")
+
+
+def option_names(command: click.Command) -> list[str]:
+    """Every visible flag spelling of ``command`` (``-q``, ``--quality``, ``--no-residual``, ...)."""
+    names: list[str] = []
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.hidden:
+            names += [*param.opts, *param.secondary_opts]
+    return names
+
+
+def commands_with(option: str, ctx: click.Context) -> list[str]:
+    """The built-in commands that take ``option`` (topics are looked up by the caller)."""
+    found = []
+    for name in BUILTIN_COMMANDS:
+        command = cli.get_command(ctx, name)
+        if isinstance(command, click.Group):  # storyboard, script: their options live on the topic commands
+            command = command.get_command(ctx, "residual") or command
+        if command is not None and option in option_names(command):
+            found.append(name)
+    return found
+
+
+def no_such_option(err: click.NoSuchOption, args: list[str]) -> str:
+    """A better line than click's for an unknown flag: where it belongs, or the closest flag."""
+    option, ctx = err.option_name, err.ctx
+    if ctx is None:
+        return err.format_message()
+    if ctx.command is cli:  # a flag before the command
+        command = next((a for a in args if a in cli.list_commands(ctx)), None)
+        if command is not None:
+            at = args.index(command)
+            moved = " ".join([command, *args[:at], *args[at + 1:]])
+            return f"No such option {option!r} before the command: flags go after it, as in 'render.py {moved}'"
+        return f"No such option {option!r}: flags go after the topic, as in 'render.py residual {option} ...'"
+    here = ctx.command.name
+    owners = [name for name in commands_with(option, ctx) if name != here]
+    if owners:
+        return f"No such option {option!r} for {here}: it is a flag of {' and '.join(owners)}"
+    return f"No such option {option!r}{did_you_mean(option, option_names(ctx.command))}"
+
+
+def short_usage(ctx: click.Context | None) -> str:
+    """One usage line for a command given no arguments (its full help is one --help away)."""
+    if ctx is None or ctx.command is cli:
+        return f"Usage: render.py {USAGE}"
+    return f"Usage: {ctx.command_path} {' '.join(ctx.command.collect_usage_pieces(ctx))}"
+
+
+def one_line(message: str, path: str) -> str:
+    """``Error: MESSAGE. Try 'PATH --help'.`` with no doubled punctuation."""
+    message = message.strip().rstrip(".")
+    return f"Error: {message}{'' if message.endswith('?') else '.'} Try '{path} --help'."
+
+
 class TopicGroup(click.Group):
     """Built-in commands plus one generated command per topic; every error is one line."""
 
@@ -491,7 +634,7 @@ class TopicGroup(click.Group):
     def resolve_command(self, ctx: click.Context, args: list[str]):
         name = args[0] if args else None
         if name is not None and not name.startswith("-") and self.get_command(ctx, name) is None:
-            raise click.UsageError(f"unknown topic {name!r}; `python render.py list` shows the topics")
+            raise unknown_topic(name)
         return super().resolve_command(ctx, args)
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
@@ -499,13 +642,18 @@ class TopicGroup(click.Group):
         """click's main, but a usage error is one line (no usage dump) and SIGINT/SIGTERM end with
         one line and exit code 130/143."""
         PUBLISHED.clear()
+        argv = list(sys.argv[1:] if args is None else args)
         try:
             value = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
             code = value if isinstance(value, int) else 0
+        except click.exceptions.NoArgsIsHelpError as err:
+            click.echo(short_usage(err.ctx), err=True)
+            click.echo(f"Try '{err.ctx.command_path} --help' for more.", err=True)
+            code = 2
         except click.UsageError as err:
             path = err.ctx.command_path if err.ctx is not None else (prog_name or "render.py")
-            message = err.format_message().rstrip(".")
-            click.echo(f"Error: {message}. Try '{path} --help'.", err=True)
+            message = no_such_option(err, argv) if isinstance(err, click.NoSuchOption) else err.format_message()
+            click.echo(one_line(message, path), err=True)
             code = err.exit_code
         except click.ClickException as err:
             err.show()
@@ -541,7 +689,7 @@ def list_topics() -> None:
 def show(topic_name: str) -> None:
     """Show a topic's parameters: flag, type, default, range, help."""
     if topic_name not in TOPICS:
-        raise click.UsageError(f"unknown topic {topic_name!r}; `python render.py list` shows the topics")
+        raise unknown_topic(topic_name)
     topic = TOPICS[topic_name]
     click.echo(f"{topic.slug}: {topic.description}\n")
     rows = [("flag", "type", "default", "range", "help")]
@@ -569,7 +717,7 @@ class ScriptGroup(click.Group):
 
     def resolve_command(self, ctx: click.Context, args: list[str]):
         if args and not args[0].startswith("-") and args[0] not in TOPICS:
-            raise click.UsageError(f"unknown topic {args[0]!r}; `python render.py list` shows the topics")
+            raise unknown_topic(args[0])
         return super().resolve_command(ctx, args)
 
 
@@ -580,19 +728,16 @@ def script_command(topic: Any) -> click.Command:
     def run(**kwargs: Any) -> None:
         apply_aliases(topic, kwargs, click.get_current_context())
         params = make_params(topic, kwargs)
-        flags = " ".join(f"--{k.replace('_', '-')} {v}" for k, v in params.changed().items())
+        flags = " ".join(flag_text(k, v) for k, v in params.changed().items())
         script = default_script(topic, params)
         rest = [n for n in step_names(topic, params) if n not in script]
         click.echo(dump(script, topic=topic.slug, flags=flags, unscripted=rest), nl=False)
 
-    for f in reversed(dataclasses.fields(topic.Params)):
-        run = param_option(f)(run)
-    for old, alias in topic.Params.ALIASES.items():
-        run = alias_option(old, alias)(run)
+    run = topic_param_options(topic)(run)
     return click.command(topic.slug, help=f"Print {topic.slug}'s narration as TOML.")(run)
 
 
-@cli.group("script", cls=ScriptGroup)
+@cli.group("script", cls=ScriptGroup, subcommand_metavar="TOPIC [FLAGS]")
 def script_group() -> None:
     """Print a topic's default narration as TOML: python render.py script TOPIC [topic flags] > FILE.toml"""
 
@@ -614,17 +759,17 @@ def topics_named(names: tuple[str, ...]) -> list[Any]:
     slugs = list(TOPICS) if "all" in names else list(dict.fromkeys(names))
     for slug in slugs:
         if slug not in TOPICS:
-            raise click.UsageError(f"unknown topic {slug!r}; `python render.py list` shows the topics")
+            raise unknown_topic(slug)
     return [TOPICS[slug] for slug in slugs]
 
 
-def rendered(topic: Any, kwargs: dict, sections: bool) -> Manifest:
-    """A topic's manifest at its default parameters: an earlier render's with --reuse (only when its
-    files match the manifest), else a new one."""
+def rendered(topic: Any, kwargs: dict, sections: bool, params: Any = None) -> Manifest:
+    """A topic's manifest at ``params`` (default: its defaults): an earlier render's with --reuse (only
+    when its files match the manifest), else a new one."""
     flags = {key: value for key, value in kwargs.items() if key != "reuse"}
     opts = options_from(dict(flags, fmt="mp4", width=None, last_frame=False, transparent=False,
                              sections=sections))
-    params = topic.Params()
+    params = topic.Params() if params is None else params
     if kwargs["reuse"]:
         name = output_name(topic.slug, params, opts)
         manifest = exports.reusable_render(opts.out, topic.slug, name, params, quality=opts.quality,
@@ -645,6 +790,7 @@ def recover_out(out: Path) -> None:
 @cli.command("deck")
 @click.argument("topic_names", metavar="TOPIC...", nargs=-1, required=True)
 @look_options
+@common_options("deck_out", "open")
 @voice_options
 @click.option("--name", default="deck", show_default=True, help="The deck's folder: OUT/<name>/index.html.")
 @click.option("--offline", is_flag=True, help="Bundle a local copy of reveal.js so the deck opens from disk "
@@ -659,7 +805,7 @@ def recover_out(out: Path) -> None:
 @click.option("--pptx", is_flag=True, help="Also write OUT/<name>/<name>.pptx for PowerPoint: the clips, "
               "the captions as notes.")
 def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path | None, cdn_url: str,
-         loop: bool, pdf: bool, pptx: bool, **kwargs: Any) -> None:
+         loop: bool, pdf: bool, pptx: bool, open_result: bool, **kwargs: Any) -> None:
     """Build a reveal.js slide deck: one slide per step playing its clip, the caption as speaker notes."""
     topics = topics_named(topic_names)
     try:
@@ -692,33 +838,107 @@ def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path
     except exports.ExportError as err:
         raise click.ClickException(str(err)) from None
     click.echo(index)
+    if open_result:
+        open_file(Path(index))
 
 
-@cli.command("storyboard")
-@click.argument("topic_names", metavar="TOPIC...", nargs=-1, required=True)
-@look_options
-@click.option("--width", type=click.IntRange(320, 3840), default=1280, show_default=True,
-              help="Sheet width in pixels.")
-@click.option("--columns", type=click.IntRange(1, 8), default=None,
-              help="Panels per row [default: 1 to 3, by the number of steps].")
-def storyboard(topic_names: tuple[str, ...], width: int, columns: int | None, **kwargs: Any) -> None:
-    """Write OUT/<topic>/<name>_storyboard.png: each step's last frame with its caption underneath."""
-    topics = topics_named(topic_names)
-    try:
-        validate_options(RenderOptions(out=kwargs["out"]))
-    except OptionError as err:
-        raise click.UsageError(str(err)) from None
-    recover_out(kwargs["out"])
-    for topic in topics:
-        manifest = rendered(topic, kwargs, sections=False)
-        folder = Path(kwargs["out"]) / topic.slug
-        png = folder / f"{manifest.name}_storyboard.png"
+class StoryboardGroup(click.Group):
+    """``storyboard TOPIC [topic flags]`` or ``storyboard TOPIC TOPIC...`` (defaults) or ``storyboard all``."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return ["all", *TOPICS]
+
+    def get_command(self, ctx: click.Context, name: str) -> click.Command | None:
+        if name == "all":
+            return storyboard_command(None)
+        return storyboard_command(TOPICS[name]) if name in TOPICS else None
+
+    def resolve_command(self, ctx: click.Context, args: list[str]):
+        if args and not args[0].startswith("-") and args[0] not in self.list_commands(ctx):
+            raise unknown_topic(args[0])
+        return super().resolve_command(ctx, args)
+
+
+def storyboard_command(topic: Any | None) -> click.Command:
+    """The storyboard of ``topic`` with its flags (more topics after it take their defaults), or of
+    every topic (``None``: ``storyboard all``)."""
+    slug = "all" if topic is None else topic.slug
+
+    def run(more: tuple[str, ...], sheet_width: int | None, old_width: int | None, columns: int | None,
+            open_result: bool, **kwargs: Any) -> None:
+        ctx = click.get_current_context()
+        look = {key: kwargs.pop(key) for key in ("quality", "theme", "burn_captions", "out", "reuse", "verbose")}
+        if old_width is not None:
+            sheet_width = renamed_value("--width", "--sheet-width", old_width, sheet_width)
+        topics = topics_named((slug, *more))
+        params = None
+        if topic is not None:
+            given = apply_aliases(topic, kwargs, ctx)
+            params = make_params(topic, kwargs)
+            if given and len(topics) > 1:
+                flags = ", ".join(flag_name(g) for g in sorted(given))
+                raise click.UsageError(f"{flags}: topic flags go with one topic (storyboard {slug} {flags} ...); "
+                                       "several topics take their defaults")
         try:
-            exports.write_storyboard(folder / manifest.primary.path, manifest, png,
-                                     title=f"{topic.slug}: {topic.description}", width=width, columns=columns)
-        except exports.ExportError as err:
-            raise click.ClickException(str(err)) from None
-        click.echo(png)
+            validate_options(RenderOptions(out=look["out"]))
+        except OptionError as err:
+            raise click.UsageError(str(err)) from None
+        recover_out(look["out"])
+        for each in topics:
+            manifest = rendered(each, look, sections=False, params=params if each is topic else None)
+            folder = Path(look["out"]) / each.slug
+            png = folder / f"{manifest.name}_storyboard.png"
+            try:
+                exports.write_storyboard(folder / manifest.primary.path, manifest, png,
+                                         title=f"{each.slug}: {each.description}",
+                                         width=sheet_width or SHEET_WIDTH, columns=columns)
+            except exports.ExportError as err:
+                raise click.ClickException(str(err)) from None
+            click.echo(png)
+            if open_result:
+                open_file(png)
+
+    if topic is not None:
+        run = topic_param_options(topic)(run)
+    run = OPTIONS["open"]()(run)
+    run = click.option("--columns", type=click.IntRange(1, 8), default=None,
+                       help="Panels per row [default: 1 to 3, by the number of steps].")(run)
+    run = OPTIONS["old_width"]()(run)
+    run = click.option("--sheet-width", type=click.IntRange(320, 3840), default=None,
+                       help=f"Sheet width in pixels [default: {SHEET_WIDTH}].")(run)
+    run = OPTIONS["out"]()(run)
+    run = look_options(run)
+    run = click.argument("more", metavar="[TOPIC]...", nargs=-1)(run)
+    what = "every topic" if topic is None else f"{slug} (with its flags; more topics after it use their defaults)"
+    return click.command(slug, help=f"The storyboard of {what}.", short_help=f"storyboard of {slug}")(run)
+
+
+SHEET_WIDTH = 1280
+
+
+@cli.group("storyboard", cls=StoryboardGroup, subcommand_metavar="TOPIC [TOPIC]... [FLAGS]")
+def storyboard_group() -> None:
+    """Write OUT/<topic>/<name>_storyboard.png: each step's last frame with its caption underneath.
+
+    python render.py storyboard heads --weights tiny --layer 1 --text "the cat sees the cat";
+    storyboard residual heads (defaults); storyboard all.
+    """
+
+
+@cli.command("vocab")
+@click.argument("weights", metavar="WEIGHTS")
+def vocab(weights: str) -> None:
+    """List a checkpoint's tokens, one per line: id and text (WEIGHTS as for --weights, e.g. tiny)."""
+    from tblock.worlds.trained import checkpoint, display
+
+    try:
+        ckpt = checkpoint(weights)
+        strings = ckpt.token_strings(list(range(ckpt.vocab_size)))
+    except ValueError as err:  # CheckpointError too: the loader's one line
+        raise click.UsageError(str(err)) from None
+    width = len(str(ckpt.vocab_size - 1))
+    for i, text in enumerate(strings):
+        click.echo(f"{i:>{width}}  {display(text)}")
 
 
 def main(argv: list[str] | None = None) -> int:

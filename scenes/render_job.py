@@ -65,7 +65,7 @@ class RenderOptions:
     out: Path = field(default_factory=lambda: Path("media"))
     name: str | None = None
     burn_captions: bool = False
-    width: int | None = None  # GIF width in pixels (--width); None: exports.GIF_WIDTH
+    width: int | None = None  # GIF width in pixels (--gif-width); None: exports.GIF_WIDTH
     verbose: bool = False
     voice: bool = False  # narrate the steps (scenes/kit/narration.py)
     voice_model: Path | None = None  # a piper .onnx voice; None: the joe voice
@@ -90,7 +90,7 @@ def validate_options(opts: RenderOptions) -> None:
         raise OptionError(f"--transparent needs --format webm or mov (or --last-frame for a PNG); "
                           f"{opts.format} has no alpha channel")
     if opts.width is not None and (opts.format != "gif" or opts.last_frame):
-        raise OptionError("--width sizes a GIF; use it with --format gif")
+        raise OptionError("--gif-width sizes a GIF; use it with --format gif")
     if opts.sections and opts.last_frame:
         raise OptionError("--sections makes one clip per step; it cannot go with --last-frame")
     if opts.voice_model is not None:
@@ -196,9 +196,30 @@ def output_name(slug: str, params: Any, opts: RenderOptions) -> str:
     if not parts:
         return slug
     suffix = "_".join(parts)
-    if len(suffix) > 48:
-        suffix = hashlib.sha1(suffix.encode()).hexdigest()[:8]
+    if len(suffix) > MAX_SUFFIX:
+        suffix = shortened(parts, suffix)
     return f"{slug}_{suffix}"
+
+
+MAX_SUFFIX = 48  # characters of settings in a default name; longer ones are cut, plus a hash of the whole
+PART_CUT = 24  # characters kept of one setting when the suffix is cut
+
+
+def shortened(parts: list[str], suffix: str) -> str:
+    """A suffix of at most ``MAX_SUFFIX`` characters that still reads: the settings in order, each cut
+    at a word to what room is left (``PART_CUT`` at most), then a short hash of the whole suffix, so
+    distinct settings keep distinct names: ``weights-tiny_layer-1_text-the-cat-sees_f4838a``."""
+    digest = hashlib.sha1(suffix.encode("utf-8", "surrogateescape")).hexdigest()[:6]
+    kept: list[str] = []
+    for part in parts:
+        room = min(PART_CUT, MAX_SUFFIX - len(digest) - 1 - sum(len(k) + 1 for k in kept))
+        if len(part) > room:
+            cut = part[:room + 1]
+            part = cut[:cut.rfind("-")] if cut.rfind("-") > 0 else ""
+        if len(part) < 3:
+            break
+        kept.append(part)
+    return "_".join([*kept, digest])
 
 
 PLAIN = re.compile(r"[A-Za-z0-9.,-]+")  # values shown as they are, commas as "+"

@@ -467,12 +467,18 @@ class Checkpoint:
             raise ValueError(f"layer must be 0 .. {self.n_layers - 1} for {self.name}, got {i!r}")
 
     def check_ids(self, ids: np.ndarray) -> np.ndarray:
-        """ids as a 1-D int64 array of known tokens, no longer than n_positions, or ValueError."""
+        """ids as a 1-D int64 array of known tokens, no longer than n_positions (a sequence the model
+        can run), or ValueError."""
+        ids = self.known_ids(ids)
+        if len(ids) > self.n_positions:
+            raise ValueError(f"{len(ids)} tokens is more than {self.name}'s {self.n_positions} positions")
+        return ids
+
+    def known_ids(self, ids: np.ndarray) -> np.ndarray:
+        """ids as a 1-D int64 array of ids in the vocabulary (any number of them), or ValueError."""
         ids = np.asarray(ids)
         if ids.ndim != 1 or len(ids) == 0 or not np.issubdtype(ids.dtype, np.integer):
             raise ValueError(f"token ids must be a non-empty 1-D list of integers, got shape {ids.shape} {ids.dtype}")
-        if len(ids) > self.n_positions:
-            raise ValueError(f"{len(ids)} tokens is more than {self.name}'s {self.n_positions} positions")
         bad = ids[(ids < 0) | (ids >= self.vocab_size)]
         if len(bad):
             raise ValueError(f"unknown token id {int(bad[0])}: {self.name} has ids 0 .. {self.vocab_size - 1}")
@@ -494,8 +500,9 @@ class Checkpoint:
         return np.array(self.tokenizer.encode(text).ids, dtype=np.int64)
 
     def token_strings(self, ids: np.ndarray) -> list[str]:
-        """Each id's text as a reader sees it (GPT-2's 'Ġthe' is ' the')."""
-        return [self.tokenizer.decode([int(i)], skip_special_tokens=False) for i in self.check_ids(ids)]
+        """Each id's text as a reader sees it (GPT-2's 'Ġthe' is ' the'): a vocabulary look-up, so any
+        number of ids (``token_strings(range(vocab_size))`` lists the vocabulary)."""
+        return [self.tokenizer.decode([int(i)], skip_special_tokens=False) for i in self.known_ids(ids)]
 
     def verify(self) -> Checkpoint:
         """Read every tensor once (NaN / inf anywhere raises); return self. load() only reads headers."""

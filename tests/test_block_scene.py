@@ -133,7 +133,7 @@ def test_with_norms_names_the_norms():
 # --- the script ---
 
 NOISE = re.compile(r"[Δ≤≥·\[\]_()%×→=+−<>|∑√^{}\\/]|\d")
-FLAGS = [dict(placement=pl, act=a, mask=m, norm=nm, tokens=t)
+FLAGS = [dict(placement=pl, act=a, mask=m, norm=nm, n_tokens=t)
          for pl, a, m, nm, t in itertools.product(["pre", "post"], ["gelu", "relu"], ["full", "causal"],
                                                   ["rms", "layer"], [1, 3])]
 
@@ -149,7 +149,7 @@ def test_every_step_has_a_caption_and_speech_for_the_ear(flags):
 
 
 def test_script_says_the_sizes_of_the_config():
-    six = script(Params(tokens=6))
+    six = script(Params(n_tokens=6))
     assert "all 24 numbers" in six["check"].caption and "twenty-four numbers" in six["check"].speech  # 6 x 4
     three = script(Params())
     assert "3 tokens, 4 numbers each" in three["input"].caption
@@ -161,7 +161,7 @@ def test_script_says_the_sizes_of_the_config():
 # --- the CLI ---
 
 
-@pytest.mark.parametrize("args, flag", [(("--tokens", "7"), "--tokens"), (("--stage", "everything"), "--stage"),
+@pytest.mark.parametrize("args, flag", [(("--n-tokens", "7"), "--n-tokens"), (("--stage", "everything"), "--stage"),
                                         (("--act", "swish"), "--act"), (("--norm", "batch"), "--norm")])
 def test_invalid_flags_exit_2_with_one_line_and_write_nothing(cli, tmp_path, args, flag):
     result = cli("block", "--out", tmp_path / "out", *args)
@@ -177,7 +177,7 @@ def test_invalid_flags_exit_2_with_one_line_and_write_nothing(cli, tmp_path, arg
 @pytest.mark.render
 def test_last_frame_numbers_are_what_the_parts_show(render_topic_cli):
     result, manifest, out = render_topic_cli("block", "--last-frame", "--placement", "post", "--act", "relu",
-                                             "--tokens", "4", "--seed", "5", "--theme", "light")
+                                             "--n-tokens", "4", "--seed", "5", "--theme", "light")
     assert result.exit_code == 0, result.output
     assert (out / "block" / manifest["files"][0]).suffix == ".png"
     ex = tiny(seed=5, act="relu", placement="post", n_tokens=4)

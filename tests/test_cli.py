@@ -191,10 +191,10 @@ def test_every_quality_and_format_has_its_own_default_name():
 def test_parameter_values_that_are_not_plain_ascii_get_distinct_stable_names():
     heads = load_topics()["heads"]
     values = ["日本,語", "猫,犬", "a,b", "a-b", "a b", "the,cat", "x/y", "..", "a--b"]
-    names = [output_name("heads", heads.Params(tokens=v), RenderOptions()) for v in values]
+    names = [output_name("heads", heads.Params(words=v), RenderOptions()) for v in values]
     assert len(set(names)) == len(values), names
-    assert names == [output_name("heads", heads.Params(tokens=v), RenderOptions()) for v in values]  # stable
-    assert names[5] == "heads_tokens-the+cat"  # plain values stay readable
+    assert names == [output_name("heads", heads.Params(words=v), RenderOptions()) for v in values]  # stable
+    assert names[5] == "heads_words-the+cat"  # plain values stay readable
     for name in names:
         assert name.isascii() and "/" not in name and name.startswith("heads_")
         render.validate_name(name)

@@ -137,11 +137,11 @@ def test_numbers_module_never_imports_manim():
 
 def test_position_counts_from_one_and_zero_is_the_last_token():
     assert Params().position == 2 and Params().index == 1
-    assert Params(tokens=3, position=0).index == 2
-    assert Params(tokens=3, position=3).index == 2
-    assert ffn_story(4, 16, "gelu", 3, Params(tokens=3, position=0).index, 0).token == 3
+    assert Params(n_tokens=3, position=0).index == 2
+    assert Params(n_tokens=3, position=3).index == 2
+    assert ffn_story(4, 16, "gelu", 3, Params(n_tokens=3, position=0).index, 0).token == 3
     with pytest.raises(ValueError, match=r"--position must be between 0 \(the last token\) and 3; got 4"):
-        Params(tokens=3, position=4)
+        Params(n_tokens=3, position=4)
     with pytest.raises(ValueError, match="--d-ff must be at least --d-model"):
         Params(d_model=32, d_ff=16)
 
@@ -162,8 +162,8 @@ def test_look_follows_the_kits_one_rule(d, f, stream, hidden, table):
 # -- the script ----------------------------------------------------------------------------------
 
 NOISE = re.compile(r"[0-9Δ≤≥·\[\]_×‖₁₂=|−√∑()]")
-SCRIPT_CASES = [{}, {"act": "relu"}, {"act": "gelu_tanh", "d_ff": 4}, {"d_model": 40, "d_ff": 160, "tokens": 2},
-                {"d_model": 8, "d_ff": 16, "position": 0}, {"d_model": 4, "d_ff": 6, "tokens": 6, "seed": 9}]
+SCRIPT_CASES = [{}, {"act": "relu"}, {"act": "gelu_tanh", "d_ff": 4}, {"d_model": 40, "d_ff": 160, "n_tokens": 2},
+                {"d_model": 8, "d_ff": 16, "position": 0}, {"d_model": 4, "d_ff": 6, "n_tokens": 6, "seed": 9}]
 
 
 @pytest.mark.parametrize("flags", SCRIPT_CASES)
@@ -183,9 +183,9 @@ def test_script_speaks_the_lessons_numbers_in_words():
     assert "four rows and sixteen columns" in lines["expand"].speech and "four times wider" in lines["expand"].speech
     assert "zero point five three" in lines["contract"].speech and "‖Δ‖ = 0.53" in lines["contract"].caption
     assert "exactly zero" in lines["permute_rows"].speech
-    last = script(Params(tokens=3, position=0))
+    last = script(Params(n_tokens=3, position=0))
     assert last["show_input"].caption.startswith("Token 3 of 3.")
-    wide = script(Params(d_model=40, d_ff=170, tokens=2))
+    wide = script(Params(d_model=40, d_ff=170, n_tokens=2))
     assert "heat strip" in wide["show_input"].caption and "has forty numbers" in wide["show_input"].speech
     assert "one hundred seventy hidden numbers, four point two five times" not in wide["expand"].speech
     assert "one hundred seventy hidden numbers, four point two times wider" in wide["expand"].speech
@@ -222,13 +222,13 @@ def test_bad_flags_exit_2_with_one_line_and_write_nothing(cli, tmp_path, args, m
 def test_show_says_what_position_means(cli):
     result = cli("show", "ffn")
     assert result.exit_code == 0
-    assert "0 = the last token" in result.output and "0..6" in result.output
+    assert "0 = the last token" in result.output and "0 .. the number of tokens (at most 6)" in result.output
 
 
 # -- renders: the manifest's numbers are what the parts display -----------------------------------
 
 def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", tokens=4, position=2, seed=0):
-    p = Params(d_model=d_model, d_ff=d_ff, act=act, tokens=tokens, position=position, seed=seed)
+    p = Params(d_model=d_model, d_ff=d_ff, act=act, n_tokens=tokens, position=position, seed=seed)
     ex = ffn_world(d_model, d_ff, act, tokens, seed)
     _, tr = ffn_run(ex)
     i = p.index
@@ -261,7 +261,7 @@ def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", tokens=4
 @pytest.mark.render
 def test_toy_last_frame_shows_the_engines_numbers(render_topic_cli):
     # (the default flags' last frame is checked pixel for pixel by test_ffn_last_frame below)
-    result, manifest, out = render_topic_cli("ffn", "--d-ff", "8", "--tokens", "3", "--position", "0",
+    result, manifest, out = render_topic_cli("ffn", "--d-ff", "8", "--n-tokens", "3", "--position", "0",
                                              "--seed", "3", "--last-frame")
     assert result.exit_code == 0, result.output
     assert (out / "ffn" / f"{manifest['name']}.png").stat().st_size > 0
@@ -272,7 +272,7 @@ def test_toy_last_frame_shows_the_engines_numbers(render_topic_cli):
 @pytest.mark.render
 def test_model_scale_relu_last_frame(render_topic_cli):
     result, manifest, out = render_topic_cli("ffn", "--d-model", "768", "--d-ff", "3072", "--act", "relu",
-                                             "--tokens", "2", "--position", "1", "--last-frame")
+                                             "--n-tokens", "2", "--position", "1", "--last-frame")
     assert result.exit_code == 0, result.output
     assert not any(manifest["numbers"]["numbers_shown"].values())
     assert manifest["numbers"]["ledger"]["n_active"] > 1000
@@ -282,7 +282,7 @@ def test_model_scale_relu_last_frame(render_topic_cli):
 
 @pytest.mark.render
 def test_video_srt_and_manifest(render_topic_cli):
-    flags = dict(d_model=2, d_ff=4, tokens=2, position=2)
+    flags = dict(d_model=2, d_ff=4, n_tokens=2, position=2)
     args = [a for k, v in flags.items() for a in ("--" + k.replace("_", "-"), str(v))]
     result, manifest, out = render_topic_cli("ffn", *args)
     assert result.exit_code == 0, result.output

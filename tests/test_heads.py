@@ -109,10 +109,10 @@ def test_position_flag_and_the_old_receiver_number():
 
 @pytest.mark.parametrize("args, message", [
     (("--d-model", "768", "--heads", "12", "--d-head", "32"), "--heads x --d-head must equal --d-model"),
-    (("--tokens", "a,b,c,d,e,f,g,h,i"), "--tokens must be 1 to 8"),
-    (("--tokens", "a,,b"), "--tokens must be 1 to 8"),
-    (("--tokens", "a,b", "--position", "3"), "--position must be between 0 (the last token) and 2; got 3"),
-    (("--tokens", "a,b", "--receiver", "3"), "--position must be between 0 (the last token) and 2; got 3"),
+    (("--words", "a,b,c,d,e,f,g,h,i"), "--words must be 1 to 8"),
+    (("--words", "a,,b"), "--words must be 1 to 8"),
+    (("--words", "a,b", "--position", "3"), "--position must be between 0 (the last token) and 2; got 3"),
+    (("--words", "a,b", "--receiver", "3"), "--position must be between 0 (the last token) and 2; got 3"),
     (("--receiver", "last"), "--receiver: must be a whole number"),
     (("--show", "9"), "9 is not in the range"),
     (("--mask", "sliding"), "'sliding' is not one of"),

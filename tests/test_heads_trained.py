@@ -76,7 +76,7 @@ def test_the_script_names_the_checkpoint_and_layer():
     assert "checkpoint tiny, layer one" in first.speech and "after layer zero" in first.speech
     assert "d = 64, 4 heads of width 16" in first.caption
     assert "W_O^(r) + b_O, norm" in lines["sum_heads"].caption and "plus the output bias" in lines["sum_heads"].speech
-    assert "head 3 (L1H2) puts 100.0% on 'sees'" in lines["show_patterns"].caption
+    assert "head 2 (L1H2) puts 100.0% on 'sees'" in lines["show_patterns"].caption
     for name, line in lines.items():
         assert not NOISE.search(line.speech), (name, line.speech)
 
@@ -104,7 +104,9 @@ def test_text_without_a_tokenizer_is_refused(tmp_path):
     (("--text", "the " * 9), "9 tokens: this topic draws at most 8"),
     (("--token-ids", "4,999"), "unknown token id 999: tiny has ids 0 .. 205"),
     (("--token-ids", "4,x"), "--token-ids must be comma-separated whole numbers"),
-    (("--text", "the zebra"), "tokenizer does not know"),
+    (("--text", "the zebra"), "tiny does not know the word 'zebra'; `render.py vocab tiny` lists its 206 tokens"),
+    (("--text", "the cat", "--d-model", "8"), "--d-model does nothing beside --weights, which replaces it"),
+    (("--text", "the cat", "--seed", "3", "--tokens", "a,b"), "--words and --seed do nothing beside --weights"),
     ((), "--weights needs exactly one of --text"),
     (("--text", "the cat", "--position", "3"), "--position must be between 0 (the last token) and 2; got 3"),
 ])

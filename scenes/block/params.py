@@ -3,26 +3,28 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 from scenes.block.numbers import PLACEMENTS, STEPS
-from scenes.kit import TopicParams, param
+from scenes.kit import Alias, TopicParams, param, renamed, seed_param, whole_number
 from tblock.worlds import TINY_MAX_TOKENS
 
 
 @dataclass(frozen=True)
 class Params(TopicParams):
-    seed: int = param(0, "seed of the block's random weights (the first three inputs are the lesson's)",
-                      low=0, high=99999)
+    seed: int = seed_param(0, "seed of the block's random weights (the first three inputs are the lesson's)")
     norm: str = param("rms", "normalisation: RMSNorm (the lesson's) or LayerNorm", choices=("rms", "layer"))
     placement: str = param("pre", "pre-norm x + F(Norm(x)) or post-norm Norm(x + F(x))",
                            choices=("pre", "post"))
     act: str = param("gelu", "the FFN's activation", choices=("gelu", "relu"))
-    tokens: int = param(3, "how many tokens (rows) enter the block", low=1, high=TINY_MAX_TOKENS)
+    n_tokens: int = param(3, "how many tokens (rows) enter the block", low=1, high=TINY_MAX_TOKENS)
     mask: str = param("full", "attention mask: full (every token reads every token, as in the lesson) "
                       "or causal (each token reads itself and earlier ones)", choices=("full", "causal"))
     stage: str = param("all", "stop after this step (with --last-frame: a still of it); post-norm visits "
                        "norm1/norm2 right after add1/add2",
                        choices=STEPS + ("all",))
+
+    ALIASES: ClassVar[dict[str, Alias]] = {"tokens": renamed("n_tokens", whole_number)}
 
     def steps(self) -> tuple[str, ...]:
         """The steps this video runs, in order: the placement's, up to ``--stage``."""

@@ -59,6 +59,7 @@ from scenes.kit import (
     theme,
 )
 from scenes.kit.vector import number_font_size
+from tblock.names import head_label
 
 # -- layout: the walk's rows and columns ------------------------------------------------
 
@@ -234,7 +235,7 @@ class HeadHeatmaps(VGroup):
             sigma = stage_grid(sums[r][:, None], None, cols=["Σ"], **kw)
             sigma.next_to(g.cells, RIGHT, buff=0.22).align_to(g.cells, UP)
             sigma.shift(UP * (g.cells[0].get_y() - sigma.cells[0].get_y()))
-            title = label(f"head {r + 1}", title_size * 0.7, head_color(r)).next_to(VGroup(g, sigma), UP, buff=0.12)
+            title = label(head_label(r), title_size * 0.7, head_color(r)).next_to(VGroup(g, sigma), UP, buff=0.12)
             group = VGroup(g, sigma, title)
             if row_names:
                 group.add(VGroup(*[label(t, 18, theme().muted).next_to(g.cells[i], LEFT, buff=0.12)

@@ -20,7 +20,7 @@ SPOKEN_ACTS = {"gelu": "gelu", "gelu_tanh": "tanh gelu", "relu": "relu"}
 
 def numbers_for(p: Params) -> BlockNumbers:
     """The numbers of the video these flags render."""
-    return block_numbers(seed=p.seed, norm=p.norm, act=p.act, placement=p.placement, tokens=p.tokens, mask=p.mask)
+    return block_numbers(seed=p.seed, norm=p.norm, act=p.act, placement=p.placement, tokens=p.n_tokens, mask=p.mask)
 
 
 def script(p: Params) -> dict[str, Line]:
@@ -78,10 +78,10 @@ def attention(b: BlockNumbers, p: Params) -> Line:
     reads = "the tokens up to its own (causal mask)" if causal else "every token"
     spoken_reads = "the tokens up to its own, under the causal mask" if causal else "every token"
     source = {"pre": "the normalised copy", "post": "the stream X itself"}[p.placement]
-    return Line(f"Each head weighs {reads}, reading {source}; a softmax makes every row sum to 1. Head 1 gives "
+    return Line(f"Each head weighs {reads}, reading {source}; a softmax makes every row sum to 1. Head 0 gives "
                 f"token {r + 1}'s largest weight, {pct(pattern[0, r, top], 1)}, to token {top + 1}.",
                 f"Each head weighs {spoken_reads}, reading {source}, and a softmax makes every row sum to one. "
-                f"Head one gives token {say_int(r + 1)}'s largest weight, "
+                f"Head zero gives token {say_int(r + 1)}'s largest weight, "
                 f"{say_percent(100 * pattern[0, r, top], 1)}, to token {say_int(top + 1)}.")
 
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from typing import ClassVar
 
-from scenes.kit import POSITION_HELP, TopicParams, followed_position, param
+from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param, whole_number
 from tblock.worlds.trained import TrainedInput, trained_input
 
 MAX_TOKENS = 6
@@ -15,19 +16,25 @@ MAX_TOKENS = 6
 @dataclass(frozen=True)
 class Params(TopicParams):
     d_model: int = param(4, "model width d (the stream's width); a vector of up to 16 entries is drawn as numbers, "
-                            "a wider one as a heat strip", low=2, high=1024)
-    d_ff: int = param(16, "the FFN's hidden width (4 x d in GPT-2); at least --d-model", low=2, high=4096)
-    act: str = param("gelu", "the activation between W1 and W2", choices=("gelu", "gelu_tanh", "relu"))
-    tokens: int = param(4, "how many positions (rows) the stream holds", low=2, high=MAX_TOKENS)
-    position: int = param(2, POSITION_HELP, low=0, high=MAX_TOKENS)
-    seed: int = param(0, "seed of the weights and the inputs", low=0, high=2**31 - 1)
+                            "a wider one as a heat strip", low=2, high=1024, unused_with="weights")
+    d_ff: int = param(16, "the FFN's hidden width (4 x d in GPT-2); at least --d-model", low=2, high=4096,
+                      shown_range="--d-model .. 4096", unused_with="weights")
+    act: str = param("gelu", "the activation between W1 and W2", choices=("gelu", "gelu_tanh", "relu"),
+                     unused_with="weights")
+    n_tokens: int = param(4, "how many positions (rows) the stream holds", low=2, high=MAX_TOKENS,
+                          unused_with="weights")
+    position: int = param(2, POSITION_HELP, low=0, high=MAX_TOKENS,
+                          shown_range=f"0 .. the number of tokens (at most {MAX_TOKENS})")
+    seed: int = seed_param(0, "seed of the weights and the inputs", unused_with="weights")
     weights: str = param("", "a trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
                          "TransformerLens .npz (its widths and activation replace --d-model/--d-ff/--act; "
                          "empty: seeded random)")
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
-                       low=0, high=1000)
+                       low=0, high=1000, shown_range="0 .. layers-1 of the checkpoint")
     text: str = param("", f"with --weights: the input text, tokenized by the checkpoint (2 to {MAX_TOKENS} tokens)")
     token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)")
+
+    ALIASES: ClassVar[dict[str, Alias]] = {"tokens": renamed("n_tokens", whole_number)}
 
     def check(self) -> None:
         if self.weights:
@@ -38,7 +45,7 @@ class Params(TopicParams):
             return
         if self.text or self.token_ids or self.layer:
             raise ValueError("--text, --token-ids and --layer need --weights (a checkpoint such as tiny)")
-        followed_position(self.position, self.tokens)
+        followed_position(self.position, self.n_tokens)
         if self.d_ff < self.d_model:
             raise ValueError(f"--d-ff must be at least --d-model, since the FFN expands "
                              f"({self.d_model} -> d_ff); got --d-ff {self.d_ff} < --d-model {self.d_model}")
@@ -55,9 +62,9 @@ class Params(TopicParams):
         if inp is None:
             return self
         c = inp.ckpt.config
-        return dataclasses.replace(self, d_model=c.d_model, d_ff=c.d_ff, act=c.act, tokens=len(inp.ids))
+        return dataclasses.replace(self, d_model=c.d_model, d_ff=c.d_ff, act=c.act, n_tokens=len(inp.ids))
 
     @property
     def index(self) -> int:
         """The followed position, 0-based."""
-        return followed_position(self.position, self.tokens)
+        return followed_position(self.position, self.n_tokens)

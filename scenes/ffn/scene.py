@@ -122,7 +122,7 @@ class FFNScene(StepScene):
         self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"], s.world.tokens, self.look,
                                       words.table_titles(p, s), words.BOX_NOTE, featured=s.index)
         self.fade_in(*table.opening())
-        run = 0.7 if p.tokens <= 4 else 0.5
+        run = 0.7 if p.n_tokens <= 4 else 0.5
         for i, (a_in, a_out) in enumerate(table.arrows):
             self.play(Create(a_in), FadeIn(table.hid_rows[i]), run_time=run)
             self.play(Create(a_out), FadeIn(table.out_rows[i]), FadeIn(table.out_names[i]), run_time=run)

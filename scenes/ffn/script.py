@@ -27,7 +27,7 @@ def story_of(p: Params) -> Story:
     inp = p.trained()
     if inp is not None:
         return trained_story(inp, p.resolved().index)
-    return ffn_story(p.d_model, p.d_ff, p.act, p.tokens, p.index, p.seed)
+    return ffn_story(p.d_model, p.d_ff, p.act, p.n_tokens, p.index, p.seed)
 
 
 def origin(s: Story) -> tuple[str, str]:
@@ -79,7 +79,7 @@ def script(p: Params) -> dict[str, Line]:
     s = story_of(p)
     p = p.resolved()  # the checkpoint's widths with --weights
     look = Look(p.d_model, p.d_ff)
-    pos, d, f, n, t = s.pos, p.d_model, p.d_ff, p.tokens, s.token
+    pos, d, f, n, t = s.pos, p.d_model, p.d_ff, p.n_tokens, s.token
     listed = look.stream_numbers and d <= LISTED_MAX
     k, norm = pos["n_active"], pos["update_norm"]
     name, spoken = ACT_NAMES[p.act], ACT_SPOKEN[p.act]
@@ -203,7 +203,7 @@ def hidden_in(s: Story) -> str:
 
 def table_titles(p: Params, s: Story) -> list[tuple[str, str]]:
     """(name, shape) of the u column, the FFN box and the output column."""
-    n, d = p.tokens, p.d_model
+    n, d = p.n_tokens, p.d_model
     return [("u = LN₂(Y)", f"(n, d) = ({n}, {d})"),
             (f"hidden h = {ACT_NAMES[p.act]}({hidden_in(s)})", f"({n}, {p.d_ff}), internal"),
             ("Δ = FFN(u)", f"(n, d) = ({n}, {d})")]

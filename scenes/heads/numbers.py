@@ -108,7 +108,7 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
 
 @dataclass(frozen=True, eq=False)
 class HeadsNumbers:
-    """The world, its view at the receiver, and (when W_O^(1) is scaled) the changed world and view."""
+    """The world, its view at the receiver, and (when head 0's W_O is scaled) the changed world and view."""
 
     world: HeadsWorld
     view: dict
@@ -127,7 +127,7 @@ class HeadsNumbers:
 def heads_numbers(d_model: int, n_heads: int, d_head: int, tokens: tuple[str, ...], seed: int, mask: str,
                   receiver: int, shown: int, scale_wo: float) -> HeadsNumbers:
     """Everything the video shows on the seeded world: the view at ``receiver`` (0-based), the first
-    ``shown`` heads in full, and a second pass with W_O^(1) times ``scale_wo`` unless it is 1."""
+    ``shown`` heads in full, and a second pass with head 0's W_O times ``scale_wo`` unless it is 1."""
     world = heads_world(d_model, n_heads, d_head, tokens, seed=seed, mask=mask)
     return world_numbers(world, receiver, shown, scale_wo)
 
@@ -139,7 +139,7 @@ def trained_numbers(inp: TrainedInput, receiver: int, shown: int, scale_wo: floa
 
 def world_numbers(world: HeadsWorld, receiver: int, shown: int, scale_wo: float,
                   trained: TrainedInput | None = None) -> HeadsNumbers:
-    """The view of a world and, unless ``scale_wo`` is 1, of the same block with W_O^(1) scaled
+    """The view of a world and, unless ``scale_wo`` is 1, of the same block with head 0's W_O scaled
     (same input, so the same attention weights)."""
     shown = min(shown, world.cfg.n_heads)
     view = receiver_view(world, receiver, shown)

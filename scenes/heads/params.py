@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param
+from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param
 from tblock.worlds.trained import TrainedInput, trained_input
 
 MAX_TOKENS = 8
@@ -28,26 +28,31 @@ def position_of_receiver(text: str) -> int:
 
 @dataclass(frozen=True)
 class Params(TopicParams):
-    d_model: int = param(4, "stream width d (the lesson's diagram: 768)", low=2, high=1024)
-    heads: int = param(2, "number of heads h (heads x d-head must equal d-model)", low=1, high=16)
-    d_head: int = param(2, "width of each head's value space (the lesson's diagram: 64)", low=1, high=256)
+    d_model: int = param(4, "stream width d (the lesson's diagram: 768)", low=2, high=1024, unused_with="weights")
+    heads: int = param(2, "number of heads h (heads x d-head must equal d-model)", low=1, high=16,
+                       unused_with="weights")
+    d_head: int = param(2, "width of each head's value space (the lesson's diagram: 64)", low=1, high=256,
+                        unused_with="weights")
     show: int = param(3, "heads drawn in full (capped at --heads); the rest fold into '+ N more'",
                       low=1, high=MAX_ROWS)
-    position: int = param(0, POSITION_HELP, low=0, high=MAX_TOKENS)
-    tokens: str = param("the,Eiffel,tower", f"the sequence, comma-separated (1 to {MAX_TOKENS} tokens)")
-    seed: int = param(0, "seed of the random weights and token embeddings", low=0, high=2**31 - 1)
-    mask: str = param("causal", "attention mask", choices=("causal", "full"))
-    scale_wo: float = param(-1.0, "second pass: head 1's W_O^(1) times this factor (1 = no second pass)",
+    position: int = param(0, POSITION_HELP, low=0, high=MAX_TOKENS,
+                          shown_range=f"0 .. the number of tokens (at most {MAX_TOKENS})")
+    words: str = param("the,Eiffel,tower", f"the sequence, comma-separated words (1 to {MAX_TOKENS})",
+                       unused_with="weights")
+    seed: int = seed_param(0, "seed of the random weights and token embeddings", unused_with="weights")
+    mask: str = param("causal", "attention mask", choices=("causal", "full"), unused_with="weights")
+    scale_wo: float = param(-1.0, "second pass: head 0's W_O block times this factor (1 = no second pass)",
                             low=-3.0, high=3.0)
     weights: str = param("", "a trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
                          "TransformerLens .npz (its sizes replace --d-model/--heads/--d-head; empty: seeded random)")
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
-                       low=0, high=1000)
+                       low=0, high=1000, shown_range="0 .. layers-1 of the checkpoint")
     text: str = param("", f"with --weights: the input text, tokenized by the checkpoint (1 to {MAX_TOKENS} tokens)")
     token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)")
 
     ALIASES: ClassVar[dict[str, Alias]] = {
         "receiver": Alias("position", position_of_receiver, "the same number: 1 = the first token, 0 = the last"),
+        "tokens": renamed("words"),
     }
 
     def check(self) -> None:
@@ -61,12 +66,12 @@ class Params(TopicParams):
                 f"--heads x --d-head must equal --d-model, because the heads' mixtures are concatenated "
                 f"back to the stream width: {self.heads} x {self.d_head} = {self.heads * self.d_head}, "
                 f"not {self.d_model}")
-        toks = parse_tokens(self.tokens)
+        toks = parse_tokens(self.words)
         if not 1 <= len(toks) <= MAX_TOKENS or not all(toks):
-            raise ValueError(f"--tokens must be 1 to {MAX_TOKENS} non-empty comma-separated tokens; "
-                             f"got {self.tokens!r}")
+            raise ValueError(f"--words must be 1 to {MAX_TOKENS} non-empty comma-separated words; "
+                             f"got {self.words!r}")
         if any(len(t) > 12 for t in toks):
-            raise ValueError(f"--tokens: each token must be at most 12 characters; got {self.tokens!r}")
+            raise ValueError(f"--words: each word must be at most 12 characters; got {self.words!r}")
         followed_position(self.position, len(toks))  # raises for a position past the last token
 
     def trained(self) -> TrainedInput | None:
@@ -77,9 +82,9 @@ class Params(TopicParams):
 
     @property
     def token_list(self) -> tuple[str, ...]:
-        """The tokens drawn: the checkpoint's token strings with --weights, else --tokens."""
+        """The tokens drawn: the checkpoint's token strings with --weights, else --words."""
         inp = self.trained()
-        return inp.strings if inp is not None else parse_tokens(self.tokens)
+        return inp.strings if inp is not None else parse_tokens(self.words)
 
     @property
     def receiver_index(self) -> int:

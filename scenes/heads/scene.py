@@ -10,7 +10,7 @@ contributions"), at one receiving position i of a pre-norm block:
   the contribution H_r[i] W_O^(r);
 * the contributions add entry by entry into Δ_attn[i], which the
   concatenate-then-project route reaches too (the largest difference is shown);
-* the same weights with a different W_O^(1) give a different update;
+* the same weights with a different W_O block for head 0 give a different update;
 * Δ_attn[i] joins the stream at the same position: Y[i] = X[i] + Δ_attn[i].
 
 Two scales, one scene. The default is a toy (d = 4, 2 heads of width 2) where
@@ -66,6 +66,7 @@ from scenes.heads.parts import (
 from scenes.heads.script import numbers_of, script
 from scenes.kit import StepScene, Topic, Vector, fit_inside, fmt, fmt_diff, head_color, label, step, theme
 from scenes.kit.layout import Column
+from tblock.names import head_label
 
 C = COLUMNS  # short name: the grid's columns
 # FadeTransform starts from a Vector's drawn view (its numbers or strip): a kit Vector is a Group,
@@ -129,7 +130,7 @@ class HeadsScene(StepScene):
         tiles = self.heads_circuit.tiles
         names, fans = VGroup(), VGroup()
         for r in range(self.k):
-            name = label(f"head {r + 1}", 20, head_color(r)).move_to([X_NAME, self.row_y(r), 0], aligned_edge=LEFT)
+            name = label(head_label(r), 20, head_color(r)).move_to([X_NAME, self.row_y(r), 0], aligned_edge=LEFT)
             names.add(name)
             fans.add(Line(tiles[r + 1].get_right(), name.get_left() + LEFT * 0.06, color=head_color(r),
                           stroke_width=2.5))
@@ -254,14 +255,14 @@ class HeadsScene(StepScene):
                   FadeIn(diff), run_time=0.9)
 
     def wo_shows(self, weights) -> list:
-        """Animations that draw W_O^(1) (its block and the stacked matrix) from ``weights``."""
+        """Animations that draw head 0's W_O block (its block and the stacked matrix) from ``weights``."""
         W_O = weights.W_O
         new_w = matrix_image(W_O[0], C.wo.width, ROW_H).move_to(self.w_images[0])
         new_cat = matrix_image(W_O.reshape(-1, W_O.shape[-1]), 0.7, 0.7).move_to(self.cat_w)
         return [Transform(self.w_images[0].image, new_w.image), Transform(self.cat_w.image, new_cat.image)]
 
     def count_to(self, view: dict) -> list:
-        """Animations that count head 1's contribution and norm, Δ_attn and its norm to ``view``'s."""
+        """Animations that count head 0's contribution and norm, Δ_attn and its norm to ``view``'s."""
         return [*self.contributions[0].retarget(view["result"][0]),
                 ChangeDecimalToValue(self.norms[0], float(view["result_norm"][0])),
                 *self.delta.retarget(view["attn_out"]),
@@ -278,7 +279,7 @@ class HeadsScene(StepScene):
     @step
     def add_to_stream(self) -> None:
         v, c = self.v, self.heads_circuit.circuit
-        if self.n.changed_view is not None:  # W_O^(1) restored
+        if self.n.changed_view is not None:  # head 0's W_O restored
             self.play(FadeOut(self.changed_tag), *self.wo_shows(self.n.world.weights), *self.count_to(v),
                       run_time=1.0)
         self.y_view = self.track("y", self.stream_vector(v["x"], C.y, self.scales.stream, Y_STREAM))

@@ -13,6 +13,7 @@ from scenes.kit import (
     fmt_diff,
     fmt_vec,
     pct,
+    say_head,
     say_int,
     say_list,
     say_number,
@@ -20,6 +21,7 @@ from scenes.kit import (
     say_vector,
     shows_numbers,
 )
+from tblock.names import head_label
 
 
 def numbers_of(p: Params) -> HeadsNumbers:
@@ -45,8 +47,8 @@ def origin(n: HeadsNumbers) -> tuple[str, str]:
 
 
 def hook_name(n: HeadsNumbers, r: int) -> str:
-    """' (L1H2)': head r + 1 as the checkpoint's names count it (0-based), or nothing on the seeded world."""
-    return "" if n.trained is None else f" (L{n.trained.layer}H{r})"
+    """' (L1H2)': head r with its layer, as the checkpoint's names count them, or nothing on the seeded world."""
+    return "" if n.trained is None else f" ({head_label(r, n.trained.layer)})"
 
 
 def plural(count: int, word: str) -> str:
@@ -92,10 +94,10 @@ def script(p: Params) -> dict[str, Line]:
             "which compute independently, in parallel."),
         "show_patterns": Line(
             f"Each head has its own attention row for '{token}': "
-            + "; ".join(f"head {r + 1}{hook_name(n, r)} puts {pct(v['pattern'][r, j], 1)} on '{tokens[j]}'"
+            + "; ".join(f"{head_label(r)}{hook_name(n, r)} puts {pct(v['pattern'][r, j], 1)} on '{tokens[j]}'"
                        for r, j in tops) + ".",
             f"Each head has its own attention row for {token}. "
-            + sentence(say_list([f"head {say_int(r + 1)} puts {say_percent(100 * v['pattern'][r, j], 1)} "
+            + sentence(say_list([f"{say_head(r)} puts {say_percent(100 * v['pattern'][r, j], 1)} "
                                  f"on the word {tokens[j]}" for r, j in tops])) + "."),
         "mix_values": Line(
             f"Each head mixes its own values with those weights into H_r[i]: {dh} {plural(dh, 'number')} "
@@ -104,11 +106,11 @@ def script(p: Params) -> dict[str, Line]:
             f"{say_int(dh)} {plural(dh, 'number')} in that head's own value coordinates."),
         "project_heads": Line(
             f"W_O^(r) ({dh}×{d}) writes each mixture in the {d} stream coordinates; norms: "
-            + ", ".join(f"head {r + 1} {fmt(v['result_norm'][r])}" for r in range(k))
+            + ", ".join(f"{head_label(r)} {fmt(v['result_norm'][r])}" for r in range(k))
             + f". {d} numbers, but a write subspace of dimension ≤ {dh}.",
             f"W O of head r, a {say_int(dh)} by {say_int(d)} matrix, writes each mixture in the {say_int(d)} "
             "stream coordinates. The contributions have norms "
-            + say_list([f"{say_number(v['result_norm'][r])} for head {say_int(r + 1)}" for r in range(k)])
+            + say_list([f"{say_number(v['result_norm'][r])} for {say_head(r)}" for r in range(k)])
             + f". Each is {say_int(d)} numbers, yet it lies in a write subspace of dimension at most "
             f"{say_int(dh)}."),
         "sum_heads": Line(
@@ -136,16 +138,16 @@ def script(p: Params) -> dict[str, Line]:
             spoken = (f"the norm of delta attention goes from {say_number(v['attn_norm'])} to "
                       f"{say_number(c['attn_norm'])}")
         lines["change_wo"] = Line(
-            f"Same attention weights, W_O^(1) times {fmt(p.scale_wo, 1)}: head 1 writes a different vector and "
+            f"Same attention weights, W_O^(0) times {fmt(p.scale_wo, 1)}: head 0 writes a different vector and "
             f"{change}. The weights alone don't decide the update.",
-            f"Keep the same attention weights, but multiply W O of head one by {say_number(p.scale_wo, 1)}. "
-            f"Head one now writes a different vector, and {spoken}. The weights alone do not decide the update.")
+            f"Keep the same attention weights, but multiply W O of head zero by {say_number(p.scale_wo, 1)}. "
+            f"Head zero now writes a different vector, and {spoken}. The weights alone do not decide the update.")
     restore = n.changed_view is not None
     lines["add_to_stream"] = Line(
-        ("W_O^(1) restored. " if restore else "")
+        ("W_O^(0) restored. " if restore else "")
         + "Δ_attn[i] joins the stream at the same position, Y[i] = X[i] + Δ_attn[i]; the bypass carries X[i] "
         f"into ⊕ unchanged (norm {fmt(v['x_norm'])} → {fmt(v['y_norm'])}).",
-        ("W O of head one is restored. " if restore else "")
+        ("W O of head zero is restored. " if restore else "")
         + "Delta attention at i joins the stream at the same position: Y at i is X at i plus delta attention "
         "at i. The bypass carries X at i into the sum unchanged. The norm goes from "
         f"{say_number(v['x_norm'])} to {say_number(v['y_norm'])}.")

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from tblock.checkpoint import Checkpoint
+from tblock.names import head_label
 from tblock.scores import induction_score, induction_targets, previous_token_score, repeated_random_tokens
 from tblock.worlds.trained import checkpoint
 
@@ -56,7 +57,7 @@ class HeadView:
 
     @property
     def name(self) -> str:
-        return f"L{self.layer}H{self.head}"
+        return head_label(self.head, self.layer)
 
 
 def head_view(layer: int, scores: np.ndarray, pattern: np.ndarray, queries: np.ndarray, keys: np.ndarray) -> HeadView:

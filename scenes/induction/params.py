@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from scenes.kit import TopicParams, param
+from scenes.kit import TopicParams, param, seed_param
 
 MAX_PERIOD = 8  # 2 x 8 tokens fit one row on screen
 
@@ -13,5 +13,5 @@ MAX_PERIOD = 8  # 2 x 8 tokens fit one row on screen
 class Params(TopicParams):
     period: int = param(6, "distinct random words before the repeat (the sequence is BOS, the words, "
                         "then the words again less the last)", low=3, high=MAX_PERIOD)
-    seed: int = param(1, "seed of the random words (drawn from the tiny model's vocabulary)", low=0, high=2**31 - 1)
+    seed: int = seed_param(1, "seed of the random words (drawn from the tiny model's vocabulary)")
     top: int = param(3, "most likely next tokens shown", low=1, high=5)

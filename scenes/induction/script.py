@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from scenes.induction.numbers import InductionNumbers, induction_numbers
 from scenes.induction.params import Params
-from scenes.kit import Line, fmt, pct, say_int, say_list, say_number, say_percent
+from scenes.kit import Line, fmt, pct, say_head, say_int, say_list, say_number, say_percent
 
 
 def numbers_of(p: Params) -> InductionNumbers:
@@ -17,11 +17,6 @@ SCORE_PLACES = 3  # head scores as the README prints them (close to 1, so 2 plac
 
 def sentence(text: str) -> str:
     return text[:1].upper() + text[1:]
-
-
-def say_head(layer: int, head: int) -> str:
-    """'L0H1' as spoken: 'head one of layer zero' (0-based, as in the checkpoint's names)."""
-    return f"head {say_int(head)} of layer {say_int(layer)}"
 
 
 def script(p: Params) -> dict[str, Line]:
@@ -42,7 +37,7 @@ def script(p: Params) -> dict[str, Line]:
             f"{prev.name} (layer {prev.layer}, head {prev.head}) attends from every token to the one before it "
             f"(previous-token score {fmt(prev.score, SCORE_PLACES)}): each position's stream now carries its "
             "predecessor.",
-            f"{sentence(say_head(prev.layer, prev.head))} looks from every token to the token just before it. "
+            f"{sentence(say_head(prev.head, prev.layer))} looks from every token to the token just before it. "
             f"Its previous token score, the mean attention from each position to the one before, is "
             f"{say_number(prev.score, SCORE_PLACES)}. So each position's stream now also carries the word that "
             "came before it."),
@@ -50,7 +45,7 @@ def script(p: Params) -> dict[str, Line]:
             f"{ind.name} (layer {ind.layer}, head {ind.head}) looks from each repeated word to the word after its "
             f"first occurrence (induction score {fmt(ind.score, SCORE_PLACES)}); from '{last}' it puts "
             f"{pct(ind.weights[-1], 1)} on '{source}'.",
-            f"{sentence(say_head(ind.layer, ind.head))} searches for the position whose "
+            f"{sentence(say_head(ind.head, ind.layer))} searches for the position whose "
             f"predecessor matches the current word. From each repeated word it looks at the word that followed "
             f"its first occurrence. Its induction score is {say_number(ind.score, SCORE_PLACES)}. From {last} it puts "
             f"{say_percent(100 * ind.weights[-1], 1)} of its attention on {source}, the word after the first {last}."),

@@ -5,15 +5,21 @@ from .axes import LabelledAxes
 from .base import (
                    POSITION_HELP,
                    READING_RATE,
+                   SEED_HIGH,
                    STEP_HOLD,
                    Alias,
                    Line,
                    StepScene,
                    Topic,
                    TopicParams,
+                   flag_name,
+                   flag_text,
                    followed_position,
                    param,
+                   renamed,
+                   seed_param,
                    step,
+                   whole_number,
 )
 from .circuit import Box, BypassCircuit
 from .grid import MatrixGrid
@@ -38,7 +44,7 @@ from .layout import (
                    stack_below,
 )
 from .parts import AddNode, HeatStrip, Plane2D, VectorColumn, WeightBars, label, number, tick_step
-from .speech import say_int, say_list, say_number, say_ordinal, say_percent, say_vector
+from .speech import say_head, say_int, say_list, say_number, say_ordinal, say_percent, say_vector
 from .theme import (
                    FONT,
                    MONO,
@@ -59,13 +65,14 @@ from .vector import Vector, colour_scale, shows_numbers
 __all__ = [
     "LabelledAxes",
     "POSITION_HELP", "READING_RATE", "STEP_HOLD", "Alias", "Line", "StepScene", "Topic", "TopicParams",
-    "followed_position", "param", "step",
+    "SEED_HIGH", "flag_name", "flag_text", "followed_position", "param", "renamed", "seed_param", "step",
+    "whole_number",
     "Box", "BypassCircuit", "MatrixGrid",
     "CAPTION_TOP", "FRAME_BOTTOM", "FRAME_LEFT", "FRAME_RIGHT", "FRAME_TOP", "MARGIN", "SAFE_BOTTOM", "SAFE_LEFT",
     "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "Columns", "fit_inside", "keep_on_screen", "on_screen", "rows", "spread",
     "stack_below",
     "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number", "tick_step",
-    "say_int", "say_list", "say_number", "say_ordinal", "say_percent", "say_vector",
+    "say_head", "say_int", "say_list", "say_number", "say_ordinal", "say_percent", "say_vector",
     "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_diff", "fmt_vec", "head_color", "pct", "theme", "use_theme",
     "value_color", "value_rgb",
     "Vector", "colour_scale", "shows_numbers",

@@ -49,11 +49,44 @@ STEP_HOLD = 0.6  # seconds each step rests on its settled last frame, at least
 READING_RATE = 3.5  # caption words per second: a step lasts as long as its caption takes to read
 
 
+SEED_HIGH = 2**31 - 1  # every --seed takes 0 .. 2^31 - 1
+
+
 def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
-          choices: tuple[str, ...] | None = None) -> Any:
-    """A ``Params`` field with its help text and its valid range or choices."""
-    meta = {"help": help, "low": low, "high": high, "choices": choices}
+          choices: tuple[str, ...] | None = None, shown_range: str | None = None,
+          unused_with: str | None = None) -> Any:
+    """A ``Params`` field with its help text and its valid range or choices.
+
+    ``shown_range`` is what ``render.py show`` prints when the real range depends on other flags
+    ("0 .. layers-1 of the checkpoint"); ``unused_with`` names the field that makes this one
+    meaningless when set (``"weights"``: the checkpoint decides), so the CLI refuses both together.
+    """
+    meta = {"help": help, "low": low, "high": high, "choices": choices, "shown_range": shown_range,
+            "unused_with": unused_with}
     return field(default=default, metadata=meta)
+
+
+def seed_param(default: int, help: str, **kwargs: Any) -> Any:
+    """A ``--seed`` field: the same range in every topic."""
+    return param(default, help, low=0, high=SEED_HIGH, **kwargs)
+
+
+def flag_name(name: str) -> str:
+    """A field's flag: ``d_model`` -> ``--d-model``."""
+    return "--" + name.replace("_", "-")
+
+
+def flag_text(name: str, value: Any) -> str:
+    """A field's value written back as flags: ``--no-residual``, ``--compare``, ``--text 'a b'``.
+
+    >>> flag_text("residual", False), flag_text("depth", 6), flag_text("text", "the cat")
+    ('--no-residual', '--depth 6', "--text 'the cat'")
+    """
+    import shlex
+
+    if isinstance(value, bool):
+        return flag_name(name) if value else "--no-" + flag_name(name)[2:]
+    return f"{flag_name(name)} {shlex.quote(str(value))}"
 
 
 @dataclass(frozen=True)
@@ -67,6 +100,19 @@ class Alias:
     field: str
     convert: Callable[[str], Any]
     help: str = ""
+
+
+def renamed(new_field: str, convert: Callable[[str], Any] = str) -> Alias:
+    """An :class:`Alias` for a flag that only changed its name: the same value, now ``--<new_field>``."""
+    return Alias(new_field, convert)
+
+
+def whole_number(text: str) -> int:
+    """An alias's text as an int, or ``ValueError`` with a sentence."""
+    try:
+        return int(text)
+    except ValueError:
+        raise ValueError(f"must be a whole number; got {text!r}") from None
 
 
 @dataclass(frozen=True)
@@ -96,7 +142,7 @@ class TopicParams:
 def check_field(f: dataclasses.Field, value: Any) -> None:
     """Raise ``ValueError`` when ``value`` is outside the field's range or choices."""
     meta = f.metadata
-    flag = "--" + f.name.replace("_", "-")
+    flag = flag_name(f.name)
     if meta.get("choices") and value not in meta["choices"]:
         raise ValueError(f"{flag} must be one of {', '.join(meta['choices'])}; got {value!r}")
     low, high = meta.get("low"), meta.get("high")

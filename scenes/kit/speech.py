@@ -90,3 +90,16 @@ def say_list(items: Sequence[str]) -> str:
     if len(items) <= 2:
         return " and ".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def say_head(head: int, layer: int | None = None) -> str:
+    """:func:`tblock.names.head_label` as spoken: 'head one', 'head one of layer zero' (0-based).
+
+    >>> say_head(1), say_head(1, layer=0)
+    ('head one', 'head one of layer zero')
+    """
+    from tblock.names import head_label
+
+    head_label(head, layer)  # the same checks as the written name
+    spoken = f"head {say_int(head)}"
+    return spoken if layer is None else f"{spoken} of layer {say_int(layer)}"

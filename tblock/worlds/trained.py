@@ -67,6 +67,17 @@ def display(token: str) -> str:
     return shown if shown and shown.isprintable() else repr(token)
 
 
+def unknown_words(ckpt: Checkpoint, text: str) -> list[str]:
+    """The pieces of ``text`` the checkpoint's tokenizer turns into its unknown token, each once.
+
+    >>> unknown_words(checkpoint("tiny"), "the zebra sees the yak")
+    ['zebra', 'yak']
+    """
+    encoding = ckpt.tokenizer.encode(text)
+    pieces = [text[a:b].strip() for t, (a, b) in zip(encoding.tokens, encoding.offsets) if t in UNKNOWN_TOKENS]
+    return list(dict.fromkeys(pieces))
+
+
 def trained_input(weights: str, layer: int, text: str = "", token_ids: str = "", max_tokens: int | None = None
                   ) -> TrainedInput:
     """Load and check: the layer exists, the tokens are known and fit; ValueError (one line) otherwise.
@@ -99,8 +110,10 @@ def trained_input(weights: str, layer: int, text: str = "", token_ids: str = "",
     except ValueError:  # no tokenizer: the ids are their own names
         strings = tuple(f"#{i}" for i in ids.tolist())
     if text and any(s in UNKNOWN_TOKENS for s in strings):
-        raise ValueError(f"--text {text!r} has words {ckpt.name}'s tokenizer does not know (they became "
-                         f"{next(s for s in strings if s in UNKNOWN_TOKENS)})")
+        unknown = unknown_words(ckpt, text)
+        raise ValueError(f"--text: {ckpt.name} does not know the word{'s' if len(unknown) > 1 else ''} "
+                         f"{', '.join(map(repr, unknown))}; `render.py vocab {weights}` lists its "
+                         f"{ckpt.vocab_size} tokens")
     return TrainedInput(ckpt, layer, ids, tuple(display(s) for s in strings))
 
 
