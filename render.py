@@ -76,6 +76,20 @@ from scenes.render_job import (
 TOPICS = load_topics()
 BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard", "script", "vocab")
 PUBLISHED: list[str] = []  # what this command has published so far (for the interruption message)
+NOTICES: list[str] = []  # old flag names used: printed once the input is known to be good
+
+
+def notice(text: str) -> None:
+    """Queue a one-line notice (an old flag name used); :func:`flush_notices` prints it."""
+    NOTICES.append(text)
+
+
+def flush_notices() -> None:
+    """Print the queued notices on stderr, once every check has passed (a refused input prints only
+    its error line)."""
+    for text in NOTICES:
+        click.echo(text, err=True)
+    NOTICES.clear()
 
 
 # -- click types ----------------------------------------------------------------------
@@ -200,7 +214,7 @@ def renamed_value(old: str, new: str, value: Any, new_value: Any) -> Any:
     """The value of a common flag given under its old name, with a one-line notice (both: an error)."""
     if new_value is not None:
         raise click.UsageError(f"{old} is the old name of {new}; give only {new}")
-    click.echo(f"note: {old} is now {new}; using {new} {value}", err=True)
+    notice(f"note: {old} is now {new}; using {new} {value}")
     return value
 
 
@@ -273,7 +287,7 @@ def apply_aliases(topic: Any, kwargs: dict, ctx: click.Context) -> set[str]:
         except ValueError as err:
             raise click.UsageError(f"--{old}: {err}") from None
         why = f" ({alias.help})" if alias.help else ""
-        click.echo(f"note: --{old} is now {new_flag}{why}; using {new_flag} {kwargs[alias.field]}", err=True)
+        notice(f"note: --{old} is now {new_flag}{why}; using {new_flag} {kwargs[alias.field]}")
         given.add(alias.field)
     refuse_unused(topic, kwargs, given)
     return given
@@ -301,6 +315,7 @@ def topic_command(topic: Any) -> click.Command:
         params = make_params(topic, kwargs)
         if script is not None:
             opts = dataclasses.replace(opts, voice=True, script=load_script(topic, params, script))
+        flush_notices()
         check_tools(topic)
         manifest = render_one(topic, params, opts)
         if open_result:
@@ -642,6 +657,7 @@ class TopicGroup(click.Group):
         """click's main, but a usage error is one line (no usage dump) and SIGINT/SIGTERM end with
         one line and exit code 130/143."""
         PUBLISHED.clear()
+        NOTICES.clear()
         argv = list(sys.argv[1:] if args is None else args)
         try:
             value = super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
@@ -693,7 +709,8 @@ def show(topic_name: str) -> None:
     topic = TOPICS[topic_name]
     click.echo(f"{topic.slug}: {topic.description}\n")
     rows = [("flag", "type", "default", "range", "help")]
-    for f in dataclasses.fields(topic.Params):
+    fields = dataclasses.fields(topic.Params)
+    for f in fields:
         flag = "--" + f.name.replace("_", "-")
         if isinstance(f.default, bool):
             flag = f"{flag}/--no-{flag[2:]}"
@@ -703,6 +720,9 @@ def show(topic_name: str) -> None:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
     for old, alias in topic.Params.ALIASES.items():
         click.echo(f"  (--{old} still works for now: it is the old name of --{alias.field.replace('_', '-')})")
+    for master in dict.fromkeys(f.metadata["unused_with"] for f in fields if f.metadata.get("unused_with")):
+        unused = ", ".join(flag_name(f.name) for f in fields if f.metadata.get("unused_with") == master)
+        click.echo(f"  ({unused}: not with {flag_name(master)}, which replaces them; refused beside it)")
     click.echo("\nplus the common flags: python render.py " + topic.slug + " --help")
 
 
@@ -728,6 +748,7 @@ def script_command(topic: Any) -> click.Command:
     def run(**kwargs: Any) -> None:
         apply_aliases(topic, kwargs, click.get_current_context())
         params = make_params(topic, kwargs)
+        flush_notices()
         flags = " ".join(flag_text(k, v) for k, v in params.changed().items())
         script = default_script(topic, params)
         rest = [n for n in step_names(topic, params) if n not in script]
@@ -883,6 +904,7 @@ def storyboard_command(topic: Any | None) -> click.Command:
             validate_options(RenderOptions(out=look["out"]))
         except OptionError as err:
             raise click.UsageError(str(err)) from None
+        flush_notices()
         recover_out(look["out"])
         for each in topics:
             manifest = rendered(each, look, sections=False, params=params if each is topic else None)

@@ -6,6 +6,7 @@ import dataclasses
 import math
 import os
 
+import click
 import pytest
 
 import render
@@ -222,3 +223,193 @@ def test_all_renders_every_topic_in_parallel(cli, tmp_path):
         assert f"{slug}.png" in result.output
     assert list((out / ".cache" / "work").iterdir()) == []
     assert not list((out / ".cache").glob("journal/*"))
+
+
+# -- one meaning per flag ------------------------------------------------------------------
+
+def test_each_flag_means_one_kind_of_value_in_every_topic():
+    """A flag name has one type across the topics (``--tokens`` was a word list in heads, a count in block)."""
+    kinds: dict[str, set[str]] = {}
+    for topic in load_topics().values():
+        for f in dataclasses.fields(topic.Params):
+            kinds.setdefault(f.name, set()).add(type(f.default).__name__)
+    assert {name: k for name, k in kinds.items() if len(k) > 1} == {}
+    assert "tokens" not in kinds  # a count is --n-tokens, a list of words --words
+
+
+def test_every_seed_takes_the_same_range():
+    from scenes.kit import SEED_HIGH
+
+    seeds = {slug: (f.metadata["low"], f.metadata["high"]) for slug, topic in load_topics().items()
+             for f in dataclasses.fields(topic.Params) if f.name == "seed"}
+    assert len(seeds) >= 3, seeds
+    assert set(seeds.values()) == {(0, SEED_HIGH)}, seeds
+
+
+@pytest.mark.parametrize("old, new, topic, value", [
+    ("--tokens", "--n-tokens", "ffn", "3"), ("--tokens", "--n-tokens", "block", "2"),
+    ("--tokens", "--words", "heads", "a,b")])
+def test_an_old_flag_name_still_works_with_a_one_line_notice(cli, old, new, topic, value):
+    result = cli("script", topic, old, value)
+    assert result.exit_code == 0, result.output
+    assert result.stderr.strip() == f"note: {old} is now {new}; using {new} {value}"
+    assert f"{topic} {new} {value}" in result.stdout  # the header writes the new flag
+
+
+def test_an_old_flag_beside_its_new_name_is_refused(cli):
+    result = cli("script", "ffn", "--tokens", "3", "--n-tokens", "4")
+    assert result.exit_code == 2 and "--tokens is the old name of --n-tokens; give only --n-tokens" in result.output
+    assert len(result.output.strip().splitlines()) == 1
+
+
+def test_the_script_header_writes_real_flags(cli):
+    result = cli("script", "bank", "--no-residual", "--depth", "4", "--compare")
+    assert result.exit_code == 0, result.output
+    header = result.stdout.splitlines()[0]
+    assert header.endswith("bank --depth 4 --no-residual --compare: one key per step, the text the voice speaks.")
+    assert "False" not in header and "True" not in header
+
+
+def test_show_says_when_a_range_depends_on_other_flags(cli):
+    result = cli("show", "heads")
+    assert result.exit_code == 0
+    layer = next(line for line in result.output.splitlines() if line.startswith("--layer"))
+    assert "0 .. layers-1 of the checkpoint" in layer and "1000" not in layer
+    assert "0 .. the number of tokens (at most 8)" in result.output
+    assert "(--d-model, --heads, --d-head, --words, --seed, --mask: not with --weights" in result.output
+
+
+@pytest.mark.parametrize("args, message", [
+    (("ffn", "--weights", "tiny", "--text", "the cat", "--d-ff", "32"), "--d-ff does nothing beside --weights"),
+    (("ffn", "--weights", "tiny", "--text", "the cat", "--tokens", "3"), "--n-tokens does nothing beside --weights"),
+    (("heads", "--weights", "tiny", "--text", "the cat", "--seed", "0"), "--seed does nothing beside --weights"),
+])
+def test_a_flag_that_weights_replaces_is_refused_in_one_line(cli, tmp_path, monkeypatch, args, message):
+    monkeypatch.setattr(render, "render_topic", lambda *a: pytest.fail("rendered despite bad input"))
+    result = cli(*args, "--out", tmp_path / "o")
+    assert result.exit_code == 2 and message in result.output
+    assert len(result.output.strip().splitlines()) == 1, result.output
+    assert not (tmp_path / "o").exists()
+
+
+def test_heads_are_named_from_0_everywhere():
+    from scenes.heads.params import Params as HeadsParams
+    from scenes.heads.script import script as heads_script
+    from scenes.induction.params import Params as InductionParams
+    from scenes.induction.script import numbers_of
+    from tblock.names import head_label
+
+    assert (head_label(0), head_label(1, layer=0)) == ("head 0", "L0H1")
+    caption = heads_script(HeadsParams())["show_patterns"].caption
+    assert "head 0 puts" in caption and "head 1 puts" in caption and "head 2" not in caption  # 2 heads
+    n = numbers_of(InductionParams())
+    assert n.prev.name == head_label(n.prev.head, n.prev.layer) and n.prev.name.startswith("L0H")
+    with pytest.raises(ValueError):
+        head_label(-1)
+
+
+# -- CLI manners -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("args, message", [
+    (("resid",), "unknown topic 'resid' (`python render.py list` shows the topics); did you mean 'residual'?"),
+    (("show", "indction"), "did you mean 'induction'?"),
+    (("storyboard", "hedas"), "did you mean 'heads'?"),
+    (("residual", "--wox", "negate"), "No such option '--wox'; did you mean '--wo'?"),
+    (("residual", "--reuse"), "No such option '--reuse' for residual: it is a flag of deck and storyboard"),
+    (("-q", "high", "residual"), "flags go after it, as in 'render.py residual -q high'"),
+    (("--theme", "light", "heads", "--show", "2"), "as in 'render.py heads --theme light --show 2'"),
+])
+def test_mistakes_get_a_hint_on_one_line(cli, args, message):
+    result = cli(*args)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and message in lines[0], result.output
+    assert "?." not in lines[0] and ".." not in lines[0]  # no doubled punctuation
+
+
+@pytest.mark.parametrize("args", [(), ("script",), ("storyboard",)])
+def test_no_arguments_print_a_short_usage_not_the_help(cli, args):
+    result = cli(*args)
+    assert result.exit_code == 2
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 2 and lines[0].startswith("Usage: render.py") and "--help" in lines[1], result.output
+
+
+def test_vocab_lists_every_token_of_a_checkpoint(cli):
+    from tblock.worlds.trained import checkpoint
+
+    result = cli("vocab", "tiny")
+    assert result.exit_code == 0, result.output
+    lines = result.output.splitlines()
+    tiny = checkpoint("tiny")
+    assert len(lines) == tiny.vocab_size > tiny.n_positions  # more ids than positions: a look-up, not a forward
+    assert lines[4].split() == ["4", "the"]
+    bad = cli("vocab", "/no/such/model")
+    assert bad.exit_code == 2 and len(bad.output.strip().splitlines()) == 1
+
+
+def test_token_strings_looks_up_any_number_of_ids_but_a_forward_keeps_its_length_check():
+    from tblock.worlds.trained import checkpoint
+
+    tiny = checkpoint("tiny")
+    ids = list(range(tiny.vocab_size))
+    assert len(tiny.token_strings(ids)) == tiny.vocab_size
+    with pytest.raises(ValueError, match="positions"):
+        tiny.check_ids(ids)
+    with pytest.raises(ValueError, match="unknown token id"):
+        tiny.token_strings([tiny.vocab_size])
+
+
+def test_text_with_an_unknown_word_names_it_and_the_vocab_command(cli, tmp_path):
+    result = cli("heads", "--weights", "tiny", "--text", "the zebra sees the yak", "--out", tmp_path / "o")
+    assert result.exit_code == 2
+    assert "tiny does not know the words 'zebra', 'yak'; `render.py vocab tiny` lists its 206 tokens" in result.output
+
+
+def test_long_default_names_keep_a_readable_slug_and_a_hash():
+    heads = load_topics()["heads"]
+    texts = ["the cat sees the dog . the cat", "the cat sees the dog . the dog", "the cat sees the cat"]
+    names = [output_name("heads", heads.Params(weights="tiny", layer=1, text=t), RenderOptions()) for t in texts]
+    assert len(set(names)) == 3, names
+    for name in names:
+        assert name.startswith("heads_weights-tiny_layer-1_text-the-cat-sees"), name
+        assert len(name) <= len("heads_") + 48 + 7
+        render.validate_name(name)
+
+
+def test_open_uses_the_system_opener_or_says_there_is_none(monkeypatch, tmp_path, capsys):
+    import subprocess
+
+    calls = []
+    monkeypatch.setattr(render.sys, "platform", "linux")
+    monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: calls.append(args))
+    monkeypatch.setattr(render.shutil, "which", lambda name: f"/usr/bin/{name}")
+    render.open_file(tmp_path / "v.mp4")
+    assert calls == [["/usr/bin/xdg-open", str(tmp_path / "v.mp4")]]
+    monkeypatch.setattr(render.shutil, "which", lambda name: None)
+    render.open_file(tmp_path / "v.mp4")
+    assert calls == [["/usr/bin/xdg-open", str(tmp_path / "v.mp4")]]
+    assert capsys.readouterr().err.strip().startswith("note: --open: no xdg-open on PATH")
+
+
+def test_every_topic_and_storyboard_take_open(cli):
+    for slug in [*load_topics(), "storyboard residual", "deck"]:
+        result = cli(*slug.split(), "--help")
+        assert result.exit_code == 0 and "--open" in result.output, slug
+
+
+def test_storyboard_takes_a_topics_flags(cli, tmp_path, monkeypatch):
+    seen = []
+
+    def fake_rendered(topic, look, sections, params=None):
+        seen.append((topic.slug, params))
+        raise click.ClickException("stop here")
+
+    monkeypatch.setattr(render, "rendered", fake_rendered)
+    result = cli("storyboard", "heads", "--words", "a,b", "--show", "2", "--sheet-width", "900", "--out", tmp_path)
+    assert result.exit_code == 1 and "stop here" in result.output
+    assert seen[0][0] == "heads" and seen[0][1].words == "a,b" and seen[0][1].show == 2
+    result = cli("storyboard", "residual", "heads", "--wo", "negate", "--out", tmp_path)
+    assert result.exit_code == 2 and "topic flags go with one topic" in result.output
+    result = cli("storyboard", "residual", "--width", "900", "--out", tmp_path)
+    assert "note: --width is now --sheet-width" in result.output

@@ -213,9 +213,11 @@ def test_gif_is_palette_optimised_sized_and_looping(rendered, tmp_path):
     assert len(image.convert("RGB").getcolors(maxcolors=1 << 16)) <= 256
 
 
-def test_width_is_for_gifs_only(tmp_path):
-    result = run_cli(SLUG, "--width", 320, "--out", tmp_path / "o")
-    assert result.exit_code == 2 and "--width sizes a GIF" in result.output
+def test_gif_width_is_for_gifs_only(tmp_path):
+    for flag in ("--gif-width", "--width"):  # --width: the old name, same check
+        result = run_cli(SLUG, flag, 320, "--out", tmp_path / "o")
+        assert result.exit_code == 2 and "--gif-width sizes a GIF" in result.output
+        assert len(result.output.strip().splitlines()) == 1, result.output  # no notice beside an error
     assert not (tmp_path / "o").exists()
 
 
