@@ -52,8 +52,8 @@ def dump(script: dict[str, str], topic: str = "", flags: str = "", unscripted: l
     """The script as TOML: a comment on how to use it, then ``step = "text"`` lines in step order.
     ``unscripted`` steps (no default text: they speak their caption) are named in a comment."""
     head = [f"# Narration of {topic}{' ' + flags if flags else ''}: one key per step, the text the voice speaks.",
-            f"# Edit the texts, then: python render.py {topic or 'TOPIC'} --script FILE. A step left out keeps",
-            "# its default; a new sentence starts after . ! or ? and a space."]
+            f"# Edit the texts, then: python render.py {topic or 'TOPIC'}{' ' + flags if flags else ''} --script FILE.",
+            "# A step left out keeps its default; a new sentence starts after . ! or ? and a space."]
     if unscripted:
         head.append(f"# These steps have no script yet (they speak their caption) and can be added: "
                     f"{', '.join(unscripted)}")

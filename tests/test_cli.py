@@ -268,6 +268,7 @@ def test_the_script_header_writes_real_flags(cli):
     header = result.stdout.splitlines()[0]
     assert header.endswith("bank --depth 4 --no-residual --compare: one key per step, the text the voice speaks.")
     assert "False" not in header and "True" not in header
+    assert "python render.py bank --depth 4 --no-residual --compare --script FILE" in result.stdout  # how to use it
 
 
 def test_show_says_when_a_range_depends_on_other_flags(cli):

@@ -59,7 +59,7 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
       running_norm (...,)   ‖running‖ row by row
       rest_norm             ‖rest‖
       attn_out (d,)         Δ_attn[i] from the trace (Σ_r result_r + b_O)
-      concat (d,)           concatenate-then-project route, [H_1 | ... | H_h] W_O + b_O
+      concat (d,)           concatenate-then-project route, [H_0 | ... | H_{h-1}] W_O + b_O
       z_concat (h * d_head,)  the concatenated mixtures
       concat_difference     max |concat - attn_out|
       x, y (d,)             X[i] (resid_pre) and Y[i] (resid_mid); x_norm, y_norm their norms

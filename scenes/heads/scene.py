@@ -238,7 +238,7 @@ class HeadsScene(StepScene):
         self.cat_w = matrix_image(W_O, 0.7, 0.7).next_to(times, RIGHT, buff=0.18)
         arrow = Arrow(self.cat_w.get_right() + RIGHT * 0.12, [C.contribution.left - 0.04, y, 0], buff=0,
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
-        cat_label = MathTex(r"[H_1|\cdots|H_h]\,W_O", font_size=28, color=theme().text)
+        cat_label = MathTex(r"[H_0|\cdots|H_{h-1}]\,W_O", font_size=28, color=theme().text)
         cat_label.next_to(cat_view, UP, buff=0.1)
         diff = label(f"max |difference| = {fmt_diff(v['concat_difference'])}", 20, theme().accent)
         diff.next_to(cat_view, DOWN, buff=0.12).align_to(cat_view, LEFT)
