@@ -5,10 +5,14 @@
     python render.py show bank                   # a topic's parameters
     python render.py bank --depth 6 --no-residual -q high
     python render.py all -q preview --jobs 2
+    python render.py storyboard heads --words the,cat,sat --open
+    python render.py vocab tiny                  # a checkpoint's tokens
 
 Every field of a topic's ``Params`` is a flag of its command, generated from
 the dataclass; output lands in ``OUT/<topic>/<name>.<ext>`` with an .srt and
-a .json manifest beside it.
+a .json manifest beside it. Flags follow the conventions in the README's
+"Flag conventions": one meaning per name, old names kept for a while with a
+one-line notice (a topic's ``ALIASES``), every error one line and exit code 2.
 """
 
 # ruff: noqa: E402  (the stop handlers come before every other import, on purpose)
@@ -184,7 +188,6 @@ def common_options(*names: str) -> Callable[[Callable], Callable]:
 
 render_options = common_options(*RENDER_FLAGS)
 look_options = common_options(*LOOK_FLAGS)
-renamed_common = {"old_width": ("--width", "width", "--gif-width")}  # old flag: (spelling, new key, new flag)
 voice_options = common_options("voice", "voice_model")
 
 

@@ -414,3 +414,13 @@ def test_storyboard_takes_a_topics_flags(cli, tmp_path, monkeypatch):
     assert result.exit_code == 2 and "topic flags go with one topic" in result.output
     result = cli("storyboard", "residual", "--width", "900", "--out", tmp_path)
     assert "note: --width is now --sheet-width" in result.output
+
+
+def test_flags_are_written_back_as_real_flags():
+    from scenes.kit import flag_text, whole_number
+
+    assert flag_text("residual", False) == "--no-residual" and flag_text("compare", True) == "--compare"
+    assert flag_text("d_model", 768) == "--d-model 768" and flag_text("text", "the cat") == "--text 'the cat'"
+    assert whole_number("7") == 7
+    with pytest.raises(ValueError, match="must be a whole number"):
+        whole_number("seven")
