@@ -591,14 +591,28 @@ def option_names(command: click.Command) -> list[str]:
     return names
 
 
+def param_flags(topic: Any) -> set[str]:
+    """The flags made from ``topic.Params`` (``--depth``, ``--residual``, ``--no-residual``)."""
+    flags = set()
+    for f in dataclasses.fields(topic.Params):
+        flags.add(flag_name(f.name))
+        if isinstance(f.default, bool):
+            flags.add("--no-" + flag_name(f.name)[2:])
+    return flags
+
+
 def commands_with(option: str, ctx: click.Context) -> list[str]:
-    """The built-in commands that take ``option`` (topics are looked up by the caller)."""
-    found = []
+    """Where ``option`` is a flag: the topics whose parameter it is, "a topic's render" for the common
+    render flags, and the built-in commands that take it."""
+    first = next(iter(TOPICS.values()))
+    found = [slug for slug, topic in TOPICS.items() if option in param_flags(topic)]
+    if option in set(option_names(topic_command(first))) - param_flags(first):
+        found.append("a topic's render")
     for name in BUILTIN_COMMANDS:
         command = cli.get_command(ctx, name)
-        if isinstance(command, click.Group):  # storyboard, script: their options live on the topic commands
-            command = command.get_command(ctx, "residual") or command
-        if command is not None and option in option_names(command):
+        if name == "storyboard":
+            command = storyboard_command(None)  # its own flags, not a topic's
+        if command is not None and not isinstance(command, click.Group) and option in option_names(command):
             found.append(name)
     return found
 
@@ -615,10 +629,11 @@ def no_such_option(err: click.NoSuchOption, args: list[str]) -> str:
             moved = " ".join([command, *args[:at], *args[at + 1:]])
             return f"No such option {option!r} before the command: flags go after it, as in 'render.py {moved}'"
         return f"No such option {option!r}: flags go after the topic, as in 'render.py residual {option} ...'"
-    here = ctx.command.name
+    here = ctx.command_path.removeprefix(ctx.find_root().info_name or "").strip()
     owners = [name for name in commands_with(option, ctx) if name != here]
     if owners:
-        return f"No such option {option!r} for {here}: it is a flag of {' and '.join(owners)}"
+        listed = ", ".join(owners[:-1]) + " and " + owners[-1] if len(owners) > 1 else owners[0]
+        return f"No such option {option!r} for {here}: it is a flag of {listed}"
     return f"No such option {option!r}{did_you_mean(option, option_names(ctx.command))}"
 
 
