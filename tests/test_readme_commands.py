@@ -84,3 +84,14 @@ def test_commands_are_found_in_fences_and_inline_code():
     text = ("a `python render.py show heads` b `render.py show TOPIC` c `render.py rope -q high`\n"
             "```bash\n.venv/bin/python render.py rope  # x\nrender.py   the CLI\n```\n")
     assert commands(text) == ["rope  # x", "show heads", "rope -q high"]
+
+
+def test_the_storyboard_galleries_show_every_topic():
+    """README.md and docs/slides.md show each topic's storyboard, and the picture is there."""
+    from scenes import TOPIC_MODULES
+
+    for doc, prefix in ((ROOT / "README.md", "docs/img/"), (ROOT / "docs" / "slides.md", "img/")):
+        shown = re.findall(r"!\[[^\]]*\]\(([^)]+_storyboard\.png)\)", doc.read_text())
+        assert [Path(p).name for p in shown] == [f"{slug}_storyboard.png" for slug in TOPIC_MODULES], doc.name
+        for path in shown:
+            assert path.startswith(prefix) and (doc.parent / path).is_file(), path
