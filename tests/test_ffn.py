@@ -227,9 +227,9 @@ def test_show_says_what_position_means(cli):
 
 # -- renders: the manifest's numbers are what the parts display -----------------------------------
 
-def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", tokens=4, position=2, seed=0):
-    p = Params(d_model=d_model, d_ff=d_ff, act=act, n_tokens=tokens, position=position, seed=seed)
-    ex = ffn_world(d_model, d_ff, act, tokens, seed)
+def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", n_tokens=4, position=2, seed=0):
+    p = Params(d_model=d_model, d_ff=d_ff, act=act, n_tokens=n_tokens, position=position, seed=seed)
+    ex = ffn_world(d_model, d_ff, act, n_tokens, seed)
     _, tr = ffn_run(ex)
     i = p.index
     out, mtr = mlp(tr["ln2_normalized"], ex.weights, ex.cfg)
@@ -248,7 +248,7 @@ def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", tokens=4
     assert numbers["active_units"] == (np.flatnonzero(mtr["mlp_pre"][i] > 0) + 1).tolist()
     assert numbers["ledger"]["n_active"] == len(numbers["active_units"])
     assert numbers["ledger"]["update_norm"] == pytest.approx(round(float(np.linalg.norm(out[i])), 2))
-    perm = np.roll(np.arange(tokens), -1)
+    perm = np.roll(np.arange(n_tokens), -1)
     assert numbers["perm"] == perm.tolist()
     again = mlp(tr["ln2_normalized"][perm], ex.weights, ex.cfg)[0]
     np.testing.assert_allclose(numbers["rows"]["out"], np.round(again, 2) if look.table_numbers else again,
@@ -266,7 +266,7 @@ def test_toy_last_frame_shows_the_engines_numbers(render_topic_cli):
     assert result.exit_code == 0, result.output
     assert (out / "ffn" / f"{manifest['name']}.png").stat().st_size > 0
     assert manifest["numbers"]["numbers_shown"]["hidden"] is True
-    assert_shown_numbers_match(manifest["numbers"], d_ff=8, tokens=3, position=0, seed=3)
+    assert_shown_numbers_match(manifest["numbers"], d_ff=8, n_tokens=3, position=0, seed=3)
 
 
 @pytest.mark.render
@@ -276,7 +276,7 @@ def test_model_scale_relu_last_frame(render_topic_cli):
     assert result.exit_code == 0, result.output
     assert not any(manifest["numbers"]["numbers_shown"].values())
     assert manifest["numbers"]["ledger"]["n_active"] > 1000
-    assert_shown_numbers_match(manifest["numbers"], d_model=768, d_ff=3072, act="relu", tokens=2, position=1)
+    assert_shown_numbers_match(manifest["numbers"], d_model=768, d_ff=3072, act="relu", n_tokens=2, position=1)
     assert (out / "ffn" / f"{manifest['name']}.png").exists()
 
 
