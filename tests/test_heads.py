@@ -86,7 +86,7 @@ def test_equal_tokens_share_an_embedding_and_a_changed_head_keeps_the_weights():
     v1, v2 = n.view, n.changed_view
     np.testing.assert_array_equal(v1["pattern"], v2["pattern"])
     np.testing.assert_allclose(v2["result"][0], -v1["result"][0])
-    np.testing.assert_allclose(v2["attn_out"], v1["attn_out"] - 2 * v1["result"][0])  # only head 1 flips
+    np.testing.assert_allclose(v2["attn_out"], v1["attn_out"] - 2 * v1["result"][0])  # only head 0 flips
     assert heads_numbers(4, 2, 2, TOKENS, 0, "causal", 2, 3, 1.0).changed_view is None
 
 
@@ -220,7 +220,7 @@ def test_model_scale_last_frame_numbers_and_the_old_receiver_flag(render_heads, 
     assert numbers["folded_heads"] == 9 and numbers["write_rank"] == [64, 64, 64]
     np.testing.assert_allclose(numbers["folded_contribution_norm"],
                                [np.linalg.norm(hand["contributions"][3:].sum(0))], atol=0.005 + 1e-12)
-    changed = numbers["changed"]  # W_O^(1) times -1: head 1's contribution flips, the weights stay
+    changed = numbers["changed"]  # head 0's W_O times -1: its contribution flips, the weights stay
     np.testing.assert_allclose(changed["weights"], hand["weights"][0], atol=1e-12)
     np.testing.assert_allclose(changed["contribution"], -hand["contributions"][0], atol=1e-9)
     np.testing.assert_allclose(changed["delta"], hand["delta"] - 2 * hand["contributions"][0], atol=1e-9)
