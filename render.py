@@ -56,6 +56,7 @@ import click
 
 from scenes import exports, load_topics, signals
 from scenes.manifest import Manifest
+from scenes.pacing import PAUSE
 from scenes.publish import recover
 from scenes.render_job import (
     FORMATS,
@@ -138,12 +139,15 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
     "voice_model": lambda: click.option(
         "--voice-model", type=click.Path(path_type=Path, dir_okay=False), default=None,
         help="Another piper voice: PATH.onnx with PATH.onnx.json beside it (implies --voice)."),
+    "pause": lambda: click.option(
+        "--pause", type=click.FloatRange(0, 10), default=PAUSE, show_default=True, metavar="SECONDS",
+        help="With --voice: the quiet rest after each step's narration before the next step starts."),
     "force": lambda: click.option(
         "--force", is_flag=True, help="Render even when the output in OUT is up to date (same parameters, "
         "options, engine and source code, files matching their manifest)."),
 }
 RENDER_FLAGS = ("quality", "format", "width", "last_frame", "transparent", "sections", "theme", "out",
-                "burn_captions", "force", "verbose", "voice", "voice_model")
+                "burn_captions", "force", "verbose", "voice", "voice_model", "pause")
 LOOK_FLAGS = ("quality", "theme", "burn_captions", "out", "reuse", "verbose")  # deck, storyboard
 
 
@@ -160,7 +164,7 @@ def common_options(*names: str) -> Callable[[Callable], Callable]:
 
 render_options = common_options(*RENDER_FLAGS)
 look_options = common_options(*LOOK_FLAGS)
-voice_options = common_options("voice", "voice_model")
+voice_options = common_options("voice", "voice_model", "pause")
 
 
 def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
@@ -172,7 +176,8 @@ def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
                          sections=kwargs.pop("sections"), theme=kwargs.pop("theme"),
                          out=kwargs.pop("out"), name=name, burn_captions=kwargs.pop("burn_captions"),
                          verbose=kwargs.pop("verbose"), voice_model=kwargs.pop("voice_model", None),
-                         voice=kwargs.pop("voice", False), force=kwargs.pop("force", False))
+                         voice=kwargs.pop("voice", False), force=kwargs.pop("force", False),
+                         pause=kwargs.pop("pause", PAUSE))
     if opts.voice_model is not None:
         opts = dataclasses.replace(opts, voice=True)
     try:
