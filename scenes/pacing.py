@@ -2,4 +2,4 @@
 
 from __future__ import annotations
 
-PAUSE = 0.5  # seconds of quiet after each narrated step before the next one starts (render.py --pause)
+PAUSE = 1.0  # seconds of quiet after each narrated step before the next one starts (render.py --pause)

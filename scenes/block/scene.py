@@ -243,9 +243,9 @@ class BlockScene(StepScene):
         chart = SharesChart(self.b)
         self.play(Create(chart.axes), FadeIn(chart.row_names), FadeIn(chart.headers), FadeIn(chart.x_name),
                   run_time=0.9)
-        self.cue("Each bar")
-        self.play(*[FadeIn(row, shift=RIGHT * 0.3) for row in chart.bars], run_time=1.2)
         self.cue("Over all tokens")
+        self.play(*[FadeIn(row, shift=RIGHT * 0.3) for row in chart.bars], run_time=1.2)
+        self.cue("Each bar")
         self.play(FadeIn(chart.texts), run_time=0.6)
         self.track("shares", chart)
         self.record(magnitudes=self.b.shares["magnitude"])

@@ -149,8 +149,8 @@ def ffn_out(b: BlockNumbers, p: Params) -> Line:
     d0 = b.trace["mlp_out"][0]
     return Line(f"The FFN's second matrix brings each row back to {b.d} numbers: the FFN update Δffn (token 1's: "
                 f"{fmt_vec(d0)}). Each row was computed from its own token alone.",
-                f"The second matrix, W out, brings each row back to {say_int(b.d)} numbers. "
-                "That is the feed-forward update, delta F F N, each row computed from its own token alone.")
+                f"The second matrix, W out, brings each row back to {say_int(b.d)} numbers, each from its own "
+                "token alone. That is the feed-forward update, delta F F N.")
 
 
 def add2(b: BlockNumbers, p: Params) -> Line:
@@ -197,17 +197,17 @@ def shares(b: BlockNumbers, p: Params) -> Line:
     written = [pct(S[k] / 100, 1) for k in ("input", "attention", "ffn")]
     spoken = [say_percent(S[k], 1) for k in ("input", "attention", "ffn")]
     return {
-        "pre": Line("Each token's output split into input, attention and FFN parts, as % of their lengths. Over all "
-                    f"tokens: input {written[0]}, attention {written[1]}, FFN {written[2]}.",
+        "pre": Line("Each token's output split into input, attention and FFN parts, as shares of their lengths. Over "
+                    f"all tokens: input {written[0]}, attention {written[1]}, FFN {written[2]}.",
                     "Each token's output splits into its input, attention and feed-forward parts. "
-                    "Each bar shows them as shares of their lengths. "
-                    f"Over all tokens: input {spoken[0]}, attention {spoken[1]}, feed-forward {spoken[2]}."),
+                    f"Over all tokens, by length, input gives {spoken[0]}, attention {spoken[1]}, and feed-forward "
+                    f"{spoken[2]}. Each bar shows these shares, token by token."),
         "post": Line("Input, attention and FFN parts of each token, as % of their lengths (all tokens: "
                      f"{', '.join(written)}); post-norm rescales their sum, so they no longer add up to Z.",
                      "Here are the input, attention and feed-forward parts of each token. "
-                     "Each bar shows them as shares of their lengths. "
-                     f"Over all tokens: {spoken[0]}, {spoken[1]}, and {spoken[2]}. Post-norm rescales "
-                     "their sum, so they no longer add up to Z."),
+                     f"Over all tokens, by length: {spoken[0]}, {spoken[1]}, and {spoken[2]}. "
+                     "Each bar shows these shares, token by token. Post-norm rescales their sum, so they no longer "
+                     "add up to Z."),
     }[p.placement]
 
 

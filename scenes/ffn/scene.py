@@ -113,8 +113,9 @@ class FFNScene(StepScene):
         self.cue("Z is")
         self.morph([v.delta_row, v.y_row], v.z_row, FadeIn(v.labels["z"]), run_time=1.4)
         self.cue("both")
-        self.play(Circumscribe(v.z_row, color=theme().accent), Circumscribe(v.post_row, color=theme().muted),
-                  run_time=1.2)
+        self.play(Circumscribe(v.z_row, color=theme().accent), run_time=1.0)
+        self.cue("middle")
+        self.play(Circumscribe(v.post_row, color=theme().muted), run_time=1.0)
 
     def morph(self, sources: list[Vector], target: Vector, *also, run_time: float) -> None:
         """Play the flow from sources into target (with ``also``), then show the target itself."""

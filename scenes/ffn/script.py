@@ -147,13 +147,13 @@ def script(p: Params) -> dict[str, Line]:
             f"The update is added to the stream: Z = Y + Δ = {fmt_vec(pos['z'])}. Input and output are both "
             f"{d} numbers wide; the wide middle stays inside the FFN.",
             f"The update is added to the stream. Z is Y plus delta. Input and output are both {say_int(d)} "
-            "numbers wide: the wide middle stays inside the feed-forward network.")
+            "numbers wide. The wide middle stays inside the network.")
     else:
         lines["add_to_stream"] = Line(
             f"The update is added to the stream: Z = Y + Δ. Input and output are both {d} numbers wide; the "
             f"{f}-wide middle stays inside the FFN.",
             f"The update is added to the stream. Z is Y plus delta. Input and output are both {say_int(d)} "
-            f"numbers wide: the middle, {say_int(f)} numbers wide, stays inside the feed-forward network.")
+            f"numbers wide. The middle, {say_int(f)} numbers wide, stays inside the network.")
 
     lines["every_position"] = Line(
         "The same W₁ and W₂ run at every position, one row at a time: row i of Δ is computed from row i of "

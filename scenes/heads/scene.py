@@ -224,6 +224,8 @@ class HeadsScene(StepScene):
                   Create(self.heads_circuit.circuit.write_path), run_time=0.7)
         parts = list(self.contributions) + ([self.rest_view] if self.more else [])
         for k, part in enumerate(parts):
+            if k == len(parts) - 1 and not v["has_bias"]:
+                self.cue("Its norm")  # the last contribution lands as the voice reads the norm
             ghost = part.copy()
             self.play(ghost.animate.move_to(self.delta), run_time=0.5)
             self.play(FadeOut(ghost), *self.delta.retarget(v["running"][k + 1]),

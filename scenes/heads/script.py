@@ -77,7 +77,8 @@ def script(p: Params) -> dict[str, Line]:
     spoken_heads = {1: "its one head", 2: "both heads"}.get(h, f"all {say_int(h)} heads")
     lines = {
         "show_circuit": Line(
-            f"Pre-norm attention: Y = X + attention(LN(X)). We follow position {i + 1}, '{token}', in a stream of "
+            f"Pre-norm attention adds to the stream what its heads read from a normalised copy: "
+            f"Y = X + Attention(LayerNorm(X)). We follow position {i + 1}, '{token}', in a stream of "
             f"{d} coordinates read by {h} {plural(h, 'head')} of width {dh}; {written}.",
             "This is pre-norm attention: Y is X plus attention of the layer norm of X. "
             + spoken
