@@ -109,7 +109,7 @@ def later_blocks(nums: BankNumbers) -> Line:
         spoken_dim0 = ", then ".join(say_number(v, 1) for v in geo[:3]) + f", and on to {say_number(geo[-1], 1)}"
     low, high = track[1:, 1].min(), track[1:, 1].max()
     ident, spoken_ident = identity_names(nums)
-    spoken_ident = spoken_ident[:1].upper() + spoken_ident[1:]
+    spoken_ident = "Its identity" if nums.token == "bank" else f"The {nums.dims[IDENTITY]} dimension"
     if nums.residual:
         tail = f"while {ident} stays within {fmt(low)} to {fmt(high)}"
         spoken_tail = f"{spoken_ident} stays between {say_number(low)} and {say_number(high)}"
