@@ -144,3 +144,18 @@ def test_no_step_rests_long_after_its_last_animation(slug, tmp_path):
     assert not late, f"narration runs more than {MAX_TAIL} s past the last animation: {late}"
     uncued = [s.name for s in steps if len(s.sentences) > 1 and not s.cues]
     assert not uncued, f"steps of several sentences without a cue: {uncued}"
+
+
+@pytest.mark.parametrize("command", ["residual", "all"])
+def test_pause_flag_reaches_the_render_options(cli, tmp_path, monkeypatch, command):
+    import render
+
+    calls = []
+    monkeypatch.setattr(render, "check_tools", lambda topic: None)
+    monkeypatch.setattr(render, "render_one", lambda topic, params, opts, **k: calls.append(opts))
+    monkeypatch.setattr(render, "render_or_skip", lambda topic, params, opts, **k: calls.append(opts))
+    result = cli(command, "--voice", "--pause", "2.5", "--out", tmp_path / "out")
+    assert result.exit_code == 0, result.output
+    assert calls and all(opts.pause == 2.5 and opts.voice for opts in calls)
+    bad = cli(command, "--voice", "--pause", "11", "--out", tmp_path / "out")
+    assert bad.exit_code == 2 and "--pause" in bad.output
