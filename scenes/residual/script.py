@@ -15,18 +15,20 @@ def numbers_of(p: Params) -> ResidualNumbers:
     return residual_numbers(p.wo, followed_position(p.position, len(TOKENS)))
 
 
+def say_about(value: float, places: int = 2) -> str:
+    """'one point two five', or 'about one point two five' when rounding changed it."""
+    exact = abs(round(float(value), places) - float(value)) < 1e-9
+    return ("" if exact else "about ") + say_number(value, places)
+
+
 def coordinates(n: ResidualNumbers, vec, places: int = 2) -> str:
     """'structure about one point two five and Paris identity about zero point five' ('about' when rounded)."""
-    def say(v: float) -> str:
-        return ("" if abs(round(float(v), places) - float(v)) < 1e-9 else "about ") + say_number(v, places)
-    return f"{n.dims[0]} {say(vec[0])} and {n.dims[1]} {say(vec[1])}"
+    return f"{n.dims[0]} {say_about(vec[0], places)} and {n.dims[1]} {say_about(vec[1], places)}"
 
 
 def coordinate_sentences(n: ResidualNumbers, subject: str, vec, places: int = 2) -> str:
     """'X plus delta has structure about one point five. Its Paris identity is about zero point five.'"""
-    def say(v: float) -> str:
-        return ("" if abs(round(float(v), places) - float(v)) < 1e-9 else "about ") + say_number(v, places)
-    return f"{subject} has {n.dims[0]} {say(vec[0])}. Its {n.dims[1]} is {say(vec[1])}."
+    return f"{subject} has {n.dims[0]} {say_about(vec[0], places)}. Its {n.dims[1]} is {say_about(vec[1], places)}."
 
 
 def script(p: Params) -> dict[str, Line]:
