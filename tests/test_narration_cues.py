@@ -133,12 +133,19 @@ def test_pause_is_a_render_option_in_the_input_key_when_narrated():
         validate_options(RenderOptions(pause=-1.0))
 
 
+VARIANTS = [(slug, {}) for slug in NARRATED] + [  # flags whose steps say other sentences
+    ("bank", {"residual": False, "compare": True, "depth": 6}), ("block", {"placement": "post", "act": "relu"})]
+
+
 @pytest.mark.render
-@pytest.mark.parametrize("slug", NARRATED)
-def test_no_step_rests_long_after_its_last_animation(slug, tmp_path):
+@pytest.mark.parametrize("slug, flags", VARIANTS, ids=[f"{s}-{'-'.join(map(str, f.values())) or 'default'}"
+                                                       for s, f in VARIANTS])
+def test_no_step_rests_long_after_its_last_animation(slug, flags, tmp_path):
     from scenes import load_topics
 
-    scene = render(load_topics()[slug].Scene, tmp_path, PacedVoice(tmp_path / "voice"))
+    topic = load_topics()[slug]
+    params = topic.Params(**flags)
+    scene = render(lambda **k: topic.Scene(params=params, **k), tmp_path, PacedVoice(tmp_path / "voice"))
     steps = [StepRecord.from_scene(s) for s in scene.steps]
     late = {s.name: round(s.hold - PAUSE, 2) for s in steps if s.hold - PAUSE > MAX_TAIL}
     assert not late, f"narration runs more than {MAX_TAIL} s past the last animation: {late}"

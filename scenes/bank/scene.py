@@ -159,7 +159,7 @@ class BankScene(StepScene):
             self.combine(blk["resid_post"], f"{b}_resid_post", run_time=0.6 * speed)
             self.status_to(f"after block {b + 1}", run_time=0.3 * speed)
             self.play(*self.plot.extend(b + 1), run_time=0.4 * speed)
-        self.cue(2)
+        self.cue(-1)  # the sentence that reads the identity's range
         self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if self.nums.residual
                            else theme().negative))
 

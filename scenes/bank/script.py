@@ -35,7 +35,7 @@ def script(p: Params) -> dict[str, Line]:
     if nums.depth > 1:
         lines["later_blocks"] = later_blocks(nums)
     lines["the_sum"] = the_sum(nums)
-    lines["depth_map"] = depth_map(nums)
+    lines["depth_map"] = depth_map(nums, verdict=not p.compare)
     if p.compare:
         lines["compare_maps"] = compare_maps(nums)
     return lines
@@ -115,8 +115,8 @@ def later_blocks(nums: BankNumbers) -> Line:
         spoken_tail = f"{spoken_ident} stays between {say_number(low)} and {say_number(high)}"
     else:
         tail = f"and {ident} is only {fmt(low)} to {fmt(high)}: each block keeps just its output"
-        spoken_tail = (f"{spoken_ident} is only {say_number(low)} to {say_number(high)}. Each block keeps "
-                       f"just its own output")
+        spoken_tail = (f"Each block keeps just its own output. {spoken_ident} is only {say_number(low)} to "
+                       f"{say_number(high)}")
     blocks = "Block 2 repeats" if d == 2 else f"Blocks 2 to {d} repeat"
     spoken_blocks = ("Block two repeats" if d == 2 else "Blocks two and three repeat" if d == 3
                      else f"Blocks two to {say_int(d)} repeat")
@@ -145,7 +145,9 @@ def the_sum(nums: BankNumbers) -> Line:
         f"{say_int(nums.depth)}'s last output alone. X zero and every earlier correction were overwritten.")
 
 
-def depth_map(nums: BankNumbers) -> Line:
+def depth_map(nums: BankNumbers, verdict: bool = True) -> Line:
+    """The map's words; ``verdict``: the closing sentence the map shows beside it (not when a second map
+    follows, which closes the comparison itself)."""
     bars = nums.run.bars
     if nums.residual:
         if len(bars) == 1:  # one block: one bar, nothing grows
@@ -157,15 +159,16 @@ def depth_map(nums: BankNumbers) -> Line:
             f"The depth map: the x₀ ribbon runs unbroken from the entrance to the top, and each block's bar, the "
             f"size of all corrections so far (‖x − x₀‖), {grows}.",
             "The depth map. The x zero ribbon runs unbroken from the entrance to the top. "
-            f"Each block's bar is the length of x minus x zero, and {spoken}. "
-            "The corrections pile up on top of the input.")
+            f"Each block's bar is the length of x minus x zero, and {spoken}."
+            + (" The corrections pile up on top of the input." if verdict else ""))
     typical = float(np.median(bars))
     return Line(
         f"Residual off: the ribbon is cut at the entrance, and each block's red bar is only its latest output, "
-        f"about {fmt(typical)} long because of the normalisation. The stream is alive but has forgotten its input.",
+        f"about {fmt(typical)} long because of the normalisation."
+        + (" The stream is alive but has forgotten its input." if verdict else ""),
         "Residual off: the ribbon is cut at the entrance. "
         f"Each block's red bar is only its latest output, about {say_number(typical)} long, because of the "
-        "normalisation. The stream is alive, but it has forgotten its input.")
+        "normalisation." + (" The stream is alive, but it has forgotten its input." if verdict else ""))
 
 
 def compare_maps(nums: BankNumbers) -> Line:

@@ -204,10 +204,10 @@ def shares(b: BlockNumbers, p: Params) -> Line:
                     f"{spoken[2]}. Each bar shows these shares, token by token."),
         "post": Line("Input, attention and FFN parts of each token, as % of their lengths (all tokens: "
                      f"{', '.join(written)}); post-norm rescales their sum, so they no longer add up to Z.",
-                     "Here are the input, attention and feed-forward parts of each token. "
+                     "Here are the input, attention and feed-forward parts of each token. Post-norm rescales their "
+                     "sum, so they no longer add up to Z. "
                      f"Over all tokens, by length: {spoken[0]}, {spoken[1]}, and {spoken[2]}. "
-                     "Each bar shows these shares, token by token. Post-norm rescales their sum, so they no longer "
-                     "add up to Z."),
+                     "Each bar shows these shares, token by token."),
     }[p.placement]
 
 
