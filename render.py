@@ -62,6 +62,7 @@ import click
 from scenes import exports, load_topics, signals
 from scenes.kit.base import flag_name, flag_text
 from scenes.manifest import Manifest
+from scenes.pacing import PAUSE
 from scenes.publish import recover
 from scenes.render_job import (
     FORMATS,
@@ -166,12 +167,15 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
     "open": lambda: click.option(
         "--open", "open_result", is_flag=True, help="Open the result in the system's player or viewer when "
         "it is done (xdg-open, or open on macOS)."),
+    "pause": lambda: click.option(
+        "--pause", type=click.FloatRange(0, 10), default=PAUSE, show_default=True, metavar="SECONDS",
+        help="With --voice: the quiet rest after each step's narration before the next step starts."),
     "force": lambda: click.option(
         "--force", is_flag=True, help="Render even when the output in OUT is up to date (same parameters, "
         "options, engine and source code, files matching their manifest)."),
 }
 RENDER_FLAGS = ("quality", "format", "gif_width", "old_width", "last_frame", "transparent", "sections", "theme",
-                "out", "burn_captions", "force", "verbose", "voice", "voice_model")
+                "out", "burn_captions", "force", "verbose", "voice", "voice_model", "pause")
 LOOK_FLAGS = ("quality", "theme", "burn_captions", "reuse", "verbose")  # deck, storyboard (plus their --out)
 
 
@@ -188,7 +192,7 @@ def common_options(*names: str) -> Callable[[Callable], Callable]:
 
 render_options = common_options(*RENDER_FLAGS)
 look_options = common_options(*LOOK_FLAGS)
-voice_options = common_options("voice", "voice_model")
+voice_options = common_options("voice", "voice_model", "pause")
 
 
 def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
@@ -203,7 +207,8 @@ def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
                          sections=kwargs.pop("sections"), theme=kwargs.pop("theme"),
                          out=kwargs.pop("out"), name=name, burn_captions=kwargs.pop("burn_captions"),
                          verbose=kwargs.pop("verbose"), voice_model=kwargs.pop("voice_model", None),
-                         voice=kwargs.pop("voice", False), force=kwargs.pop("force", False))
+                         voice=kwargs.pop("voice", False), force=kwargs.pop("force", False),
+                         pause=kwargs.pop("pause", PAUSE))
     if opts.voice_model is not None:
         opts = dataclasses.replace(opts, voice=True)
     try:

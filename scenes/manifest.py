@@ -73,9 +73,21 @@ class FileRecord:
 
 
 @dataclass(frozen=True)
+class Cue:
+    """One ``cue()`` of a step: the sentence (0-based) its animation waited for, the marker it was
+    named by (None for a bare index), and the time in seconds the animation started. ``sentence``
+    is None when an edited script no longer has the marked sentence."""
+
+    sentence: int | None
+    time: float
+    mark: str | None = None
+
+
+@dataclass(frozen=True)
 class StepRecord:
     """One step of the video: name, caption (screen, .srt), speech (narration, may be ""),
-    start and end in seconds, and the narration's length once it is spoken."""
+    start and end in seconds, the narration's length once it is spoken, the step's cues,
+    and ``settled``: when its last animation ended (the hold runs from there to ``end``)."""
 
     name: str
     caption: str = ""
@@ -85,6 +97,17 @@ class StepRecord:
     narration: str | None = None  # the text spoken (with a voice): the script's speech or its stand-in
     audio_start: float | None = None
     audio_duration: float | None = None
+    sentences: tuple[float, ...] = ()  # with a voice: when each sentence of the narration starts, seconds
+    cues: tuple[Cue, ...] = ()
+    settled: float | None = None
+
+    @classmethod
+    def from_dict(cls, data: dict) -> StepRecord:
+        """From the manifest's JSON (a manifest written before cues existed has none)."""
+        values = dict(data)
+        values["cues"] = tuple(Cue(**c) for c in data.get("cues", ()))
+        values["sentences"] = tuple(data.get("sentences", ()))
+        return cls(**values)
 
     @classmethod
     def from_scene(cls, step: dict) -> StepRecord:
@@ -96,14 +119,22 @@ class StepRecord:
         if audio:
             values.update(narration=audio.get("text", step.get("speech", "")), audio_start=audio["start"],
                           audio_duration=audio["duration"])
-        for key in ("start", "end", "audio_start", "audio_duration"):
+            values["sentences"] = tuple(round(audio["start"] + float(t), 3) for t in audio.get("sentences", ()))
+        for key in ("start", "end", "audio_start", "audio_duration", "settled"):
             if key in values:
                 values[key] = round(float(values[key]), 3)
+        values["cues"] = tuple(Cue(c["sentence"], round(float(c["time"]), 3), c.get("mark"))
+                               for c in step.get("cues", ()))
         return cls(**values)
 
     @property
     def duration(self) -> float:
         return self.end - self.start
+
+    @property
+    def hold(self) -> float | None:
+        """Seconds the settled picture rests after the step's last animation (None: not recorded)."""
+        return None if self.settled is None else round(self.end - self.settled, 3)
 
 
 @dataclass(frozen=True)
@@ -200,7 +231,7 @@ class Manifest:
         values = {k: v for k, v in data.items() if k in known}
         try:
             values["files"] = tuple(FileRecord(**f) for f in data["files"])
-            values["steps"] = tuple(StepRecord(**s) for s in data["steps"])
+            values["steps"] = tuple(StepRecord.from_dict(s) for s in data["steps"])
             values["resolution"] = tuple(data["resolution"])
             return cls(**values)
         except (TypeError, KeyError) as err:

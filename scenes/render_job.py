@@ -23,6 +23,7 @@ import datetime
 import errno
 import hashlib
 import json
+import math
 import os
 import re
 import secrets
@@ -35,6 +36,7 @@ from typing import Any
 
 from .fsutil import file_lock, merge_cache, owned_dir, seed_cache
 from .manifest import FileRecord, Manifest, StepRecord
+from .pacing import PAUSE
 from .publish import Move, publish, recover
 
 QUALITIES = {  # name -> (width, height, fps)
@@ -71,6 +73,7 @@ class RenderOptions:
     voice_model: Path | None = None  # a piper .onnx voice; None: the joe voice
     script: dict[str, str] | None = None  # spoken texts by step name from --script FILE (implies voice)
     force: bool = False  # render even when the output is up to date (--force)
+    pause: float = PAUSE  # seconds of quiet after each narrated step (--pause); no effect without a voice
 
     @property
     def extension(self) -> str:
@@ -93,6 +96,8 @@ def validate_options(opts: RenderOptions) -> None:
         raise OptionError("--gif-width sizes a GIF; use it with --format gif")
     if opts.sections and opts.last_frame:
         raise OptionError("--sections makes one clip per step; it cannot go with --last-frame")
+    if not (math.isfinite(opts.pause) and 0 <= opts.pause <= 10):
+        raise OptionError(f"--pause must be between 0 and 10 seconds; got {opts.pause}")
     if opts.voice_model is not None:
         from scenes.kit.narration import VoiceError, check_voice_model
 
@@ -369,6 +374,8 @@ def input_key(topic: Any, params: Any, opts: RenderOptions) -> str:
     import tblock
 
     options = {k: v for k, v in dataclasses.asdict(opts).items() if k not in KEY_EXCLUDED}
+    if not opts.voice:
+        options.pop("pause")  # a silent video has no narration to pause after
     payload = {
         "topic": topic.slug,
         "parameters": json.loads(json.dumps(dataclasses.asdict(params), default=str)),
@@ -470,7 +477,7 @@ def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Pa
         narrator = PiperService(voice_cache, opts.voice_model)
     with tempconfig(settings), installed():
         scene = topic.Scene(params=params, theme_name=opts.theme, burn_captions=opts.burn_captions,
-                            narrator=narrator, speech=opts.script)
+                            narrator=narrator, speech=opts.script, pause=opts.pause)
         scene.render()
     return scene
 

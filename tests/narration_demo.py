@@ -39,7 +39,7 @@ class DemoScene(StepScene):
     @step
     def move_dot(self) -> None:
         self.play(self.dot.animate.shift(RIGHT), run_time=0.5)
-        self.cue(1)  # "And then it comes back": the move back starts with the second sentence
+        self.cue("comes back")  # the move back starts with the sentence that says it
         self.mark = self.time
         self.play(self.dot.animate.shift(2 * LEFT), run_time=0.5)
 

@@ -145,16 +145,16 @@ def test_every_step_has_a_caption_and_a_speech_for_the_ear(p):
 
 def test_default_script_says_the_lessons_numbers():
     lines = script(Params())
-    assert "x0 = [0.30, 0.30, 0.00, 1.00]" in lines["show_sentence"].caption
-    assert "zero point three, zero point three, zero, and one" in lines["show_sentence"].speech
-    assert "Δ_attn = [0.70, −0.30, −0.20, 0.00]" in lines["first_attention"].caption
+    assert "x₀ = [0.30, 0.30, 0.00, 1.00]" in lines["show_sentence"].caption
+    assert "one number for each of its four named dimensions" in lines["show_sentence"].speech
+    assert "Its correction [0.70, −0.30, −0.20, 0.00]" in lines["first_attention"].caption
     assert "on 'river'" in lines["first_attention"].caption and "of its weight on river" in lines[
         "first_attention"].speech
     assert "Block 1 leaves [1.30, −0.10, −0.40, 1.20]" in lines["first_ffn"].caption
     assert "goes 0.3 → 1.3 → 2.3 → 3.4" in lines["later_blocks"].caption
     assert "zero point three, then one point three, then two point three, then three point four" in lines[
         "later_blocks"].speech
-    assert "[3.40, −1.20, −0.80, 1.50] is x0 plus all 6 corrections" in lines["the_sum"].caption
+    assert "[3.40, −1.20, −0.80, 1.50] is x₀ plus all 6 corrections" in lines["the_sum"].caption
     assert "all six corrections" in lines["the_sum"].speech
     assert "grows from 1.17 to 3.57" in lines["depth_map"].caption
     assert "from one point one seven to three point five seven" in lines["depth_map"].speech
@@ -164,7 +164,7 @@ def test_default_script_says_the_lessons_numbers():
 
 def test_no_residual_script_says_the_input_is_gone():
     lines = script(Params(depth=6, residual=False, compare=True))
-    assert "written over" in lines["first_attention"].caption and "x0 is gone" in lines["first_attention"].caption
+    assert "written over" in lines["first_attention"].caption and "x₀ is gone" in lines["first_attention"].caption
     assert "about 0.40 long" in lines["depth_map"].caption and "zero point four long" in lines["depth_map"].speech
     assert "stay near 0.40" in lines["compare_maps"].caption
     assert lines["later_blocks"].caption.startswith("Blocks 2 to 6 repeat")

@@ -147,8 +147,8 @@ def test_the_script_says_the_engines_numbers():
     lines = script(Params(d_model=16, heads=4, d_head=4, show=3))
     hand = by_hand(heads_world(16, 4, 4, TOKENS, seed=0, mask="causal"), 2)
     norm = np.linalg.norm(hand["delta"])
-    assert f"norm {norm:.2f}, all 4 heads included" in lines["sum_heads"].caption
-    assert "The stream has sixteen coordinates" in lines["show_circuit"].speech
+    assert f"norm is {norm:.2f}, all 4 heads included" in lines["sum_heads"].caption
+    assert "a stream of sixteen coordinates" in lines["show_circuit"].speech
     assert "on the word Eiffel" in lines["show_patterns"].speech or "on the word the" in lines["show_patterns"].speech
 
 

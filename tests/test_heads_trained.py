@@ -74,8 +74,9 @@ def test_the_script_names_the_checkpoint_and_layer():
     first = lines["show_circuit"]
     assert "trained checkpoint 'tiny', layer 1" in first.caption and "seeded" not in first.caption
     assert "checkpoint tiny, layer one" in first.speech and "after layer zero" in first.speech
-    assert "d = 64, 4 heads of width 16" in first.caption
-    assert "W_O^(r) + b_O, norm" in lines["sum_heads"].caption and "plus the output bias" in lines["sum_heads"].speech
+    assert "a stream of 64 coordinates read by 4 heads of width 16" in first.caption
+    assert "plus the output bias; its norm" in lines["sum_heads"].caption
+    assert "The output bias joins last." in lines["sum_heads"].speech
     assert "head 2 (L1H2) puts 100.0% on 'sees'" in lines["show_patterns"].caption
     for name, line in lines.items():
         assert not NOISE.search(line.speech), (name, line.speech)

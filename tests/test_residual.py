@@ -109,7 +109,7 @@ def test_every_step_has_a_caption_and_a_speech_without_symbols(params, steps):
 def test_the_script_speaks_the_lessons_numbers():
     lines = script(Params())
     assert "twenty-four point eight percent" in lines["score_keys"].speech
-    assert "fifty point three percent on the word Eiffel" in lines["score_keys"].speech
+    assert "The word Eiffel gets fifty point three percent." in lines["score_keys"].speech
     assert "[0.7517, 0.5035]" not in lines["switch_to_negate"].speech
     assert "0.7517" in lines["switch_to_negate"].caption
     assert "zero point seven five" in lines["switch_to_negate"].speech

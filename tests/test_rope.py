@@ -220,7 +220,7 @@ def test_script_speaks_the_captions_numbers():
     assert "zero point eight five" in lines["rotate_by_position"].speech
     assert "seventy-seven degrees" in lines["content_matters"].speech
     assert "zero point zero five seven degrees" in lines["many_frequencies"].speech
-    assert "W O" in lines["where_rope_acts"].speech
+    assert "the output matrix" in lines["where_rope_acts"].speech
     one = script(Params(query_pos=1, key_pos=0, shift=1, d_head=2))
     assert "1 position later" in one["shift_both"].caption and "one position later" in one["shift_both"].speech
     assert "1 coordinate pair " in one["many_frequencies"].caption

@@ -93,6 +93,7 @@ class BankScene(StepScene):
         switch = Switch(nums.residual).move_to([*SWITCH_AT, 0])
         self.play(LaggedStart(*[FadeIn(w, shift=DOWN * 0.2) for w in self.words], lag_ratio=0.2))
         self.play(Indicate(self.words[nums.position], color=theme().accent))
+        self.cue("enters")
         self.play(FadeIn(self.stream, shift=DOWN * 0.3), FadeIn(self.status), FadeIn(switch))
 
     @step
@@ -113,11 +114,14 @@ class BankScene(StepScene):
         self.play(FadeIn(panel.bars), self.words.frame(nums.top).animate.set_stroke(head_color(0), width=3),
                   run_time=1.2)
         self.attn_arrow = panel.attention_arrow([DELTA_X + 0.62, self.delta_y, 0])
+        self.cue("correction")
         self.play(Create(self.attn_arrow), FadeIn(self.delta, shift=LEFT * 0.4))
         self.delta.log("0_attn_out")
+        self.cue("entry by entry")
         self.play(FadeIn(node), Write(self.formula))
         self.combine(blk["resid_mid"], "0_resid_mid", entry_by_entry=True)
         self.status_to("after block 1 · attention")
+        self.cue(3)
         self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if nums.residual else theme().negative))
 
     @step
@@ -127,10 +131,13 @@ class BankScene(StepScene):
         into, out = panel.ffn_arrows(self.delta.cells.get_corner(DOWN + RIGHT))
         self.play(*panel.veil("attn"), FadeOut(self.attn_arrow), run_time=0.6)
         self.play(FadeIn(panel.norm_col), FadeIn(panel.norm_name), run_time=0.8)
+        self.cue("units fire")
         self.play(Create(into), LaggedStart(*[GrowFromEdge(b, DOWN) for b in panel.relu_bars], lag_ratio=0.1),
                   FadeIn(panel.relu_base), FadeIn(panel.relu_name), run_time=1.2)
+        self.cue("correction")
         self.swap_delta("ffn", blk["mlp_out"], "0_mlp_out", extra=[Create(out)])
         self.combine(blk["resid_post"], "0_resid_post", run_time=1.2)
+        self.cue("plot")
         self.status_to("after block 1")
         self.play(*self.plot.extend(1), run_time=0.6)
 
@@ -140,6 +147,8 @@ class BankScene(StepScene):
         speed = 1.0 if d <= 4 else max(0.45, 3.0 / (d - 1))
         for b in range(1, d):
             blk = self.nums.run.blocks[b]
+            if b == d - 1 and d > 2:
+                self.cue("goes")  # the last block with the sentence that reads the track
             self.play(*self.panel.show_block(b + 1, blk["pattern"][0]), *self.panel.veil("ffn"),
                       run_time=0.5 * speed)
             self.swap_delta("attn", blk["attn_out"], f"{b}_attn_out", run_time=0.4 * speed)
@@ -150,6 +159,9 @@ class BankScene(StepScene):
             self.combine(blk["resid_post"], f"{b}_resid_post", run_time=0.6 * speed)
             self.status_to(f"after block {b + 1}", run_time=0.3 * speed)
             self.play(*self.plot.extend(b + 1), run_time=0.4 * speed)
+        self.cue(-1)  # the sentence that reads the identity's range
+        self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if self.nums.residual
+                           else theme().negative))
 
     # -- the sum and the depth map ----------------------------------------------------------------------
 
@@ -163,10 +175,13 @@ class BankScene(StepScene):
                   run_time=1.6)
         self.play(FadeIn(row.equals), FadeIn(row.result))
         if nums.residual:
+            self.cue("still a term")
             self.play(FadeIn(row.note), Indicate(row.cols[0], color=theme().stream))
         else:
             faded = VGroup(*row.cols[:-1], *row.signs)
+            self.cue("last output alone")
             self.play(faded.animate.set_opacity(0.3), Create(row.cross), FadeIn(row.note))
+            self.cue("overwritten")
             self.play(Indicate(row.cols[-1], color=theme().negative), Indicate(row.result, color=theme().negative))
 
     @step
@@ -178,6 +193,7 @@ class BankScene(StepScene):
         if self.params.compare:
             return
         verdict = self.maps.verdict(nums.residual)
+        self.cue(-1)
         self.play(FadeIn(verdict, shift=UP * 0.2))
         if not nums.residual:
             self.play(FadeIn(self.maps.scale_note(verdict)), run_time=0.5)
@@ -186,6 +202,7 @@ class BankScene(StepScene):
     def compare_maps(self) -> None:
         other = not self.nums.residual
         self.show_map(self.maps.add_map(other, self.nums.runs[other].bars))
+        self.cue("Without it")
         self.play(FadeIn(self.maps.closing, shift=UP * 0.2))
 
     # -- how things move ---------------------------------------------------------------------------------
@@ -253,9 +270,11 @@ class BankScene(StepScene):
     def show_map(self, m: DepthMap) -> None:
         n = len(m.bars)
         self.play(FadeIn(m.title), FadeIn(m.frame), FadeIn(m.head), run_time=0.8)
+        self.cue("ribbon", optional=True)
         self.play(GrowFromEdge(m.ribbon, DOWN), FadeIn(m.ribbon_name), run_time=0.8)
         if len(m.cut):
             self.play(Create(m.cut), run_time=0.6)
+        self.cue("bar", optional=True)
         self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in m.bars], lag_ratio=0.5),
                   LaggedStart(*[FadeIn(v) for v in m.values], lag_ratio=0.5),
                   run_time=min(0.5 * n + 0.5, 3.0))

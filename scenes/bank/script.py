@@ -6,7 +6,7 @@ Both are built from :func:`scenes.bank.numbers.bank_numbers`, never typed in.
 >>> list(lines)
 ['show_sentence', 'first_attention', 'first_ffn', 'later_blocks', 'the_sum', 'depth_map']
 >>> lines["show_sentence"].speech.split(".")[1]
-' Its stream enters as x zero: zero point three, zero point three, zero, and one'
+' Its stream enters as x zero, one number for each of its four named dimensions'
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import numpy as np
 
 from scenes.bank.numbers import GEOGRAPHIC, IDENTITY, BankNumbers, bank_numbers
 from scenes.bank.params import Params
-from scenes.kit import Line, fmt, fmt_vec, followed_position, pct, say_int, say_number, say_percent, say_vector
+from scenes.kit import Line, fmt, fmt_vec, followed_position, pct, say_int, say_number, say_percent
 from tblock.worlds.bank import TOKENS
 
 
@@ -35,7 +35,7 @@ def script(p: Params) -> dict[str, Line]:
     if nums.depth > 1:
         lines["later_blocks"] = later_blocks(nums)
     lines["the_sum"] = the_sum(nums)
-    lines["depth_map"] = depth_map(nums)
+    lines["depth_map"] = depth_map(nums, verdict=not p.compare)
     if p.compare:
         lines["compare_maps"] = compare_maps(nums)
     return lines
@@ -45,18 +45,18 @@ def identity_names(nums: BankNumbers) -> tuple[str, str]:
     """How the caption and the narration name the identity dimension: bank's own, or for another word
     the dimension's name."""
     if nums.token == "bank":
-        return f"its identity (dim {IDENTITY})", f"its identity, dimension {say_int(IDENTITY)},"
+        return f"its identity (dimension {IDENTITY})", f"its identity, dimension {say_int(IDENTITY)},"
     name = nums.dims[IDENTITY]
-    return f"the {name} dimension (dim {IDENTITY})", f"the {name} dimension, dimension {say_int(IDENTITY)},"
+    return f"the {name} dimension ({IDENTITY})", f"the {name} dimension, dimension {say_int(IDENTITY)},"
 
 
 def show_sentence(nums: BankNumbers) -> Line:
     x0 = nums.x0
     return Line(
-        f"We follow '{nums.token}' in 'by the river bank'. Its stream enters as x0 = {fmt_vec(x0)}: one number "
+        f"We follow '{nums.token}' in 'by the river bank'. Its stream enters as x₀ = {fmt_vec(x0)}: one number "
         f"per named dimension.",
-        f"We follow the word {nums.token} in the phrase by the river bank. Its stream enters as x zero: "
-        f"{say_vector(x0)}. That is one number for each named dimension.")
+        f"We follow the word {nums.token} in the phrase by the river bank. Its stream enters as x zero, "
+        f"one number for each of its {say_int(len(x0))} named dimensions.")
 
 
 def first_attention(nums: BankNumbers) -> Line:
@@ -73,14 +73,14 @@ def first_attention(nums: BankNumbers) -> Line:
         spoken_ident += f" went from {say_number(before)} to {say_number(after)}"
     how = "added to" if nums.residual else "written over"
     if not nums.residual:
-        ident += ": x0 is gone"
+        ident += ": x₀ is gone"
         spoken_ident += ", and x zero is gone"
     return Line(
-        f"Block 1, attention: '{nums.token}' puts {pct(weight, 1)} of its weight on '{source}'. The correction "
-        f"Δ_attn = {fmt_vec(blk['attn_out'])} is {how} the stream entry by entry; {ident}.",
+        f"Block 1, attention: '{nums.token}' puts {pct(weight, 1)} of its weight on '{source}'. Its correction "
+        f"{fmt_vec(blk['attn_out'])} is {how} the stream entry by entry; {ident}.",
         f"In block one, attention: {nums.token} puts {say_percent(100 * weight, 1)} of its weight on {source}. "
-        f"The correction, delta attention, is {say_vector(blk['attn_out'])}. It is {how} the stream, entry by "
-        f"entry, and {spoken_ident}.")
+        f"Out comes a correction, delta attention. It is {how} the stream, entry by entry. "
+        f"{spoken_ident[:1].upper() + spoken_ident[1:].rstrip(',')}.")
 
 
 def first_ffn(nums: BankNumbers) -> Line:
@@ -88,11 +88,13 @@ def first_ffn(nums: BankNumbers) -> Line:
     n_on, n_units = int(np.sum(blk["hidden"] > 0)), len(blk["hidden"])
     how = "added" if nums.residual else "written over the stream"
     return Line(
-        f"Block 1, feed-forward: from norm(x) = {fmt_vec(blk['ln2'])}, {n_on} of {n_units} ReLU units fire; "
-        f"the correction Δ_ffn = {fmt_vec(blk['mlp_out'])} is {how}. Block 1 leaves {fmt_vec(blk['resid_post'])}.",
-        f"Block one, feed-forward: it reads the normalised stream, {say_vector(blk['ln2'])}. Then "
-        f"{say_int(n_on)} of its {say_int(n_units)} ReLU units fire, and the correction, delta F F N, is "
-        f"{say_vector(blk['mlp_out'])}. It is {how}. Block one leaves {say_vector(blk['resid_post'])}.")
+        f"Block 1, feed-forward: from the normalised stream {fmt_vec(blk['ln2'])}, {n_on} of {n_units} ReLU "
+        f"units fire; their correction {fmt_vec(blk['mlp_out'])} is {how}. Block 1 leaves "
+        f"{fmt_vec(blk['resid_post'])}.",
+        "Block one, feed-forward: it reads the normalised stream. "
+        f"{say_int(n_on).capitalize()} of its {say_int(n_units)} ReLU units fire. "
+        f"Their correction, delta F F N, is {how}. "
+        "The plot marks where block one leaves the stream.")
 
 
 def later_blocks(nums: BankNumbers) -> Line:
@@ -107,21 +109,22 @@ def later_blocks(nums: BankNumbers) -> Line:
         spoken_dim0 = ", then ".join(say_number(v, 1) for v in geo[:3]) + f", and on to {say_number(geo[-1], 1)}"
     low, high = track[1:, 1].min(), track[1:, 1].max()
     ident, spoken_ident = identity_names(nums)
+    spoken_ident = "Its identity" if nums.token == "bank" else f"The {nums.dims[IDENTITY]} dimension"
     if nums.residual:
         tail = f"while {ident} stays within {fmt(low)} to {fmt(high)}"
-        spoken_tail = f"while {spoken_ident} stays between {say_number(low)} and {say_number(high)}"
+        spoken_tail = f"{spoken_ident} stays between {say_number(low)} and {say_number(high)}"
     else:
         tail = f"and {ident} is only {fmt(low)} to {fmt(high)}: each block keeps just its output"
-        spoken_tail = (f"and {spoken_ident} is only {say_number(low)} to {say_number(high)}. Each block keeps "
-                       f"just its own output")
+        spoken_tail = (f"Each block keeps just its own output. {spoken_ident} is only {say_number(low)} to "
+                       f"{say_number(high)}")
     blocks = "Block 2 repeats" if d == 2 else f"Blocks 2 to {d} repeat"
     spoken_blocks = ("Block two repeats" if d == 2 else "Blocks two and three repeat" if d == 3
                      else f"Blocks two to {say_int(d)} repeat")
     return Line(
-        f"{blocks} the pattern with the same weights. The geographic dimension (dim {GEOGRAPHIC}) goes {dim0}, "
+        f"{blocks} the pattern with the same weights. The geographic dimension ({GEOGRAPHIC}) goes {dim0}, "
         f"{tail}.",
         f"{spoken_blocks} the pattern with the same weights. The geographic dimension, dimension "
-        f"{say_int(GEOGRAPHIC)}, goes {spoken_dim0}, {spoken_tail}.")
+        f"{say_int(GEOGRAPHIC)}, goes {spoken_dim0}. {spoken_tail}.")
 
 
 def the_sum(nums: BankNumbers) -> Line:
@@ -130,19 +133,21 @@ def the_sum(nums: BankNumbers) -> Line:
     if nums.residual:
         folded = len(nums.run.terms) - 1 < n_corr
         return Line(
-            f"The sum: the final stream {fmt_vec(final)} is x0 plus all {n_corr} corrections"
+            f"The sum: the final stream {fmt_vec(final)} is x₀ plus all {n_corr} corrections"
             f"{' (the middle blocks summed into one column)' if folded else ''}. The input is still a term of it.",
-            f"The sum: the final stream, {say_vector(final)}, is x zero plus all {say_int(n_corr)} corrections"
+            f"The sum: the final stream is x zero plus all {say_int(n_corr)} corrections"
             f"{', with the middle blocks summed into one column' if folded else ''}. The input is still a term "
             f"of it.")
     return Line(
         f"Without the residual nothing was summed: the final vector {fmt_vec(final)} is block {nums.depth}'s last "
-        f"output alone; x0 and every earlier correction were overwritten.",
-        f"Without the residual, nothing was summed. The final vector, {say_vector(final)}, is block "
+        f"output alone; x₀ and every earlier correction were overwritten.",
+        f"Without the residual, nothing was summed. The final vector is block "
         f"{say_int(nums.depth)}'s last output alone. X zero and every earlier correction were overwritten.")
 
 
-def depth_map(nums: BankNumbers) -> Line:
+def depth_map(nums: BankNumbers, verdict: bool = True) -> Line:
+    """The map's words; ``verdict``: the closing sentence the map shows beside it (not when a second map
+    follows, which closes the comparison itself)."""
     bars = nums.run.bars
     if nums.residual:
         if len(bars) == 1:  # one block: one bar, nothing grows
@@ -151,25 +156,27 @@ def depth_map(nums: BankNumbers) -> Line:
             grows = f"grows from {fmt(bars[0])} to {fmt(bars[-1])}"
             spoken = f"it grows from {say_number(bars[0])} to {say_number(bars[-1])}"
         return Line(
-            f"The depth map: the x0 ribbon runs unbroken from the entrance to the top, and each block's bar, the "
-            f"size of all corrections so far (‖x − x0‖), {grows}.",
-            f"The depth map. The x zero ribbon runs unbroken from the entrance to the top. Each block's bar is the "
-            f"size of all the corrections so far, the length of x minus x zero, and {spoken}.")
+            f"The depth map: the x₀ ribbon runs unbroken from the entrance to the top, and each block's bar, the "
+            f"size of all corrections so far (‖x − x₀‖), {grows}.",
+            "The depth map. The x zero ribbon runs unbroken from the entrance to the top. "
+            f"Each block's bar is the length of x minus x zero, and {spoken}."
+            + (" The corrections pile up on top of the input." if verdict else ""))
     typical = float(np.median(bars))
     return Line(
         f"Residual off: the ribbon is cut at the entrance, and each block's red bar is only its latest output, "
-        f"about {fmt(typical)} long because of the normalisation. The stream is alive but has forgotten its input.",
-        f"Residual off: the ribbon is cut at the entrance, and each block's red bar is only its latest output, "
-        f"about {say_number(typical)} long, because of the normalisation. The stream is alive, but it has "
-        f"forgotten its input.")
+        f"about {fmt(typical)} long because of the normalisation."
+        + (" The stream is alive but has forgotten its input." if verdict else ""),
+        "Residual off: the ribbon is cut at the entrance. "
+        f"Each block's red bar is only its latest output, about {say_number(typical)} long, because of the "
+        "normalisation." + (" The stream is alive, but it has forgotten its input." if verdict else ""))
 
 
 def compare_maps(nums: BankNumbers) -> Line:
     on, off = nums.runs[True].bars, nums.runs[False].bars
     typical = float(np.median(off))
     return Line(
-        f"Side by side on one scale: with the residual the bars climb to {fmt(on[-1])} on top of an unbroken x0; "
-        f"without it they stay near {fmt(typical)}, and x0 is gone after the entrance.",
-        f"Side by side, on one scale: with the residual, the bars climb to {say_number(on[-1])}, on top of an "
+        f"Side by side on one scale: with the residual the bars climb to {fmt(on[-1])} on top of an unbroken x₀; "
+        f"without it they stay near {fmt(typical)}, and x₀ is gone after the entrance.",
+        f"Side by side, on one scale. With the residual, the bars climb to {say_number(on[-1])}, on top of an "
         f"unbroken x zero. Without it, they stay near {say_number(typical)}, and x zero is gone after the "
         f"entrance.")

@@ -67,7 +67,9 @@ class BlockScene(StepScene):
                   f"with {ACT_NAMES[p.act]}  ·  {NORM_NAMES[p.norm]}  ·  {MASK_NAMES[p.mask]}", 20, theme().muted),
         ).arrange(DOWN, buff=0.18).move_to([0, -2.5, 0])
         self.play(Create(diagram), run_time=2.2)
+        self.cue(1)
         self.play(Write(equations), run_time=1.4)
+        self.cue("shape")
         self.play(FadeIn(facts))
         self.record(equations=eqs)
 
@@ -80,6 +82,7 @@ class BlockScene(StepScene):
         d = self.b.ex.cfg.d_model
         self.play(FadeIn(w.stream), FadeIn(w.stream_label),
                   *w.show_formula(rf"X \in \mathbb{{R}}^{{{self.b.n} \times {d}}}"), run_time=1.0)
+        self.cue("stay lined up")
         self.play(FadeIn(w.pipe), *w.highlight("input"), run_time=0.8)
         self.track_now("resid_pre", w.stream)
 
@@ -96,6 +99,7 @@ class BlockScene(StepScene):
                   *w.highlight("attention"), *w.swap_note(None))
         self.play(*w.swap_branch(maps), run_time=1.2)
         masked = " · upper right masked to 0" if self.params.mask == "causal" else ""
+        self.cue("softmax")
         self.play(*w.swap_note(w.note(f"{len(maps.grids)} heads · each row sums to {fmt(b.sums.min())}{masked}",
                                       anchor=maps)))
         self.track_now("pattern", maps)
@@ -125,6 +129,7 @@ class BlockScene(StepScene):
                                   rf"F = {b.placement.ffn_reads}"), *w.highlight("ffn_hidden"), *w.swap_note(None))
         self.play(*w.swap_branch(g), run_time=1.2)
         self.track_now("mlp_pre", g)
+        self.cue(1)
         old_title = g.title
         new_title = MathTex(rf"H = {act_tex}(\dots)", font_size=34, color=theme().update).move_to(old_title)
         g.remove(old_title)
@@ -144,6 +149,7 @@ class BlockScene(StepScene):
         y = line_note.get_y() - 0.12
         note = VGroup(ActivationIcon(act, pre, post), line_note).arrange(RIGHT, buff=0.35)
         fit_inside(note.move_to([BRANCH_X, y, 0]))
+        self.cue(2)
         self.play(Create(marks), *w.swap_note(note), run_time=0.9)
         w.branch = VGroup(g, marks)
         w.branch.cells = g.cells
@@ -163,6 +169,7 @@ class BlockScene(StepScene):
         w, key = self.walk, {"attn_out": "attn_out", "ffn_out": "mlp_out"}[name]
         g = w.grid(self.b.trace[key], title, title_color=color)
         self.play(*w.show_formula(formula), *w.highlight(name), *w.swap_note(None))
+        self.cue(1)
         self.play(*w.swap_branch(g), run_time=1.2)
         self.track_now(key, g)
 
@@ -181,6 +188,7 @@ class BlockScene(StepScene):
             self.remove(start)
             self.add(read.set_values(w.stream.values))
             w.branch = read
+            self.cue(1)
             self.play(*read.animate_values(values), run_time=1.4)
             if name == "norm1":
                 before = ", ".join(fmt(v) for v in self.b.length_at("resid_pre"))
@@ -194,6 +202,7 @@ class BlockScene(StepScene):
             self.remove(flying)
         else:  # normalise: the stream itself
             self.play(*anims, *w.swap_note(None))
+        self.cue(1)
         self.play(*w.stream.animate_values(values), *w.retitle_stream(title), run_time=1.4)
         self.track_now(move.target, w.stream)
 
@@ -204,6 +213,7 @@ class BlockScene(StepScene):
         self.clear_stage()
         chart = LengthsChart(self.b, self.params.norm)
         self.play(Create(chart.axes), FadeIn(chart.ticks), FadeIn(chart.y_name), FadeIn(chart.legend), run_time=1.0)
+        self.cue(1)
         self.play(*[Create(g) for g in chart.lines], run_time=2.0)
         self.track("stage_lengths", chart)
         self.record(stage_names=[s.key for s in self.b.stages])
@@ -223,6 +233,7 @@ class BlockScene(StepScene):
                       label("1", 20, theme().muted).next_to(bar, RIGHT, buff=0.12))
         legend = Group(bar, ends).next_to(reading, DOWN, buff=0.3)
         self.play(FadeIn(maps), run_time=1.2)
+        self.cue("Each row is")
         self.play(FadeIn(reading), FadeIn(legend))
         self.track("pattern", maps)
 
@@ -232,7 +243,9 @@ class BlockScene(StepScene):
         chart = SharesChart(self.b)
         self.play(Create(chart.axes), FadeIn(chart.row_names), FadeIn(chart.headers), FadeIn(chart.x_name),
                   run_time=0.9)
+        self.cue("Over all tokens")
         self.play(*[FadeIn(row, shift=RIGHT * 0.3) for row in chart.bars], run_time=1.2)
+        self.cue("Each bar")
         self.play(FadeIn(chart.texts), run_time=0.6)
         self.track("shares", chart)
         self.record(magnitudes=self.b.shares["magnitude"])
@@ -245,6 +258,7 @@ class BlockScene(StepScene):
         self.play(*c.merge(), run_time=1.4)
         self.remove(*c.grids)
         self.play(FadeIn(c.eq), FadeIn(c.output), run_time=0.8)
+        self.cue("largest difference")
         self.play(FadeIn(c.verdict))
         self.track("reconstruction", c)
 
@@ -255,8 +269,11 @@ class BlockScene(StepScene):
         self.clear_stage()
         c = PlacementCompare(self.b, NORM_NAMES[self.params.norm])
         self.play(FadeIn(c.heads), Create(c.axes), FadeIn(c.ticks), FadeIn(c.y_name), FadeIn(c.key), run_time=1.0)
+        self.cue("Pre-norm")
         self.play(*[Create(line) for line in c.lines], run_time=1.8)
+        self.cue("Post-norm")
         self.play(FadeIn(c.block), run_time=0.8)
+        self.cue(3)
         self.play(*([Create(c.marker)] if c.marker is not None else []), FadeIn(c.where))
         self.track("compare", c)
 

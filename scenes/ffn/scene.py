@@ -17,7 +17,7 @@ Render with ``python render.py ffn`` or ``manim -ql scenes/ffn/scene.py FFNScene
 
 from __future__ import annotations
 
-from manim import RIGHT, Create, FadeIn, FadeOut, FadeTransform, Indicate
+from manim import RIGHT, Circumscribe, Create, FadeIn, FadeOut, FadeTransform, Indicate
 
 from scenes.ffn import script as words
 from scenes.ffn.params import Params
@@ -68,7 +68,7 @@ class FFNScene(StepScene):
         v = self.view
         self.fade_in(v.y_top, v.labels["y_top"])
         self.wait(0.4)
-        self.cue(2)  # Y's numbers are sentence 1; u replaces Y when the voice turns to it
+        self.cue("normalised copy")  # u replaces Y when the voice turns to it
         # (a Vector is a Group, which cannot become another: the numbers' VGroup moves instead)
         numeric = v.u_row.numeric
         swap = [FadeTransform(v.y_top.view, v.u_row.view)] if numeric else [FadeOut(v.y_top), FadeIn(v.u_row)]
@@ -78,17 +78,20 @@ class FFNScene(StepScene):
     def expand(self) -> None:
         v = self.view
         self.play(FadeIn(v.w1), run_time=0.7)
+        self.cue(1)
         self.morph([v.u_row], v.pre_row, FadeIn(v.labels["pre"]), run_time=1.4)
 
     @step
     def bend(self) -> None:
         v, plot = self.view, self.view.plot
         self.play(Create(plot.frame), FadeIn(plot.legend), run_time=0.9)
+        self.cue("dashed")
         self.play(*[Create(c) for c in plot.curves], run_time=1.0)
         self.play(FadeIn(plot.dots), run_time=0.6)
-        self.cue(1)
+        self.cue("positive input")
         self.play(plot.dots.animate.become(plot.dots_on_curve), run_time=1.3)
         self.morph([v.pre_row], v.post_row, FadeIn(v.labels["post"]), run_time=1.2)
+        self.cue("The other")
         self.play(FadeIn(v.marks), run_time=0.6)
 
     @step
@@ -96,9 +99,10 @@ class FFNScene(StepScene):
         v = self.view
         self.play(FadeOut(v.plot), run_time=0.6)
         self.play(FadeIn(v.w2), run_time=0.7)
+        self.cue("It brings")
         self.morph([v.post_row], v.delta_row, FadeIn(v.labels["delta"]), run_time=1.4)
         if v.norm_beside:
-            self.cue(1)
+            self.cue("update, delta")
             self.play(FadeIn(v.norm), run_time=0.5)
 
     @step
@@ -106,7 +110,12 @@ class FFNScene(StepScene):
         v = self.view
         self.fade_in(v.y_row, v.labels["y"])
         self.play(Create(v.rule), run_time=0.4)
+        self.cue("Z is")
         self.morph([v.delta_row, v.y_row], v.z_row, FadeIn(v.labels["z"]), run_time=1.4)
+        self.cue("both")
+        self.play(Circumscribe(v.z_row, color=theme().accent), run_time=1.0)
+        self.cue("middle")
+        self.play(Circumscribe(v.post_row, color=theme().muted), run_time=1.0)
 
     def morph(self, sources: list[Vector], target: Vector, *also, run_time: float) -> None:
         """Play the flow from sources into target (with ``also``), then show the target itself."""
@@ -131,6 +140,7 @@ class FFNScene(StepScene):
                               update_norm=round(pos["update_norm"], 2))
         fit_inside(self.ledger).move_to([0, table.bottom - LEDGER_GAP, 0])
         self.track("ledger", self.ledger)
+        self.cue("never mix")
         self.play(*[Create(m) for m in table.frames], FadeIn(self.ledger), run_time=0.8)
 
     @step

@@ -17,7 +17,7 @@ import numpy as np
 from scenes.ffn.numbers import ACT_NAMES, ACT_SPOKEN, Story, ffn_story, trained_story
 from scenes.ffn.params import Params
 from scenes.ffn.parts import Look
-from scenes.kit import Line, fmt, fmt_diff, fmt_vec, pct, say_int, say_number, say_vector
+from scenes.kit import Line, fmt, fmt_diff, fmt_vec, pct, say_int, say_number
 
 LISTED_MAX = 6  # the longest vector a caption writes out (a longer one is only drawn)
 
@@ -88,21 +88,21 @@ def script(p: Params) -> dict[str, Line]:
     if listed:
         caption = (f"Token {t} of {n}. After attention its stream vector is Y = {fmt_vec(pos['y'])}; "
                    f"the FFN reads its normalised copy u = LN₂(Y) = {fmt_vec(pos['u'])}.")
-        speech = (f"We follow token {say_int(t)} of {say_int(n)}. After attention, its stream vector Y is "
-                  f"{say_vector(pos['y'])}. The feed-forward network reads a normalised copy, u, which is "
-                  f"layer norm two of Y: {say_vector(pos['u'])}.")
+        speech = (f"We follow token {say_int(t)} of {say_int(n)}. After attention, its stream vector Y has "
+                  f"{say_int(d)} numbers. The feed-forward network reads a normalised copy, u: layer norm two "
+                  f"of Y.")
     elif look.stream_numbers:
         caption = (f"Token {t} of {n}. After attention its stream vector Y has {d} numbers; "
                    f"the FFN reads its normalised copy u = LN₂(Y).")
         speech = (f"We follow token {say_int(t)} of {say_int(n)}. After attention, its stream vector Y has "
-                  f"{say_int(d)} numbers. The feed-forward network reads a normalised copy, u, which is "
-                  f"layer norm two of Y.")
+                  f"{say_int(d)} numbers. The feed-forward network reads a normalised copy, u: layer norm two "
+                  f"of Y.")
     else:
         caption = (f"Token {t} of {n}. Its stream vector Y has {d} numbers, drawn as a heat strip (blue "
                    f"positive, red negative); the FFN reads its normalised copy u = LN₂(Y).")
         speech = (f"We follow token {say_int(t)} of {say_int(n)}. Its stream vector Y has {say_int(d)} numbers, "
                   f"drawn as a heat strip: blue for positive, red for negative. The feed-forward network "
-                  f"reads a normalised copy, u, which is layer norm two of Y.")
+                  f"reads a normalised copy, u: layer norm two of Y.")
     written, spoken_origin = origin(s)
     lines["show_input"] = Line(written + caption, spoken_origin + speech)
 
@@ -123,45 +123,43 @@ def script(p: Params) -> dict[str, Line]:
             f"ReLU bends each hidden number on its own: {k} of {f} units have a positive input and pass "
             f"unchanged (active); the other {f - k} become exactly 0. GELU, dashed, would let small "
             f"negatives through.",
-            f"ReLU bends each hidden number on its own. {count_of(k, f, 'units').capitalize()} a positive input "
-            f"and pass unchanged: they are active. The other {say_int(f - k)} become exactly zero. GELU, the "
-            f"dashed curve, would let small negative values through.")
+            "ReLU bends each hidden number on its own. GELU, the dashed curve, would let small negative values "
+            f"through. {count_of(k, f, 'units').capitalize()} a positive input and pass unchanged: they are "
+            f"active. The other {say_int(f - k)} become exactly zero.")
     else:
         lines["bend"] = Line(
             f"{name} bends each hidden number on its own: {k} of {f} units have a positive input and pass "
             f"almost unchanged (active); the other {f - k} are squeezed towards 0. ReLU, dashed, would zero "
             f"them exactly.",
-            f"{spoken[0].upper()}{spoken[1:]} bends each hidden number on its own. "
-            f"{count_of(k, f, 'units').capitalize()} a positive input and pass almost unchanged: they are "
-            f"active. The other {say_int(f - k)} are squeezed towards zero. ReLU, the dashed curve, would set "
-            f"them to exactly zero.")
+            f"{spoken[0].upper()}{spoken[1:]} bends each hidden number on its own. ReLU, the dashed curve, would "
+            f"set the negative ones to exactly zero. {count_of(k, f, 'units').capitalize()} a positive input and "
+            f"pass almost unchanged: they are active. The other {say_int(f - k)} are squeezed towards zero.")
 
     lines["contract"] = Line(
         f"W₂ ({f} × {d}) brings the {f} hidden numbers back to the stream's width {d}: the update Δ, of "
         f"length ‖Δ‖ = {fmt(norm)}.",
-        f"The second weight matrix, W two, with {say_int(f)} rows and {say_int(d)} columns, brings the "
+        f"The second weight matrix, W two, has {say_int(f)} rows and {say_int(d)} columns. It brings the "
         f"{say_int(f)} hidden numbers back to the stream's width of {say_int(d)}. The result is the update, "
-        f"delta, whose length is {say_number(norm)}.")
+        f"delta, of length {say_number(norm)}.")
 
     if listed:
         lines["add_to_stream"] = Line(
             f"The update is added to the stream: Z = Y + Δ = {fmt_vec(pos['z'])}. Input and output are both "
             f"{d} numbers wide; the wide middle stays inside the FFN.",
-            f"The update is added to the stream: Z is Y plus delta, which is {say_vector(pos['z'])}. Input "
-            f"and output are both {say_int(d)} numbers wide; the wide middle stays inside the feed-forward "
-            f"network.")
+            f"The update is added to the stream. Z is Y plus delta. Input and output are both {say_int(d)} "
+            "numbers wide. The wide middle stays inside the network.")
     else:
         lines["add_to_stream"] = Line(
             f"The update is added to the stream: Z = Y + Δ. Input and output are both {d} numbers wide; the "
             f"{f}-wide middle stays inside the FFN.",
-            f"The update is added to the stream: Z is Y plus delta. Input and output are both {say_int(d)} "
-            f"numbers wide; the middle, {say_int(f)} numbers wide, stays inside the feed-forward network.")
+            f"The update is added to the stream. Z is Y plus delta. Input and output are both {say_int(d)} "
+            f"numbers wide. The middle, {say_int(f)} numbers wide, stays inside the network.")
 
     lines["every_position"] = Line(
         "The same W₁ and W₂ run at every position, one row at a time: row i of Δ is computed from row i of "
         "u alone. Tokens never mix here; only attention mixes them.",
         f"The same two matrices, W one and W two, run at all {say_int(n)} positions, one row at a time. Each "
-        f"row of delta is computed from the same row of u alone. Tokens never mix here; only attention "
+        f"row of delta is computed from the same row of u alone. Tokens never mix here: only attention "
         f"mixes them.")
 
     diff = s.check["max_diff"]

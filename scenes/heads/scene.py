@@ -121,7 +121,9 @@ class HeadsScene(StepScene):
         x_name = MathTex(r"X[i]", font_size=32, color=theme().stream).next_to(self.x_view, DOWN, buff=0.12)
         self.play(Create(VGroup(c.stream_in, c.bypass, c.tap_dot)), FadeIn(c.add_node), FadeIn(c.stream_out),
                   FadeIn(self.formula), run_time=1.0)
+        self.cue("We follow")
         self.play(FadeIn(backing(self.x_view)), FadeIn(self.x_view), FadeIn(x_name), run_time=0.6)
+        self.cue("layer norm feeds")
         self.play(Create(c.read_path), FadeIn(c.norm_box), FadeIn(c.sublayer_box),
                   FadeIn(self.heads_circuit.tiles), FadeIn(self.heads_circuit.name), run_time=1.2)
 
@@ -140,6 +142,7 @@ class HeadsScene(StepScene):
             fans.add(Line(tiles[-1].get_right(), name.get_left() + LEFT * 0.06, color=theme().muted,
                           stroke_width=2.5))
         self.play(self.heads_circuit.circuit.flash_read(run_time=1.2))
+        self.cue("fans out")
         self.play(*[Create(f) for f in fans], *[FadeIn(n) for n in names], run_time=1.0)
 
     @step
@@ -148,7 +151,9 @@ class HeadsScene(StepScene):
                                                              self.n.receiver, self.layout.row_y[:self.k]))
         a = self.attention
         self.play(FadeOut(self.formula), FadeIn(a.header), FadeIn(a.token_names), run_time=0.6)
-        self.play(*[FadeIn(row, shift=RIGHT * 0.2) for row in a.rows], run_time=1.2)
+        for r, row in enumerate(a.rows):  # each head's row with the sentence that reads it
+            self.cue(r + 1)
+            self.play(FadeIn(row, shift=RIGHT * 0.2), run_time=0.6)
 
     @step
     def mix_values(self) -> None:
@@ -163,6 +168,7 @@ class HeadsScene(StepScene):
                                 stroke_width=3, tip_length=0.14, max_tip_length_to_length_ratio=0.5)
                           for r in range(self.k)])
         self.play(FadeIn(header), run_time=0.5)
+        self.cue("It mixes")
         self.play(*[Create(a) for a in arrows],
                   *[FadeTransform(self.attention.rows[r].copy(), self.mixtures[r]) for r in range(self.k)],
                   run_time=1.4)
@@ -199,8 +205,10 @@ class HeadsScene(StepScene):
                             20, theme().muted)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
         note.move_to([X_NAME, self.layout.y_note, 0], aligned_edge=LEFT)
         self.play(FadeIn(headers), FadeIn(signs[0::2]), *[FadeIn(img) for img in self.w_images], run_time=0.8)
+        self.cue("It writes")
         self.play(*[FadeTransform(self.mixtures[r].view.copy(), self.contributions[r]) for r in range(self.k)],
                   FadeIn(signs[1::2]), run_time=1.4)
+        self.cue("subspace")
         self.play(*[FadeIn(nm) for nm in self.norms], *extra, FadeIn(note), run_time=0.8)
 
     @step
@@ -217,6 +225,8 @@ class HeadsScene(StepScene):
                   Create(self.heads_circuit.circuit.write_path), run_time=0.7)
         parts = list(self.contributions) + ([self.rest_view] if self.more else [])
         for k, part in enumerate(parts):
+            if k == len(parts) - 1 and not v["has_bias"]:
+                self.cue("Its norm")  # the last contribution lands as the voice reads the norm
             ghost = part.copy()
             self.play(ghost.animate.move_to(self.delta), run_time=0.5)
             self.play(FadeOut(ghost), *self.delta.retarget(v["running"][k + 1]),
@@ -225,6 +235,7 @@ class HeadsScene(StepScene):
         if v["has_bias"]:  # a trained W_O has a bias: it joins the sum last
             bias = MathTex(r"+\,b_O", font_size=28, color=theme().muted)
             bias.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, LEFT)
+            self.cue("bias")
             self.play(FadeIn(bias), *self.delta.retarget(v["running"][-1]),
                       ChangeDecimalToValue(self.delta_norm[0], float(v["running_norm"][-1])), run_time=0.6)
 
@@ -248,9 +259,12 @@ class HeadsScene(StepScene):
         self.play(*[g.animate.move_to([tx, y, 0]).stretch_to_fit_width(seg * 0.95) for g, tx in ghosts],
                   run_time=1.0)
         self.play(FadeIn(cat_view), *[FadeOut(g) for g, _ in ghosts], run_time=0.5)
+        self.cue("projects once")
         self.play(FadeIn(times), FadeIn(self.cat_w), Create(arrow), run_time=0.8)
         check = self.stream_vector(v["concat"], C.contribution, self.scales.delta, y)
+        self.cue("same delta")
         self.play(FadeTransform(cat_view.view.copy(), check), run_time=0.9)
+        self.cue("largest difference")
         self.play(FadeOut(check), Indicate(self.delta.outline(), color=theme().accent, scale_factor=1.05),
                   FadeIn(diff), run_time=0.9)
 
@@ -273,7 +287,9 @@ class HeadsScene(StepScene):
         self.changed_tag = label(f"× {fmt(self.params.scale_wo, 1)}", 20, theme().accent)
         self.changed_tag.next_to(self.w_images[0], DOWN, buff=0.04)
         self.play(Indicate(self.attention.rows[0], color=theme().accent, scale_factor=1.05), run_time=0.8)
+        self.cue("multiply")
         self.play(FadeIn(self.changed_tag), *self.wo_shows(self.n.changed_world.weights), run_time=0.8)
+        self.cue("norm of delta")
         self.play(*self.count_to(self.n.changed_view), run_time=1.5)
 
     @step
@@ -286,13 +302,16 @@ class HeadsScene(StepScene):
         y_name = MathTex(r"Y[i] = X[i] + \Delta_{\mathrm{attn}}[i]", font_size=30, color=theme().stream)
         fit_inside(y_name.next_to(self.y_view, DOWN, buff=0.12))
         carried = self.x_view.copy()  # X[i] rides the bypass to the far side of ⊕, unchanged
+        self.cue("bypass")
         self.play(c.flash_bypass(run_time=1.4), FadeIn(backing(self.y_view)),
                   carried.animate.move_to(self.y_view), run_time=1.4)
         self.remove(carried)
         self.add(self.y_view)
         drop = self.delta.copy()  # Δ_attn[i] comes down the write path into ⊕
+        self.cue("joins")
         self.play(c.flash_write(run_time=1.0), drop.animate.scale(0.3).move_to(c.add_node).fade(1), run_time=1.0)
         self.remove(drop)
+        self.cue("their sum")
         self.play(*self.y_view.retarget(v["y"]), FadeIn(y_name), Indicate(c.add_node, color=theme().update),
                   run_time=1.4)
 

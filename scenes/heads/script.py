@@ -15,10 +15,8 @@ from scenes.kit import (
     pct,
     say_head,
     say_int,
-    say_list,
     say_number,
     say_percent,
-    say_vector,
     shows_numbers,
 )
 from tblock.names import head_label
@@ -77,78 +75,78 @@ def script(p: Params) -> dict[str, Line]:
     d, h, dh = n.world.cfg.d_model, n.world.cfg.n_heads, n.world.cfg.d_head
     written, spoken = origin(n)
     tops = [(r, int(v["pattern"][r].argmax())) for r in range(k)]
+    heads_word = {1: "its one head", 2: "both heads"}.get(h, f"all {h} heads")
+    spoken_heads = {1: "its one head", 2: "both heads"}.get(h, f"all {say_int(h)} heads")
     lines = {
         "show_circuit": Line(
-            f"Pre-norm attention, Y = X + attention(LN(X)), followed at position {i + 1}, '{token}': "
-            f"d = {d}, {h} {plural(h, 'head')} of width {dh}, {written}.",
+            f"Pre-norm attention adds to the stream what its heads read from a normalised copy: "
+            f"Y = X + Attention(LayerNorm(X)). We follow position {i + 1}, '{token}', in a stream of "
+            f"{d} coordinates read by {h} {plural(h, 'head')} of width {dh}; {written}.",
             "This is pre-norm attention: Y is X plus attention of the layer norm of X. "
-            f"We follow position {say_int(i + 1)}, the token {token}. The stream has {say_int(d)} coordinates, "
-            f"and there {'is' if h == 1 else 'are'} {say_int(h)} {plural(h, 'head')}, each {say_int(dh)} wide. "
-            + spoken),
+            + spoken
+            + f" We follow position {say_int(i + 1)}, the token {token}, a stream of {say_int(d)} coordinates. "
+            f"One layer norm feeds {say_int(h)} {plural(h, 'head')}, each {say_int(dh)} wide."),
         "fan_out": Line(
-            f"One LN reads X[i]; the same normalised vector fans out to "
-            f"{ {1: 'its one head', 2: 'both heads'}.get(h, f'all {h} heads')}, "
+            f"One layer norm reads the stream at i; the same normalised vector fans out to {heads_word}, "
             "which compute independently, in parallel.",
-            "One layer norm reads X at i. The same normalised vector fans out to "
-            f"{ {1: 'its one head', 2: 'both heads'}.get(h, f'all {say_int(h)} heads')}, "
-            "which compute independently, in parallel."),
+            "One layer norm reads X at i. "
+            f"The same normalised vector fans out to {spoken_heads}, which compute in parallel."),
         "show_patterns": Line(
             f"Each head has its own attention row for '{token}': "
             + "; ".join(f"{head_label(r)}{hook_name(n, r)} puts {pct(v['pattern'][r, j], 1)} on '{tokens[j]}'"
-                       for r, j in tops) + ".",
+                        for r, j in tops) + ".",
             f"Each head has its own attention row for {token}. "
-            + sentence(say_list([f"{say_head(r)} puts {say_percent(100 * v['pattern'][r, j], 1)} "
-                                 f"on the word {tokens[j]}" for r, j in tops])) + "."),
+            + " ".join(f"{sentence(say_head(r))} puts {say_percent(100 * v['pattern'][r, j], 1)} "
+                       f"on the word {tokens[j]}." for r, j in tops)),
         "mix_values": Line(
-            f"Each head mixes its own values with those weights into H_r[i]: {dh} {plural(dh, 'number')} "
-            "in that head's own value coordinates.",
-            "Each head mixes its own value vectors with those weights. The result, H r at i, is "
-            f"{say_int(dh)} {plural(dh, 'number')} in that head's own value coordinates."),
+            f"Each head mixes its own value vectors with those weights into its mixture at i: {dh} "
+            f"{plural(dh, 'number')} in that head's own value coordinates.",
+            f"Each head's mixture at i is {say_int(dh)} {plural(dh, 'number')}, in its own value coordinates. "
+            "It mixes the head's value vectors with those weights."),
         "project_heads": Line(
-            f"W_O^(r) ({dh}×{d}) writes each mixture in the {d} stream coordinates; norms: "
-            + ", ".join(f"{head_label(r)} {fmt(v['result_norm'][r])}" for r in range(k))
-            + f". {d} numbers, but a write subspace of dimension ≤ {dh}.",
-            f"W O of head r, a {say_int(dh)} by {say_int(d)} matrix, writes each mixture in the {say_int(d)} "
-            "stream coordinates. The contributions have norms "
-            + say_list([f"{say_number(v['result_norm'][r])} for {say_head(r)}" for r in range(k)])
-            + f". Each is {say_int(d)} numbers, yet it lies in a write subspace of dimension at most "
-            f"{say_int(dh)}."),
+            f"Each head's output matrix ({dh}×{d}) writes its mixture in the {d} stream coordinates, with norms "
+            + ", ".join(f"{fmt(v['result_norm'][r])} for {head_label(r)}" for r in range(k))
+            + f": {d} numbers each, inside a write subspace of dimension at most {dh}.",
+            f"Each head has its own output matrix, {say_int(dh)} by {say_int(d)}. "
+            f"It writes the head's mixture in the {say_int(d)} stream coordinates. "
+            f"{sentence(say_int(d))} numbers each, but inside a subspace of at most {say_int(dh)} dimensions."),
         "sum_heads": Line(
-            "The contributions add up entry by entry: Δ_attn[i] = Σ_r H_r[i] W_O^(r)"
-            + (" + b_O" if v["has_bias"] else "")
-            + f", norm {fmt(v['attn_norm'])}" + (f", all {h} heads included." if n.folded else "."),
-            "The contributions add up entry by entry. Delta attention at i is the sum over the heads of "
-            "H r at i times W O of head r" + (", plus the output bias" if v["has_bias"] else "")
-            + f". Its norm is {say_number(v['attn_norm'])}"
+            "The contributions add up, entry by entry, into the attention update Δ at i"
+            + (", plus the output bias" if v["has_bias"] else "")
+            + f"; its norm is {fmt(v['attn_norm'])}" + (f", all {h} heads included." if n.folded else "."),
+            "The contributions add up, entry by entry, into delta attention at i. "
+            + ("The output bias joins last. " if v["has_bias"] else "")
+            + f"Its norm is {say_number(v['attn_norm'])}"
             + (f", with all {say_int(h)} heads included." if n.folded else ".")),
         "concat_route": Line(
-            f"The usual code concatenates the mixtures and projects once with W_O ({d}×{d}): the same Δ_attn, "
-            f"max |difference| = {fmt_diff(v['concat_difference'])}.",
-            "The usual code concatenates the mixtures and projects once with W O, a "
-            f"{say_int(d)} by {say_int(d)} matrix. It reaches the same delta attention: the largest difference "
-            f"is {say_difference(v['concat_difference'])}."),
+            f"The usual code concatenates the mixtures and projects once with one {d}×{d} output matrix: "
+            f"the same update, largest difference {fmt_diff(v['concat_difference'])}.",
+            "The usual code concatenates the mixtures. "
+            f"Then it projects once, with one {say_int(d)} by {say_int(d)} output matrix. "
+            "It reaches the same delta attention. "
+            f"The largest difference is {say_difference(v['concat_difference'])}."),
     }
     if n.changed_view is not None:
         c = n.changed_view
         if shows_numbers(d, COLUMNS.contribution.width):
-            change = "Δ_attn[i] becomes " + fmt_vec(c["attn_out"])
-            spoken = f"delta attention at i becomes {say_vector(c['attn_out'])}"
+            change = "the update at i becomes " + fmt_vec(c["attn_out"])
         else:
-            change = f"|Δ_attn| goes from {fmt(v['attn_norm'])} to {fmt(c['attn_norm'])}"
-            spoken = (f"the norm of delta attention goes from {say_number(v['attn_norm'])} to "
-                      f"{say_number(c['attn_norm'])}")
+            change = f"the update's norm goes from {fmt(v['attn_norm'])} to {fmt(c['attn_norm'])}"
         lines["change_wo"] = Line(
-            f"Same attention weights, W_O^(0) times {fmt(p.scale_wo, 1)}: head 0 writes a different vector and "
-            f"{change}. The weights alone don't decide the update.",
-            f"Keep the same attention weights, but multiply W O of head zero by {say_number(p.scale_wo, 1)}. "
-            f"Head zero now writes a different vector, and {spoken}. The weights alone do not decide the update.")
+            f"Same attention weights, head 0's output matrix times {fmt(p.scale_wo, 1)}: head 0 writes a "
+            f"different vector and {change}. The weights alone don't decide the update.",
+            "The attention weights alone do not decide the update. "
+            f"Keep them, and multiply head zero's output matrix by {say_number(p.scale_wo, 1)}. "
+            "Head zero then writes another vector. "
+            f"The norm of delta attention goes from {say_number(v['attn_norm'])} to "
+            f"{say_number(c['attn_norm'])}.")
     restore = n.changed_view is not None
     lines["add_to_stream"] = Line(
-        ("W_O^(0) restored. " if restore else "")
-        + "Δ_attn[i] joins the stream at the same position, Y[i] = X[i] + Δ_attn[i]; the bypass carries X[i] "
-        f"into ⊕ unchanged (norm {fmt(v['x_norm'])} → {fmt(v['y_norm'])}).",
-        ("W O of head zero is restored. " if restore else "")
-        + "Delta attention at i joins the stream at the same position: Y at i is X at i plus delta attention "
-        "at i. The bypass carries X at i into the sum unchanged. The norm goes from "
-        f"{say_number(v['x_norm'])} to {say_number(v['y_norm'])}.")
+        ("Head 0's output matrix is restored. " if restore else "")
+        + "The bypass carries the stream at i into ⊕ unchanged, the update joins it at the same position, "
+        f"and Y = X + Δ: the norm goes from {fmt(v['x_norm'])} to {fmt(v['y_norm'])}.",
+        ("Head zero's output matrix is restored. " if restore else "")
+        + "The bypass carries X at i to the sum, unchanged. "
+        "Delta attention at i joins it at the same position. "
+        f"Y at i is their sum: its norm goes from {say_number(v['x_norm'])} to {say_number(v['y_norm'])}.")
     return lines

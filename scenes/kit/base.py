@@ -40,9 +40,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import DOWN, FadeIn, Rectangle, Scene, Text, VGroup, config
+from manim import DOWN, FadeIn, Rectangle, Scene, Text, VGroup, Wait, config
 
-from .narration import PAUSE, speakable
+from .narration import PAUSE, speakable, split_sentences
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
 
 STEP_HOLD = 0.6  # seconds each step rests on its settled last frame, at least
@@ -257,7 +257,7 @@ class StepScene(Scene):
 
     def __init__(self, params: TopicParams | None = None, theme_name: str | None = None,
                  burn_captions: bool | None = None, narrator: Any = None,
-                 speech: dict[str, str] | None = None, **kwargs: Any) -> None:
+                 speech: dict[str, str] | None = None, pause: float = PAUSE, **kwargs: Any) -> None:
         self.params = params if params is not None else self.Params()
         self.theme: Theme = use_theme(theme_name or "dark")
         if burn_captions is not None:
@@ -265,6 +265,7 @@ class StepScene(Scene):
         self.lines: dict[str, Line] = self.script(self.params)
         self.spoken: dict[str, str] = dict(speech or {})  # an edited script's texts (render.py --script FILE)
         self.narrator = narrator  # a scenes.kit.narration.SpeechService, or None: a silent video
+        self.pause = pause  # seconds a narrated step rests after its narration ends (render.py --pause)
         if narrator is not None:  # the scripted texts are made while the scene draws
             narrator.prefetch([self.spoken.get(n) or line.speech for n, line in self.lines.items()
                                if self.spoken.get(n) or line.speech])
@@ -290,15 +291,16 @@ class StepScene(Scene):
         renderer = self.renderer
         before = getattr(renderer, "time", None)
         super().play(*args, **kwargs)
-        if before is None or not getattr(renderer, "skip_animations", False) or \
-                getattr(renderer, "_original_skipping_status", True):
-            return
-        fps, duration = config.frame_rate, self.duration
-        if self.is_current_animation_frozen_frame():
-            frames = int(duration / (1 / fps))  # CairoRenderer.freeze_current_frame
-        else:
-            frames = len(np.arange(0, duration, 1 / fps))  # Scene.get_time_progression
-        renderer.time = before + frames / fps
+        if before is not None and getattr(renderer, "skip_animations", False) and \
+                not getattr(renderer, "_original_skipping_status", True):
+            fps, duration = config.frame_rate, self.duration
+            if self.is_current_animation_frozen_frame():
+                frames = int(duration / (1 / fps))  # CairoRenderer.freeze_current_frame
+            else:
+                frames = len(np.arange(0, duration, 1 / fps))  # Scene.get_time_progression
+            renderer.time = before + frames / fps
+        if self.steps and not all(isinstance(a, Wait) for a in args):
+            self.steps[-1]["settled"] = self.time  # the picture is complete when the last animation ends
 
     # -- steps and captions -------------------------------------------------
 
@@ -332,31 +334,58 @@ class StepScene(Scene):
         current["audio"] = {"path": str(speech.path), "start": self.time, "duration": speech.duration,
                             "sentences": list(speech.sentences)}
 
-    def cue(self, sentence: int) -> None:
-        """Wait until the step's narration reaches sentence ``sentence`` (0-based).
+    def cue(self, at: int | str, optional: bool = False) -> None:
+        """Start what follows at a sentence of the step's narration: wait until the voice reaches it.
 
-        Silent (no narrator), or the narration is already there: no wait. A
-        sentence past the last (an edited script may have fewer) means the last.
+        ``at`` is a sentence index (0-based; -1 is the last) or a marker: a word or phrase of the sentence
+        (case-insensitive), looked for from the previous cue's sentence on, as manim-voiceover's
+        bookmarks are met in order. ``self.cue("softmax")`` waits for the first sentence (after
+        the last cue) that says "softmax". Silent (no narrator), or the voice is already there:
+        no wait. Every cue goes into the manifest (its sentence and the time it fired).
+
+        An index past the last sentence (an edited script may have fewer) means the last; a
+        marker the scripted speech lacks is an error unless ``optional`` (a helper shared by steps
+        that say different things), and one an edited script (``--script``) lacks means no wait.
         """
-        audio = self.steps[-1].get("audio") if self.steps else None
-        if audio is None or not audio["sentences"]:
+        current = self.steps[-1]
+        cues = current.setdefault("cues", [])
+        sentence = self._cue_sentence(at, cues[-1]["sentence"] if cues else 0, optional)
+        if sentence is None and optional:
             return
-        starts = audio["sentences"]
-        target = audio["start"] + starts[min(max(sentence, 0), len(starts) - 1)]
-        if target > self.time + 1e-6:
-            self.wait(whole_frames(target - self.time))
+        audio = current.get("audio")
+        if sentence is not None and audio is not None and audio["sentences"]:
+            starts = audio["sentences"]
+            sentence = min(max(sentence, 0), len(starts) - 1)
+            target = audio["start"] + starts[sentence]
+            if target > self.time + 1e-6:
+                self.wait(whole_frames(target - self.time))
+        cues.append({"sentence": sentence, "mark": at if isinstance(at, str) else None, "time": self.time})
+
+    def _cue_sentence(self, at: int | str, after: int | None, optional: bool = False) -> int | None:
+        """The 0-based sentence a cue names: an index as given, a marker by the sentence that says it."""
+        current = self.steps[-1]
+        sentences = split_sentences(current["speech"])
+        if not isinstance(at, str):
+            return int(at) if at >= 0 else max(0, len(sentences) + int(at))
+        order = list(range(after or 0, len(sentences))) + list(range(0, after or 0))
+        for k in order:
+            if at.lower() in sentences[k].lower():
+                return k
+        if optional or current["name"] in self.spoken:
+            return None  # not said here, or an edited script dropped the marked sentence: play on
+        raise ValueError(f"step {current['name']}: no sentence of its narration says {at!r}")
 
     def end_step(self) -> None:
         """Hold the settled frame, then write the caption over the step.
 
         Silent, the hold lasts long enough to read the caption; narrated, until
-        the narration ends plus a short pause (:data:`PAUSE`). Either way at
+        the narration ends plus :attr:`pause` (``--pause``). Either way at
         least ``STEP_HOLD``: animations keep their pace, only the hold stretches.
         """
         current = self.steps[-1]
         audio = current.get("audio")
         if audio is not None:
-            rest = whole_frames(audio["start"] + audio["duration"] + PAUSE - self.time)
+            rest = whole_frames(audio["start"] + audio["duration"] + self.pause - self.time)
         else:
             rest = len(current["caption"].split()) / READING_RATE - (self.time - current["start"])
         self.wait(max(STEP_HOLD, rest), frozen_frame=True)

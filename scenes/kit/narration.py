@@ -31,9 +31,10 @@ from pathlib import Path
 
 import numpy as np
 
+from scenes.pacing import PAUSE
+
 VERSION = "1"        # bump when the way audio is made changes: every cached file is made again
 SENTENCE_GAP = 0.25  # seconds of quiet between two sentences of one step
-PAUSE = 0.5          # seconds a step rests after its narration ends, at least
 
 
 @dataclass(frozen=True)

@@ -65,7 +65,10 @@ class ResidualScene(StepScene):
         x_row = self.row("x", "input", "x", n.first["x"], theme().stream)
         self.play(Create(self.board.plane), run_time=1.0)
         self.play(*[FadeIn(a) for a in self.board.tokens], run_time=1.0)
-        self.play(FadeIn(self.title), FadeIn(x_row))
+        self.cue("We follow")
+        self.play(FadeIn(self.title), run_time=0.5)
+        self.cue("input x")
+        self.play(FadeIn(x_row))
 
     @step
     def score_keys(self) -> None:
@@ -81,9 +84,14 @@ class ResidualScene(StepScene):
         for s, base in zip(scores, bars.bars):
             s.move_to(base.get_center() + UP * 0.4)
         self.play(GrowArrow(q_arrow), FadeIn(q_name))
+        self.cue("score")
         self.play(FadeIn(formula), FadeIn(bars.token_labels), FadeIn(scores))
         self.wait(0.4)
-        self.play(FadeOut(scores), FadeIn(bars.bars), FadeIn(bars.percents), run_time=1.2)
+        self.cue("softmax")
+        self.play(FadeOut(scores), FadeIn(bars.bars), run_time=1.2)
+        for j, percent in enumerate(bars.percents):  # each weight with the sentence that reads it
+            self.cue(3 + j)
+            self.play(FadeIn(percent), Indicate(bars.bars[j][1], color=head_color(0)), run_time=0.6)
         self.play(FadeOut(q_arrow), FadeOut(q_name), run_time=0.5)
 
     @step
@@ -102,7 +110,10 @@ class ResidualScene(StepScene):
         h_arrow = self.board.arrow(run["h"], head_color(0), width=6)
         h_name = label("h", 24, head_color(0)).next_to(h_arrow.get_end(), LEFT, buff=0.1)
         h_row = self.row("h", "mixture", r"h = A V", run["h"], head_color(0))
+        self.cue("It has")
         self.play(ReplacementTransform(pieces, h_arrow), FadeIn(h_name), FadeIn(h_row))
+        self.cue(f"Its {self.n.dims[1]}")
+        self.play(Indicate(h_row.entry(1), color=head_color(0)))
 
     @step
     def project_update(self) -> None:
@@ -113,18 +124,24 @@ class ResidualScene(StepScene):
         self.delta_row = self.row("delta", "update", r"\Delta = h\,W_O", run["delta"], theme().update)
         self.result_row = self.row("result", "result", r"x + \Delta", run["result"], theme().accent)
         self.play(FadeOut(self.title), FadeIn(self.wo_tex))
+        self.cue("added to x")
         self.play(self.board.tokens[self.n.receiver].animate.set_opacity(0.25), GrowArrow(a.x))
         self.play(GrowArrow(a.delta), FadeIn(a.delta_name), FadeIn(self.delta_row))
+        self.cue("plus delta has")
         self.play(GrowArrow(a.result), FadeIn(a.result_name), FadeIn(self.result_row))
+        self.cue(f"Its {self.n.dims[1]}")
+        self.play(Indicate(self.result_row.entry(1), color=theme().accent))
 
     @step
     def switch_to_negate(self) -> None:
         run = self.n.runs["negate"]
         self.play(Transform(self.wo_tex, MathTex(WO_TEX["negate"], font_size=34, color=theme().text)
                             .move_to(self.wo_tex)))
+        self.cue("update becomes")
         self.play(*self.arrows.retarget(run), *self.delta_row.animate_values(run["delta"]),
                   *self.result_row.animate_values(run["result"]), run_time=1.5)
         self.play(*self.arrows.follow_names(), run_time=0.5)
+        self.cue("drops")
         self.play(Indicate(self.result_row.entry(0), color=theme().negative))
 
     def record_numbers(self) -> None:

@@ -15,46 +15,61 @@ def numbers_of(p: Params) -> ResidualNumbers:
     return residual_numbers(p.wo, followed_position(p.position, len(TOKENS)))
 
 
+def say_about(value: float, places: int = 2) -> str:
+    """'one point two five', or 'about one point two five' when rounding changed it."""
+    exact = abs(round(float(value), places) - float(value)) < 1e-9
+    return ("" if exact else "about ") + say_number(value, places)
+
+
 def coordinates(n: ResidualNumbers, vec, places: int = 2) -> str:
     """'structure about one point two five and Paris identity about zero point five' ('about' when rounded)."""
-    def say(v: float) -> str:
-        return ("" if abs(round(float(v), places) - float(v)) < 1e-9 else "about ") + say_number(v, places)
-    return f"{n.dims[0]} {say(vec[0])} and {n.dims[1]} {say(vec[1])}"
+    return f"{n.dims[0]} {say_about(vec[0], places)} and {n.dims[1]} {say_about(vec[1], places)}"
+
+
+def coordinate_sentences(n: ResidualNumbers, subject: str, vec, places: int = 2) -> str:
+    """'X plus delta has structure about one point five. Its Paris identity is about zero point five.'"""
+    return f"{subject} has {n.dims[0]} {say_about(vec[0], places)}. Its {n.dims[1]} is {say_about(vec[1], places)}."
 
 
 def script(p: Params) -> dict[str, Line]:
     n = numbers_of(p)
     token, first = n.tokens[n.receiver], n.first
     first_wo = next(iter(n.runs))
-    shares = ", ".join(f"{say_percent(100 * w, 1)} on the word {t}" for t, w in zip(n.tokens, first["weights"]))
+    shares = " ".join(f"The word {t} gets {say_percent(100 * w, 1)}." for t, w in zip(n.tokens, first["weights"]))
     lines = {
         "show_tokens": Line(
-            f"Three tokens as 2-D vectors. We follow '{token}', whose input is x = {fmt_vec(first['x'], 4)}.",
-            f"Three tokens, each an arrow on a plane whose two coordinates are {n.dims[0]} and {n.dims[1]}. "
+            f"Three tokens are arrows on a plane. We follow '{token}', whose input is x = {fmt_vec(first['x'], 4)}.",
+            f"Three tokens, each an arrow on a plane of {n.dims[0]} and {n.dims[1]}. "
             f"We follow {token}. Its input x has {coordinates(n, first['x'])}."),
         "score_keys": Line(
-            "Its query (the coordinates swapped) is scored against every key, "
-            "scaled by 1/√2; the softmax turns the scores into weights.",
-            "Its query is its own vector with the two coordinates swapped. The query is scored against every "
-            "key, and each score is divided by the square root of two. "
-            f"The softmax turns the scores into weights: {shares}."),
+            "Its query, the same vector with the coordinates swapped, is scored against every key and "
+            "divided by √2; the softmax turns the scores into weights.",
+            "Its query is its own vector with the two coordinates swapped. "
+            "Each key gets a score, divided by the square root of two. "
+            f"The softmax turns the scores into weights. {shares}"),
         "build_mixture": Line(
-            f"The mixture h = A·V adds the weighted value vectors tip to tail: h = {fmt_vec(first['h'], 4)}.",
+            f"The mixture h adds the value vectors, each scaled by its weight, tip to tail: h = "
+            f"{fmt_vec(first['h'], 4)}.",
             "The mixture h adds the value vectors, each scaled by its weight, tip to tail. "
-            f"The mixture has {coordinates(n, first['h'])}."),
+            + coordinate_sentences(n, "It", first["h"])),
         "project_update": Line(
-            "The output projection turns the mixture into the update Δ = h·W_O, added to x at the same "
-            f"position: x + Δ = {fmt_vec(first['result'], 4)}.",
-            "The output projection turns the mixture into the update: delta is h times W O. "
-            f"Here {SPOKEN_WO[first_wo]}. The update is added to x at the same position, "
-            f"so x plus delta has {coordinates(n, first['result'])}."),
+            "The output projection turns the mixture into the update Δ = h times the output matrix, added to x "
+            f"at the same position: x + Δ = {fmt_vec(first['result'], 4)}.",
+            f"The output projection turns the mixture into an update, delta. {sentence(SPOKEN_WO[first_wo])}. "
+            "The update is added to x at the same position. "
+            + coordinate_sentences(n, "X plus delta", first["result"])),
     }
     if len(n.runs) > 1:
         neg = n.runs["negate"]
         lines["switch_to_negate"] = Line(
-            f"With W_O = diag(−1, 1) the update is {fmt_vec(neg['delta'], 4)}: still an addition, yet the "
-            f"structure coordinate of the result drops to {fmt(neg['result'][0], 4)}.",
+            f"With an output matrix that negates the structure coordinate, the update is {fmt_vec(neg['delta'], 4)}: "
+            f"still an addition, yet the structure coordinate of the result drops to {fmt(neg['result'][0], 4)}.",
             f"Now {SPOKEN_WO['negate']}. The update becomes {coordinates(n, neg['delta'])}. "
-            f"It is still an addition, yet the {n.dims[0]} coordinate of the result drops to about "
+            f"It is still an addition. Yet the {n.dims[0]} of the result drops to about "
             f"{say_number(neg['result'][0], 2)}.")
     return lines
+
+
+def sentence(text: str) -> str:
+    """``text`` with a capital first letter."""
+    return text[:1].upper() + text[1:]

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from manim import Create, FadeIn, FadeOut, MathTex, Transform, VGroup, linear, smooth
+from manim import Circumscribe, Create, FadeIn, FadeOut, MathTex, Transform, VGroup, linear, smooth
 
 from scenes.kit import MARGIN, SAFE_RIGHT, StepScene, Topic, fmt, head_color, step, theme
 from scenes.rope.params import Params
@@ -101,6 +101,7 @@ class RopeScene(StepScene):
             ledger.add_live("angle_between", "angle between", t.update, lambda: w.view()["between"], 1, DEGREES),
             ledger.add_live("score", "q · k", t.text, lambda: w.view()["score"], 2),
         )
+        self.cue("dot product")
         self.play(FadeIn(rows), run_time=0.8)
         self.keep(ledger, score_at_start="score")
 
@@ -114,6 +115,10 @@ class RopeScene(StepScene):
         self.cue(1)
         self.play(*w.turn_to(p.query_pos, p.key_pos), run_time=run_time(max(p.query_pos, p.key_pos), 6, 2, 4),
                   rate_func=smooth)
+        self.cue("meet at")
+        self.play(Circumscribe(self.ledger.number_of("angle_between"), color=theme().update), run_time=0.8)
+        self.cue("cosine")
+        self.play(Circumscribe(self.ledger.number_of("score"), color=theme().text), run_time=0.8)
         self.keep(self.ledger, query_pos="query_pos", key_pos="key_pos", q_rotation="q_rotation",
                   k_rotation="k_rotation", distance="distance", angle_between="angle_between",
                   score_before_shift="score")
@@ -125,11 +130,14 @@ class RopeScene(StepScene):
         formula = MathTex(r"(R_m\,q)\cdot(R_n\,k) = q\cdot R_{n-m}\,k", font_size=34, color=theme().text)
         self.remove(w.q_arc, w.k_arc)
         self.play(Transform(self.formula, formula.move_to(self.formula)), run_time=0.8)
-        self.cue(1)
+        self.cue("Both arrows")
         self.play(*w.turn_to(p.query_pos + p.shift, p.key_pos + p.shift), run_time=run_time(p.shift, 3, 2, 6),
                   rate_func=smooth)
         tags, boxes = self.ledger.mark_unchanged(("distance", "angle_between", "score"), UNCHANGED_X)
+        self.cue("Yet")
         self.play(FadeIn(tags), Create(boxes), run_time=0.8)
+        self.cue("Only the offset")
+        self.play(Circumscribe(self.ledger.number_of("distance"), color=theme().text), run_time=0.8)
         self.keep(self.ledger, q_rotation_shifted="q_rotation", k_rotation_shifted="k_rotation",
                   distance_shifted="distance", angle_between_shifted="angle_between", score_after_shift="score")
         self.keep(w, q_rot_shifted="q_rot", k_rot_shifted="k_rot")
@@ -156,6 +164,8 @@ class RopeScene(StepScene):
         self.cue(2)
         self.play(w.turn_second_to(p.key_pos + p.shift), run_time=run_time(p.key_pos + p.shift, 6, 1.5, 3),
                   rate_func=smooth)
+        self.cue("scores")
+        self.play(Circumscribe(ledger.number_of("other_score"), color=color), run_time=0.8)
         self.keep(ledger, key_content_deg="key_content_deg", other_angle_between="other_angle_between",
                   other_score="other_score")
         self.keep(w, other_k_rot="k2_rot", other_key_content="k2_content")
@@ -168,6 +178,7 @@ class RopeScene(StepScene):
         self.clear_stage()
         self.planes = planes = PlanePanels(s.multi_content, p.base, p.pairing, s.drawn)
         self.play(FadeIn(planes.header), run_time=0.8)
+        self.cue(1)
         self.play(FadeIn(planes.panels), FadeIn(planes.live), run_time=0.8)
         self.cue(2)
         self.play(*planes.turn_to(p.query_pos, p.key_pos), run_time=run_time(max(p.query_pos, p.key_pos), 6, 2, 5),
@@ -183,11 +194,14 @@ class RopeScene(StepScene):
         plot = ScorePlot(s.plot_distances, s.plot_scores, s.distance, planes, PLOT_AT, READOUT_X)
         self.play(Create(plot.axes), FadeIn(plot.labels), run_time=0.8)
         self.play(Create(plot.curve), run_time=1.5)
+        self.cue("At distance")
         self.play(Create(plot.marker_line), FadeIn(plot.marker), FadeIn(plot.readout), run_time=0.8)
         self.keep(plot, multi_score="score")
         self.cue(2)
         self.play(*planes.turn_to(p.query_pos + p.shift, p.key_pos + p.shift), run_time=run_time(p.shift, 2, 2.5, 6),
                   rate_func=smooth)
+        self.cue("So does the score")
+        self.play(Circumscribe(plot.readout, color=theme().accent), run_time=0.8)
         self.keep(plot, multi_score_shifted="score", plot_distances="distances", plot_scores="scores")
         self.keep(planes, plane_between_shifted="between")
         self.record(plane_q_angles_shifted=s.planes_shifted["q_angles"],
@@ -200,7 +214,9 @@ class RopeScene(StepScene):
         self.clear_stage()
         left, right = AbsoluteDiagram().move_to(ABSOLUTE_AT), RopeDiagram().move_to(ROPE_AT)
         self.play(FadeIn(left), run_time=1.0)
+        self.cue("RoPE acts")
         self.play(FadeIn(right), run_time=1.2)
+        self.cue("never see")
         self.play(*[r.animate.set_stroke(width=5) for r in right.rotations],
                   rate_func=lambda x: smooth(1 - abs(2 * x - 1)), run_time=1.0)
 

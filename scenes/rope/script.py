@@ -86,8 +86,9 @@ def script(p: Params) -> dict[str, Line]:
         "show_pair": Line(
             f"A query and a key with the same content: two unit vectors pointing the same way, "
             f"so q·k = {fmt(s.start['score'])}.",
-            f"Here are a query and a key with the same content. They are two unit vectors pointing the same "
-            f"way, so their dot product, q dot k, is {say_number(s.start['score'])}."),
+            "Here are a query and a key with the same content. "
+            "They are two unit vectors pointing the same way. "
+            f"So their dot product, q dot k, is {say_number(s.start['score'])}."),
         "rotate_by_position": Line(
             f"RoPE turns each vector by its position times {fmt(p.deg_per_pos, 1)}°: the query at "
             f"position {p.query_pos} by {deg(before['q_angle'])}, the key at position {p.key_pos} by "
@@ -96,14 +97,14 @@ def script(p: Params) -> dict[str, Line]:
             f"RoPE turns each vector by its position times {say_deg(p.deg_per_pos)}. "
             f"The query, at position {say_int(p.query_pos)}, turns by {say_deg(before['q_angle'])}, and the key, "
             f"at position {say_int(p.key_pos)}, by {say_deg(before['k_angle'])}. "
-            f"They now meet at {say_deg(before['between'])}, so q dot k is the cosine of "
-            f"{say_deg(before['between'])}: {say_number(before['score'])}."),
+            f"They now meet at {say_deg(before['between'])}. "
+            f"So q dot k is the cosine of that angle: {say_number(before['score'])}."),
         "shift_both": Line(
             f"Move both tokens {positions(abs(p.shift))} {way} ({moved_q} and {moved_k}): both arrows turn a "
             f"further {deg(turn)}, yet the angle between stays {deg(after['between'])} and q·k stays "
             f"{fmt(after['score'])}. Only the offset, {whole(after['distance'])}, matters.",
             f"Now move both tokens {say_positions(abs(p.shift))} {way}, to {say_int(moved_q)} and "
-            f"{say_int(moved_k)}. Both arrows turn a further {say_deg(turn)}, yet the angle between them stays "
+            f"{say_int(moved_k)}. Both arrows turn a further {say_deg(turn)}. Yet the angle between them stays "
             f"{say_deg(after['between'])}, and q dot k stays {say_number(after['score'])}. "
             f"Only the offset, {say_number(after['distance'], 0)}, matters."),
         "content_matters": Line(
@@ -113,11 +114,11 @@ def script(p: Params) -> dict[str, Line]:
             f"{fmt(after['score'])}.",
             f"Content still counts. A second key sits at the same position, at offset "
             f"{say_number(other['distance'], 0)}, but its content is turned {say_deg(p.key_content)} from the "
-            f"first key's. It meets the query at {say_deg(other['between'])}, and scores "
-            f"{say_number(other['score'])} instead of {say_number(after['score'])}."),
+            f"first key's. It meets the query at {say_deg(other['between'])}. "
+            f"It scores {say_number(other['score'])} instead of {say_number(after['score'])}."),
         "many_frequencies": Line(
             f"A real head of width {p.d_head} rotates {n} coordinate {pairs} ({p.pairing} pairing), "
-            f"each at its own rate θ_i = {p.base:g}^(−2i/{p.d_head}): from {rate(rates[0])}° "
+            f"each at its own rate, base {p.base:g} to the power −2i/{p.d_head}: from {rate(rates[0])}° "
             f"down to {rate(rates[-1])}° per position. Advancing to positions {p.query_pos} and "
             f"{p.key_pos}, the fast planes spin while the slow ones barely move.",
             f"A real head of width {say_int(p.d_head)} rotates {say_int(n)} coordinate {pairs}, with "
@@ -132,13 +133,14 @@ def script(p: Params) -> dict[str, Line]:
             f"{fmt(shifted['score'])}, stay put.",
             f"With the same content in every plane, here is q dot k against the relative distance. "
             f"At distance {say_number(s.distance, 0)} it is {say_number(planes['score'])}. "
-            f"Shift both positions by {say_number(p.shift, 0)}. Every plane turns at its own speed, yet in each "
-            f"plane the angle between them stays the same, and so does the score, {say_number(shifted['score'])}."),
+            f"Shift both positions by {say_number(p.shift, 0)}. Every plane turns at its own speed. "
+            "Yet each angle between stays the same. "
+            f"So does the score, {say_number(shifted['score'])}."),
         "where_rope_acts": Line(
-            "Where RoPE acts: inside every attention layer, on queries and keys only, just before "
-            "their dot product. Values, W_O and the residual addition never see a rotation; "
-            "absolute positions are instead added once, below the first block.",
-            "Where does RoPE act? Inside every attention layer, on the queries and keys only, just before "
-            "their dot product. The values, W O, and the residual addition never see a rotation. "
-            "Absolute positions, instead, are added once, below the first block."),
+            "Absolute positions are added once, below the first block. RoPE acts inside every attention "
+            "layer instead, on queries and keys only, just before their dot product: the values, the output "
+            "matrix and the residual addition never see a rotation.",
+            "Absolute positions are added once, below the first block. "
+            "RoPE acts inside every attention layer instead, on the queries and keys only, just before their "
+            "dot product. The values, the output matrix, and the residual addition never see a rotation."),
     }
