@@ -211,15 +211,15 @@ class LedgerScene(StepScene):
         mark = plot.vertical(c.n, c.y_decades, theme().muted)
         mark_label = label(f"n = {count(c.n)}", 18, theme().muted).next_to(mark.get_end(), DOWN + RIGHT, 0.1)
         legend = VGroup(
-            label("scores + mixing ∝ n²d", 20, theme().negative),
+            label("scores + mixing ∝ n²d", 24, theme().negative),
             label(f"at n = {count(c.n)}: {short(c.at_n['quadratic'])}", 18, theme().muted),
-            label("projections + FFN ∝ n·d²", 20, theme().positive),
+            label("projections + FFN ∝ n·d²", 24, theme().positive),
             label(f"at n = {count(c.n)}: {short(c.at_n['linear'])}", 18, theme().muted),
-            label("one new token, cached keys", 20, theme().update),
+            label("one new token, cached keys", 24, theme().update),
             label(f"at n = {count(c.n)}: {short(c.at_n['decode'])}", 18, theme().muted),
-            label(f"crossover n = {count(round(x))}", 20, theme().accent),
+            label(f"crossover n = {count(round(x))}", 24, theme().accent),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.16)
-        legend.move_to([4.75, 0.3, 0])
+        legend.move_to([4.6, 0.3, 0]).align_to([SAFE_RIGHT, 0, 0], RIGHT)
         self.track("work_at_n", _Numbers({k: int(v) for k, v in c.at_n.items()}))
         self.play(Create(plot.plot), FadeIn(plot.ticks), run_time=1.0)
         self.cue_at("steeper")
@@ -258,7 +258,7 @@ class LedgerScene(StepScene):
                                  theme().muted)).arrange(DOWN, buff=0.12)
             groups.append((pic, head, total))
         low = min(pic.get_bottom()[1] for pic, _, _ in groups)
-        for (pic, _, total), x_c in zip(groups, xs):
+        for (_, _, total), x_c in zip(groups, xs):
             total.move_to([x_c, low - 0.55, 0])
         self.track("variants", _Numbers({k: x["per_block"] for k, x in v.items()}))
         self.play(*[FadeIn(m) for m in groups[0]], run_time=0.8)

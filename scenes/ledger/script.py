@@ -118,8 +118,8 @@ def script(p: Params) -> dict[str, Line]:
              f"The gated feed-forward network has {fs}: a gate and an up projection, each {say_shape(*first)}, "
              f"and a down projection back.")
     lines["six_matrices"] = Line(
-        f"{origin_c}{'o' if origin_c else 'O'}ne block's {len(mats)} large matrices drawn to scale, area = parameters: {attn_c}; "
-        f"FFN {ffn_c}.",
+        f"{origin_c}{'o' if origin_c else 'O'}ne block's {len(mats)} large matrices drawn to scale, "
+        f"area = parameters: {attn_c}; FFN {ffn_c}.",
         f"{origin_s}Here are the {say_int(len(mats))} large matrices of one block, drawn to scale, so that each "
         f"one's area is its number of parameters. {attn_s} {ffn_s}")
 
@@ -148,7 +148,7 @@ def script(p: Params) -> dict[str, Line]:
 
     lines["per_stack"] = Line(
         f"A stack of N = {N} blocks: {N} × {count(block)} = {count(t['per_stack'])}"
-        + (f" = 12·N·d² parameters in its matrices." if sh.lesson_baseline else " parameters in its matrices."),
+        + (" = 12·N·d² parameters in its matrices." if sh.lesson_baseline else " parameters in its matrices."),
         f"Stack {say_int(N)} blocks, and the matrices hold {say_int(N)} times as many"
         + (": twelve N d squared. " if sh.lesson_baseline else ". ")
         + f"That is {say_about(t['per_stack'])}; exactly {say_int(t['per_stack'])}.")
@@ -211,8 +211,8 @@ def script(p: Params) -> dict[str, Line]:
         f"SwiGLU, has three matrices instead of two; at a hidden width of {say_int(fg)}, two-thirds of the "
         f"dense width, it keeps {'the same' if gated['change'] == 0 else 'nearly the same'} count. "
         + (f"Grouped-query attention shares each key and value head among {say_int(h // g)} query heads. "
-           f"With {say_int(g)} key and value {'head' if g == 1 else 'heads'}, the key and value projections shrink, and the block "
-           f"drops to {say_about(grouped['per_block'])}." if g < h else
+           f"With {say_int(g)} key and value {'head' if g == 1 else 'heads'}, the key and value projections "
+           f"shrink, and the block drops to {say_about(grouped['per_block'])}." if g < h else
            "With a single head, grouped-query attention has nothing to share."))
     return lines
 
