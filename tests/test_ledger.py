@@ -182,7 +182,8 @@ def test_the_default_story_is_gpt2_small():
 
 def test_flags_shape_the_story():
     p = Params(d_model=512, heads=8, d_ff=2048, layers=6, vocab=1000, context=0, ffn="swiglu", kv_heads=2)
-    s = ledger_story(p.shapes(), n=p.n)
+    s = ledger_story(p.shapes(), n=p.length)
+    assert p.length == 1024 and Params(weights="tiny").length == 64 and Params(n=7).length == 7
     d, f = 512, gated_width(2048)
     assert s.totals["per_block"] == d * d + 2 * d * 2 * 64 + d * d + 3 * d * f
     assert s.totals["embeddings"] == 1000 * d
@@ -206,7 +207,7 @@ def test_weights_take_the_checkpoints_shapes():
     (("--kv-heads", "5"), "--kv-heads must divide --heads (12); got 5"),
     (("--ffn", "relu"), "relu"),
     (("--d-model", "0"), "0"),
-    (("--n", "0"), "0"),
+    (("--n", "-1"), "-1"),
 ])
 def test_bad_flags_exit_2_with_one_clear_line(cli, tmp_path, args, message):
     result = cli("ledger", "--out", tmp_path / "out", *args)

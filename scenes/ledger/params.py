@@ -27,7 +27,8 @@ class Params(TopicParams):
                      choices=tuple(FFN_FLAGS))
     kv_heads: int = param(0, "key/value heads (0: one per head; fewer: grouped-query attention; must divide "
                              "--heads)", low=0, high=256)
-    n: int = param(1024, "the sequence length the compute plot marks", low=1, high=10_000_000)
+    n: int = param(0, "the sequence length the compute plot marks (0: the context length, or 1,024 without one)",
+                   low=0, high=10_000_000)
     weights: str = param("", "a checkpoint whose tensors are counted beside the formula: 'tiny' (shipped), an "
                          "HF GPT-2 folder, a .safetensors or TransformerLens .npz (its shapes replace the "
                          "shape flags)")
@@ -55,6 +56,11 @@ class Params(TopicParams):
         d_head = self.d_head or self.d_model // self.heads
         return Shapes(self.d_model, self.heads, d_head, self.d_ff, self.layers, self.vocab, self.context,
                       self.kv_heads or self.heads, FFN_FLAGS[self.ffn])
+
+    @property
+    def length(self) -> int:
+        """The length the compute plot marks: --n, else the context length (1,024 when there is none)."""
+        return self.n or self.shapes().context or 1024
 
     def resolved(self) -> Params:
         """These flags with a checkpoint's shapes written in (themselves without --weights)."""

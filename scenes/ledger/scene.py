@@ -31,7 +31,7 @@ from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, StepScene, Topic, head_c
 from scenes.kit.narration import split_sentences
 from scenes.ledger.params import Params
 from scenes.ledger.parts import ATTENTION, BlockPicture, LedgerTable, ShareBar, WorkPlot
-from scenes.ledger.script import count, script, short, story_of
+from scenes.ledger.script import count, plural, script, short, story_of
 
 TITLE_Y = SAFE_TOP - 0.25
 PICTURE_BOX = (6.4, 5.9)  # width, height of the one-block picture (top-left at the safe corner)
@@ -71,8 +71,9 @@ class LedgerScene(StepScene):
     @step
     def six_matrices(self) -> None:
         sh, mats = self.sh, self.t["matrices"]
-        kv = "" if sh.kv_heads == sh.n_heads else f", {sh.kv_heads} key/value heads"
-        head = f"d = {count(sh.d_model)}, h = {sh.n_heads} heads of {sh.d_head}{kv}, d_ff = {count(sh.hidden)}"
+        kv = "" if sh.kv_heads == sh.n_heads else f", {plural(sh.kv_heads, 'key/value head')}"
+        heads = f"h = {plural(sh.n_heads, 'head')} of {sh.d_head}{kv}"
+        head = f"d = {count(sh.d_model)}, {heads}, d_ff = {count(sh.hidden)}"
         self.title(("one block · " if not self.story.source else f"{self.story.source} · ") + head)
         pic = BlockPicture(mats, sh.d_model, PICTURE_BOX)
         pic.move_to([SAFE_LEFT + 0.1, PICTURE_TOP, 0], aligned_edge=UP + LEFT)
@@ -80,7 +81,6 @@ class LedgerScene(StepScene):
         table = LedgerTable(TABLE_LEFT, SAFE_RIGHT, TABLE_TOP, pitch=0.48)
         rows = {n: table.row(n, n, r * c, detail=f"{count(r)} × {count(c)}") for n, (r, c) in mats.items()}
         self.table = table
-        self.cue_at("projection")
         for name in ATTENTION:
             self.play(GrowFromEdge(pic.rects[name], UP), FadeIn(rows[name]), run_time=0.5)
             if pic.names[name] is not None:
@@ -120,7 +120,7 @@ class LedgerScene(StepScene):
     def per_stack(self) -> None:
         t, sh = self.t, self.sh
         self.clear_stage()
-        self.title(f"a stack of N = {sh.layers} blocks")
+        self.title(f"a stack of N = {plural(sh.layers, 'block')}")
         shown = min(sh.layers, MAX_MINIS)
         cols = math.ceil(math.sqrt(shown * 1.4))
         grid_rows = math.ceil(shown / cols)
@@ -165,9 +165,9 @@ class LedgerScene(StepScene):
         bar.move_to([0, 2.55, 0])
         left, right = -4.6, 4.6
         table = LedgerTable(left, right, 1.6, pitch=0.44)
-        stack = table.row("per_stack", f"matrices, {N} blocks", t["per_stack"], head_color(0))
-        small = [table.row("biases", f"biases, {N} blocks", N * p["biases"], theme().accent),
-                 table.row("norms", f"norm gains and biases, {N} blocks", N * p["norms"], theme().accent),
+        stack = table.row("per_stack", f"matrices, {plural(N, 'block')}", t["per_stack"], head_color(0))
+        small = [table.row("biases", f"biases, {plural(N, 'block')}", N * p["biases"], theme().accent),
+                 table.row("norms", f"norm gains and biases, {plural(N, 'block')}", N * p["norms"], theme().accent),
                  table.row("final_norm", "final norm", t["final_norm"], theme().accent)]
         tables = [table.row("tokens", "token table", emb["tokens"], theme().update,
                             detail=f"{count(sh.vocab)} × {count(sh.d_model)}")]
@@ -237,7 +237,7 @@ class LedgerScene(StepScene):
         self.clear_stage()
         self.title("variants: the shape method still applies")
         g = v["grouped"]["shapes"].kv_heads
-        names = {"base": ("the lesson's block", f"dense FFN, {sh.n_heads} key/value heads"),
+        names = {"base": ("the lesson's block", f"dense FFN, {plural(sh.n_heads, 'key/value head')}"),
                  "gated": ("gated FFN (SwiGLU)", f"three matrices, width {count(v['gated']['shapes'].hidden)}"),
                  "grouped": ("grouped-query" if g > 1 else "multi-query",
                              f"{g} key/value {'head' if g == 1 else 'heads'}")}
@@ -254,8 +254,8 @@ class LedgerScene(StepScene):
                                                 f"  ({'+' if var['change'] > 0 else '−'}"
                                                 f"{pct(abs(var['change']) / v['base']['per_block'], 1)})")
             total = VGroup(label(f"{count(var['per_block'])}{change}", 22, theme().accent),
-                           label(f"attention {count(var['attention'])} · FFN {count(var['ffn'])}", 18,
-                                 theme().muted)).arrange(DOWN, buff=0.12)
+                           label(f"attention {count(var['attention'])}", 18, theme().muted),
+                           label(f"FFN {count(var['ffn'])}", 18, theme().muted)).arrange(DOWN, buff=0.1)
             groups.append((pic, head, total))
         low = min(pic.get_bottom()[1] for pic, _, _ in groups)
         for (_, _, total), x_c in zip(groups, xs):

@@ -56,6 +56,11 @@ def say_about(n: float) -> str:
     raise AssertionError("unreachable")
 
 
+def plural(n: int, noun: str, spoken: bool = False) -> str:
+    """'12 blocks', '1 block' (or 'twelve blocks' spoken)."""
+    return f"{say_int(n) if spoken else count(n)} {noun}{'' if n == 1 else 's'}"
+
+
 def say_shape(rows: int, cols: int) -> str:
     return f"{say_int(rows)} by {say_int(cols)}"
 
@@ -64,7 +69,7 @@ def say_shape(rows: int, cols: int) -> str:
 def story_of(p: Params) -> Story:
     """The numbers these flags show (the scene asks the same)."""
     ckpt = checkpoint(p.weights) if p.weights else None
-    return ledger_story(p.shapes(), p.n, ckpt)
+    return ledger_story(p.shapes(), p.length, ckpt)
 
 
 def shape_text(rows: int, cols: int) -> str:
@@ -147,9 +152,10 @@ def script(p: Params) -> dict[str, Line]:
         + "Most of a block's weights sit in the feed-forward network, not in attention.")
 
     lines["per_stack"] = Line(
-        f"A stack of N = {N} blocks: {N} × {count(block)} = {count(t['per_stack'])}"
+        f"A stack of N = {plural(N, 'block')}: {N} × {count(block)} = {count(t['per_stack'])}"
         + (" = 12·N·d² parameters in its matrices." if sh.lesson_baseline else " parameters in its matrices."),
-        f"Stack {say_int(N)} blocks, and the matrices hold {say_int(N)} times as many"
+        (f"Stack {plural(N, 'block', True)}, and the matrices hold {say_int(N)} times as many" if N > 1 else
+           "A stack of one block holds just that")
         + (": twelve N d squared. " if sh.lesson_baseline else ". ")
         + f"That is {say_about(t['per_stack'])}; exactly {say_int(t['per_stack'])}.")
 
