@@ -165,18 +165,21 @@ def ledger(cfg: BlockConfig, n_blocks: int = 1, n_tokens: int | None = None, kv_
     return out
 
 
-def embedding_counts(d_model: int, vocab: int, context: int, tied: bool = True) -> dict[str, int]:
-    """The tables around the stack: tokens (vocab × d), positions (context × d), and an unembedding
-    (d × vocab) only when it is not tied to the token table (context 0: no learned positions)."""
+def embedding_counts(d_model: int, vocab: int, context: int, tied: bool = True,
+                     unembed_bias: bool = False) -> dict[str, int]:
+    """The tables around the stack: tokens (vocab × d), positions (context × d), an unembedding
+    (d × vocab) only when it is not tied to the token table, and its bias (vocab) when it has one
+    (context 0: no learned positions)."""
     _positive("d_model", d_model)
     _positive("vocab", vocab)
     if isinstance(context, bool) or not isinstance(context, int) or context < 0:
         raise ValueError(f"context must be a non-negative integer, got {context!r}")
-    return {"tokens": vocab * d_model, "positions": context * d_model, "unembed": 0 if tied else vocab * d_model}
+    return {"tokens": vocab * d_model, "positions": context * d_model,
+            "unembed": (0 if tied else vocab * d_model) + (vocab if unembed_bias else 0)}
 
 
 def model_ledger(cfg: BlockConfig, n_blocks: int, vocab: int, context: int, kv_heads: int | None = None,
-                 ffn: str = "dense", tied: bool = True) -> dict:
+                 ffn: str = "dense", tied: bool = True, unembed_bias: bool = False) -> dict:
     """A whole model's count: the block ledger plus the small terms and the embedding tables.
 
     Adds to :func:`ledger`: small (biases and norms of every block, and the final norm),
@@ -186,7 +189,7 @@ def model_ledger(cfg: BlockConfig, n_blocks: int, vocab: int, context: int, kv_h
     out = ledger(cfg, n_blocks, kv_heads=kv_heads, ffn=ffn)
     p = out["params"]
     final_norm = 2 * cfg.d_model if cfg.norm == "layer" else cfg.d_model
-    emb = embedding_counts(cfg.d_model, vocab, context, tied)
+    emb = embedding_counts(cfg.d_model, vocab, context, tied, unembed_bias)
     small = n_blocks * (p["biases"] + p["norms"]) + final_norm
     out.update(final_norm=final_norm, small=small, embedding=emb, embeddings=sum(emb.values()),
                total=out["per_stack"] + small + sum(emb.values()))

@@ -97,6 +97,27 @@ def test_the_tiny_checkpoints_tensors_count_what_the_formula_says():
     assert counted["per_layer"] == [sum(v for k, v in sizes.items() if k.startswith(f"h.{i}.")) for i in range(L)]
 
 
+@pytest.mark.parametrize("layout", ["hf_lm_head", "tl_npz"])
+def test_untied_checkpoints_count_their_unembedding(tmp_path, layout):
+    """An HF file with lm_head.weight, and a TransformerLens .npz with W_U and b_U: counted and formula agree."""
+    from scenes.ledger.numbers import block_ledger, checkpoint_shapes
+    from tests.test_checkpoint import hf_tensors, tl_tensors, write_hf
+
+    if layout == "hf_lm_head":
+        t = hf_tensors(seed=1, lm_head=True)
+        path = write_hf(tmp_path / "gpt", t)
+    else:
+        t = tl_tensors(hf_tensors(seed=1))
+        path = tmp_path / "tl.npz"
+        np.savez(path, **t)
+    ckpt = load(path)
+    counted = checkpoint_counts(ckpt)
+    assert not counted["tied"]
+    buffers = [k for k in t if k.endswith(".IGNORE")]  # TransformerLens's masking constant: not a parameter
+    assert counted["total"] == sum(a.size for k, a in t.items() if k not in buffers)
+    assert block_ledger(checkpoint_shapes(ckpt))["total"] == counted["total"]
+
+
 def test_an_untied_unembedding_is_counted_once_more():
     cfg = BlockConfig(8, 2, 4, 32)
     tied, untied = (model_ledger(cfg, 2, vocab=10, context=5, tied=t) for t in (True, False))
@@ -341,3 +362,23 @@ class CheckedLedgerScene(LedgerScene):
 def test_ledger_last_frame(scene):
     LedgerScene.construct(scene)
     assert not scene.too_small + small_digits(scene.mobjects)
+
+
+@pytest.mark.parametrize("params", [Params(), Params(weights="tiny"), Params(ffn="swiglu", kv_heads=4, layers=1)])
+def test_every_cue_finds_its_sentence(params):
+    """Each step's ``cue_at(phrase)`` names a phrase its narration holds, so the animation waits for it."""
+    import inspect
+
+    from scenes.kit.narration import split_sentences
+    from scenes.ledger.scene import LedgerScene
+
+    lines = script(params)
+    for name in STEPS:
+        source = inspect.getsource(getattr(LedgerScene, name))
+        phrases = re.findall(r'cue_at\("([^"]+)"\)', source)
+        sentences = split_sentences(lines[name].speech)
+        at = [next((i for i, s in enumerate(sentences) if p in s), None) for p in phrases]
+        if name == "exact_total" and params.weights == "":
+            at = at[:-1]  # "Counting" is cued only with a checkpoint
+        assert None not in at, (name, phrases, sentences)
+        assert at == sorted(at), (name, at)  # the cues run forward through the narration

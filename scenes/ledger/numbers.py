@@ -50,6 +50,7 @@ class Shapes:
     kv_heads: int  # = n_heads: ordinary multi-head attention
     ffn: str = "dense"  # 'dense' | 'gated'
     tied: bool = True  # the unembedding reuses the token table
+    unembed_bias: bool = False  # the unembedding has a bias (TransformerLens b_U)
     norm: str = "layer"
 
     @classmethod
@@ -82,7 +83,8 @@ class Shapes:
 def block_ledger(s: Shapes) -> dict:
     """The engine's whole-model ledger for these shapes, plus the matrices by name (rows, cols)."""
     cfg = s.config()
-    led = model_ledger(cfg, s.layers, s.vocab, s.context, kv_heads=s.kv, ffn=s.ffn, tied=s.tied)
+    led = model_ledger(cfg, s.layers, s.vocab, s.context, kv_heads=s.kv, ffn=s.ffn, tied=s.tied,
+                       unembed_bias=s.unembed_bias)
     led["matrices"] = block_matrices(cfg, s.kv, s.ffn)
     return led
 
@@ -184,4 +186,4 @@ def checkpoint_shapes(ckpt) -> Shapes:
     c = ckpt.config
     tied = checkpoint_counts(ckpt)["tied"]
     return Shapes(c.d_model, c.n_heads, c.d_head, c.d_ff, ckpt.n_layers, ckpt.vocab_size, ckpt.n_positions,
-                  c.n_heads, "dense", tied, c.norm)
+                  c.n_heads, "dense", tied, ckpt.layout.unembed_b is not None, c.norm)

@@ -155,7 +155,7 @@ def script(p: Params) -> dict[str, Line]:
         f"A stack of N = {plural(N, 'block')}: {N} × {count(block)} = {count(t['per_stack'])}"
         + (" = 12·N·d² parameters in its matrices." if sh.lesson_baseline else " parameters in its matrices."),
         (f"Stack {plural(N, 'block', True)}, and the matrices hold {say_int(N)} times as many" if N > 1 else
-           "A stack of one block holds just that")
+           "Stack just one block, and the matrices hold just that")
         + (": twelve N d squared. " if sh.lesson_baseline else ". ")
         + f"That is {say_about(t['per_stack'])}; exactly {say_int(t['per_stack'])}.")
 
