@@ -296,7 +296,13 @@ def small_digits(mobjects) -> list[tuple[str, float]]:
             if not isinstance(m, Text):
                 continue
             chars = [ch for ch in m.text if not ch.isspace()]
-            if len(chars) != len(m.submobjects):
+            if not any(ch.isdigit() for ch in chars):
+                continue
+            if len(chars) != len(m.submobjects):  # glyphs not one per character: measure its size's digits
+                digits = Text("0123456789", font=m.font, font_size=m.font_size)
+                height = min(g.height for g in digits.submobjects)
+                if height < MIN_DIGIT_HEIGHT:
+                    found.append((m.text, height))
                 continue
             found += [(m.text, g.height) for ch, g in zip(chars, m.submobjects)
                       if ch.isdigit() and g.height < MIN_DIGIT_HEIGHT]
