@@ -166,8 +166,10 @@ class LedgerScene(StepScene):
         left, right = -4.6, 4.6
         table = LedgerTable(left, right, 1.6, pitch=0.44)
         stack = table.row("per_stack", f"matrices, {plural(N, 'block')}", t["per_stack"], head_color(0))
-        small = [table.row("biases", f"biases, {plural(N, 'block')}", N * p["biases"], theme().accent),
-                 table.row("norms", f"norm gains and biases, {plural(N, 'block')}", N * p["norms"], theme().accent),
+        small = [table.row("biases", f"biases, {plural(N, 'block')}", N * p["biases"], theme().accent,
+                           detail=f"{N} × {count(p['biases'])}"),
+                 table.row("norms", f"norm gains and biases, {plural(N, 'block')}", N * p["norms"], theme().accent,
+                           detail=f"{N} × {count(p['norms'])}"),
                  table.row("final_norm", "final norm", t["final_norm"], theme().accent)]
         tables = [table.row("tokens", "token table", emb["tokens"], theme().update,
                             detail=f"{count(sh.vocab)} × {count(sh.d_model)}")]
@@ -184,14 +186,16 @@ class LedgerScene(StepScene):
         self.cue_at("embedding tables")
         rest = [bar.segments[k] for k in parts if k not in ("stack's matrices", "small terms")]
         self.play(*[FadeIn(r) for r in tables], *[FadeIn(m) for m in rest], FadeIn(bar.names), run_time=0.8)
+        full = label(f"one block in full (matrices, biases, norms): {count(t['per_block_full'])}", 20,
+                     theme().muted).next_to(total, DOWN, buff=0.3)
         self.cue_at("In all")
-        self.play(FadeIn(total), run_time=0.6)
+        self.play(FadeIn(total), FadeIn(full), run_time=0.6)
         if s.checkpoint is not None:
             ck = s.checkpoint
             same = "the same" if ck["total"] == t["total"] else f"{count(abs(ck['total'] - t['total']))} apart"
             note = label(f"counted in '{s.source}' ({ck['n_tensors']} tensors): {count(ck['total'])} · {same}",
                          22, theme().accent)
-            note.next_to(total, DOWN, buff=0.35)
+            note.next_to(full, DOWN, buff=0.25)
             self.cue_at("Counting")
             self.play(FadeIn(note), Indicate(total, color=theme().accent), run_time=0.9)
 

@@ -169,7 +169,8 @@ def script(p: Params) -> dict[str, Line]:
     if emb["unembed"]:
         tables_c += f", unembedding {count(emb['unembed'])}"
         tables_s += f", and a separate unembedding {say_about(emb['unembed'])}"
-    total_c = (f"Small terms (biases, norms, the final norm) add {count(t['small'])}; the {tables_c}. "
+    total_c = (f"Small terms (biases, norms, the final norm) add {count(t['small'])}, so one block in full holds "
+               f"{count(t['per_block_full'])}; the {tables_c}. "
                f"Total: {count(t['total'])}.")
     total_s = (f"The formula left out the small terms: biases, and the norms' gains and biases. Together they are "
                f"only {say_about(t['small'])}. The embedding tables are not small. {tables_s}. "
