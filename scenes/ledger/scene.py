@@ -1,0 +1,300 @@
+"""Topic ``ledger``: sizing a model in your head, from the shapes alone.
+
+A block's large matrices drawn to scale (area = parameters) add up to 12d² when h·d_head = d and
+d_ff = 4d, two-thirds of it in the FFN; a stack holds 12·N·d²; the small terms and the embedding
+tables reach the exact total (GPT-2 small's 124,439,808 by default; with ``--weights`` the
+checkpoint's tensors are counted beside it). Length changes compute, not parameters: the work
+against n on log axes, the crossover, and cached decoding. Then the gated FFN and grouped-query
+attention.
+
+Render with ``python render.py ledger`` or ``manim -ql scenes/ledger/scene.py LedgerScene``.
+"""
+
+from __future__ import annotations
+
+import math
+
+from manim import (
+    DOWN,
+    LEFT,
+    RIGHT,
+    UP,
+    Create,
+    FadeIn,
+    GrowFromEdge,
+    Indicate,
+    MathTex,
+    VGroup,
+)
+
+from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, StepScene, Topic, head_color, label, pct, spread, step, theme
+from scenes.kit.narration import split_sentences
+from scenes.ledger.params import Params
+from scenes.ledger.parts import ATTENTION, BlockPicture, LedgerTable, ShareBar, WorkPlot
+from scenes.ledger.script import count, plural, script, short, story_of
+
+TITLE_Y = SAFE_TOP - 0.25
+PICTURE_BOX = (6.4, 5.9)  # width, height of the one-block picture (top-left at the safe corner)
+PICTURE_TOP = 3.1
+TABLE_LEFT, TABLE_TOP = 1.0, 2.7
+MAX_MINIS = 48  # block copies drawn in the stack step (more are written, not drawn)
+
+
+class LedgerScene(StepScene):
+    """Six matrices, their sum, the FFN's share, the stack, the exact total, compute, variants."""
+
+    Params = Params
+    script = staticmethod(script)
+
+    def construct(self) -> None:
+        self.story = story_of(self.params)
+        self.sh, self.t = self.story.shapes, self.story.totals
+        self.six_matrices()
+        self.block_sum()
+        self.ffn_share()
+        self.per_stack()
+        self.exact_total()
+        self.compute_vs_length()
+        self.variants()
+        self.publish_numbers()
+
+    def cue_at(self, phrase: str) -> None:
+        """Wait for the narration's sentence holding ``phrase`` (no wait when silent or not found)."""
+        sentences = split_sentences(self.steps[-1]["speech"]) if self.steps else []
+        found = [i for i, s in enumerate(sentences) if phrase in s]
+        if found:
+            self.cue(found[0])
+
+    def title(self, text: str) -> None:
+        self.add(label(text, 24, theme().muted).move_to([0, TITLE_Y, 0]))
+
+    @step
+    def six_matrices(self) -> None:
+        sh, mats = self.sh, self.t["matrices"]
+        kv = "" if sh.kv_heads == sh.n_heads else f", {plural(sh.kv_heads, 'key/value head')}"
+        heads = f"h = {plural(sh.n_heads, 'head')} of {sh.d_head}{kv}"
+        head = f"d = {count(sh.d_model)}, {heads}, d_ff = {count(sh.hidden)}"
+        self.title(("one block · " if not self.story.source else f"{self.story.source} · ") + head)
+        pic = BlockPicture(mats, sh.d_model, PICTURE_BOX)
+        pic.move_to([SAFE_LEFT + 0.1, PICTURE_TOP, 0], aligned_edge=UP + LEFT)
+        self.picture = self.track("matrices", pic)
+        table = LedgerTable(TABLE_LEFT, SAFE_RIGHT, TABLE_TOP, pitch=0.48)
+        rows = {n: table.row(n, n, r * c, detail=f"{count(r)} × {count(c)}") for n, (r, c) in mats.items()}
+        self.table = table
+        for name in ATTENTION:
+            self.play(GrowFromEdge(pic.rects[name], UP), FadeIn(rows[name]), run_time=0.5)
+            if pic.names[name] is not None:
+                self.add(pic.names[name])
+        self.cue_at("feed-forward")
+        for name in [n for n in mats if n not in ATTENTION]:
+            self.play(GrowFromEdge(pic.rects[name], UP if mats[name][0] == sh.d_model else LEFT),
+                      FadeIn(rows[name]), run_time=0.7)
+            if pic.names[name] is not None:
+                self.add(pic.names[name])
+
+    @step
+    def block_sum(self) -> None:
+        t, sh = self.t, self.sh
+        row = self.table.row("per_block", "one block", t["per_block"], theme().accent, rule=True)
+        formula = (r"3d^2 + d^2 + 8d^2 = 12d^2" if sh.lesson_baseline else
+                   rf"{t['per_block'] / sh.d_model**2:.2f}\,d^2")
+        self.formula = MathTex(formula, font_size=40, color=theme().accent)
+        self.formula.next_to(row, DOWN, buff=0.45).align_to(row, RIGHT)
+        self.play(FadeIn(row), run_time=0.8)
+        self.cue_at("squared")
+        self.play(FadeIn(self.formula), run_time=0.8)
+
+    @step
+    def ffn_share(self) -> None:
+        pic, frac = self.picture, self.t["ffn_fraction"]
+        share = label(f"FFN: {pct(frac)} of the block's area", 24, theme().update)
+        share.next_to(self.formula, DOWN, buff=0.4).align_to(self.formula, RIGHT)
+        self.track_now("ffn_share_text", _Text(share.text))
+        dim = [pic.rects[n].animate.set_fill(opacity=0.08) for n in ATTENTION]
+        lit = [pic.rects[n].animate.set_fill(opacity=0.55) for n in pic.rects if n not in ATTENTION]
+        self.cue_at("light up")
+        self.play(*dim, *lit, run_time=0.9)
+        self.play(FadeIn(share), run_time=0.6)
+
+    @step
+    def per_stack(self) -> None:
+        t, sh = self.t, self.sh
+        self.clear_stage()
+        self.title(f"a stack of N = {plural(sh.layers, 'block')}")
+        shown = min(sh.layers, MAX_MINIS)
+        cols = math.ceil(math.sqrt(shown * 1.4))
+        grid_rows = math.ceil(shown / cols)
+        cell = min(6.4 / cols, 5.6 / grid_rows)
+        minis = VGroup()
+        for i in range(shown):
+            mini = BlockPicture(t["matrices"], sh.d_model, (cell * 0.85, cell * 0.85), shapes=False)
+            for name in list(mini.names):
+                if mini.names[name] is not None:
+                    mini.remove(mini.names[name])
+            r, c = divmod(i, cols)
+            mini.move_to([SAFE_LEFT + 0.1 + (c + 0.5) * cell, PICTURE_TOP - (r + 0.5) * cell, 0])
+            minis.add(mini)
+        table = LedgerTable(TABLE_LEFT, SAFE_RIGHT, TABLE_TOP, pitch=0.6)
+        one = table.row("per_block", "one block's matrices", t["per_block"])
+        times = table.row("layers", "× blocks N", sh.layers)
+        stack = table.row("per_stack", "the stack's matrices", t["per_stack"], theme().accent, rule=True)
+        self.stack_table = table
+        self.play(FadeIn(one), run_time=0.5)
+        self.cue_at("Stack")
+        self.play(*[FadeIn(m) for m in minis], FadeIn(times), run_time=1.2)
+        extra = [label(f"(only {shown} of {sh.layers} drawn)", 18, theme().muted)
+                 .next_to(minis, DOWN, buff=0.15)] if shown < sh.layers else []
+        formula = [MathTex(r"12\,N\,d^2", font_size=40, color=theme().accent).next_to(stack, DOWN, buff=0.45)
+                   .align_to(stack, RIGHT)] if sh.lesson_baseline else []
+        self.play(FadeIn(stack), *[FadeIn(m) for m in extra + formula], run_time=0.8)
+
+    @step
+    def exact_total(self) -> None:
+        t, sh, s = self.t, self.sh, self.story
+        self.clear_stage()
+        self.title("the whole model, exactly")
+        p, emb, N = t["params"], t["embedding"], sh.layers
+        parts = {"stack's matrices": (t["per_stack"], head_color(0)),
+                 "small terms": (t["small"], theme().accent),
+                 "token table": (emb["tokens"], theme().update)}
+        if emb["positions"]:
+            parts["positions"] = (emb["positions"], theme().positive)
+        if emb["unembed"]:
+            parts["unembedding"] = (emb["unembed"], theme().negative)
+        bar = self.track("shares", ShareBar(parts, SAFE_RIGHT - SAFE_LEFT - 0.2))
+        bar.move_to([0, 2.55, 0])
+        left, right = -4.6, 4.6
+        table = LedgerTable(left, right, 1.6, pitch=0.44)
+        stack = table.row("per_stack", f"matrices, {plural(N, 'block')}", t["per_stack"], head_color(0))
+        small = [table.row("biases", f"biases, {plural(N, 'block')}", N * p["biases"], theme().accent,
+                           detail=f"{N} × {count(p['biases'])}"),
+                 table.row("norms", f"norm gains and biases, {plural(N, 'block')}", N * p["norms"], theme().accent,
+                           detail=f"{N} × {count(p['norms'])}"),
+                 table.row("final_norm", "final norm", t["final_norm"], theme().accent)]
+        tables = [table.row("tokens", "token table", emb["tokens"], theme().update,
+                            detail=f"{count(sh.vocab)} × {count(sh.d_model)}")]
+        if emb["positions"]:
+            tables.append(table.row("positions", "position table", emb["positions"], theme().positive,
+                                    detail=f"{count(sh.context)} × {count(sh.d_model)}"))
+        if emb["unembed"]:
+            tables.append(table.row("unembed", "unembedding", emb["unembed"], theme().negative))
+        total = table.row("total", "total", t["total"], theme().text, rule=True)
+        self.total_table = self.track("ledger", table)
+        self.play(FadeIn(stack), FadeIn(bar.segments["stack's matrices"]), run_time=0.6)
+        self.cue_at("small terms")
+        self.play(*[FadeIn(r) for r in small], FadeIn(bar.segments["small terms"]), run_time=0.8)
+        self.cue_at("embedding tables")
+        rest = [bar.segments[k] for k in parts if k not in ("stack's matrices", "small terms")]
+        self.play(*[FadeIn(r) for r in tables], *[FadeIn(m) for m in rest], FadeIn(bar.names), run_time=0.8)
+        full = label(f"one block in full (matrices, biases, norms): {count(t['per_block_full'])}", 20,
+                     theme().muted).next_to(total, DOWN, buff=0.3)
+        self.cue_at("In all")
+        self.play(FadeIn(total), FadeIn(full), run_time=0.6)
+        if s.checkpoint is not None:
+            ck = s.checkpoint
+            same = "the same" if ck["total"] == t["total"] else f"{count(abs(ck['total'] - t['total']))} apart"
+            note = label(f"counted in '{s.source}' ({ck['n_tensors']} tensors): {count(ck['total'])} · {same}",
+                         22, theme().accent)
+            note.next_to(full, DOWN, buff=0.25)
+            self.cue_at("Counting")
+            self.play(FadeIn(note), Indicate(total, color=theme().accent), run_time=0.9)
+
+    @step
+    def compute_vs_length(self) -> None:
+        c = self.story.compute
+        self.clear_stage()
+        plot = WorkPlot(c.x_decades, c.y_decades, 7.0, 5.3)
+        plot.move_to([-2.1, 0.0, 0])
+        self.plot = plot
+        quad = plot.curve("quadratic", c.ns, c.quadratic, theme().negative)
+        lin = plot.curve("linear", c.ns, c.linear, theme().positive)
+        dec = plot.curve("decode", c.ns, c.decode, theme().update, dashed=True)
+        x = c.crossover
+        cross = plot.marker(x, x * (c.linear[0] / c.ns[0]), theme().accent)
+        cross_label = label(f"n = {count(round(x))}", 20, theme().accent).next_to(cross, UP + LEFT, buff=0.1)
+        mark = plot.vertical(c.n, c.y_decades, theme().muted)
+        mark_label = label(f"n = {count(c.n)}", 18, theme().muted).next_to(mark.get_end(), DOWN + RIGHT, 0.1)
+        legend = VGroup(
+            label("scores + mixing ∝ n²d", 24, theme().negative),
+            label(f"at n = {count(c.n)}: {short(c.at_n['quadratic'])}", 18, theme().muted),
+            label("projections + FFN ∝ n·d²", 24, theme().positive),
+            label(f"at n = {count(c.n)}: {short(c.at_n['linear'])}", 18, theme().muted),
+            label("one new token, cached keys", 24, theme().update),
+            label(f"at n = {count(c.n)}: {short(c.at_n['decode'])}", 18, theme().muted),
+            label(f"crossover n = {count(round(x))}", 24, theme().accent),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.16)
+        legend.move_to([4.6, 0.3, 0]).align_to([SAFE_RIGHT, 0, 0], RIGHT)
+        self.track("work_at_n", _Numbers({k: int(v) for k, v in c.at_n.items()}))
+        self.play(Create(plot.plot), FadeIn(plot.ticks), run_time=1.0)
+        self.cue_at("steeper")
+        self.play(Create(quad), FadeIn(legend[0:2]), run_time=1.0)
+        self.cue_at("grow only with n")
+        self.play(Create(lin), FadeIn(legend[2:4]), Create(mark), FadeIn(mark_label), run_time=1.0)
+        self.cue_at("cross at")
+        self.play(FadeIn(cross), FadeIn(cross_label), FadeIn(legend[6]), run_time=0.6)
+        self.cue_at("cache")
+        self.play(Create(dec), FadeIn(legend[4:6]), run_time=1.0)
+
+    @step
+    def variants(self) -> None:
+        v, sh = self.story.variants, self.sh
+        self.clear_stage()
+        self.title("variants: the shape method still applies")
+        g = v["grouped"]["shapes"].kv_heads
+        names = {"base": ("the lesson's block", f"dense FFN, {plural(sh.n_heads, 'key/value head')}"),
+                 "gated": ("gated FFN (SwiGLU)", f"three matrices, width {count(v['gated']['shapes'].hidden)}"),
+                 "grouped": ("grouped-query" if g > 1 else "multi-query",
+                             f"{g} key/value {'head' if g == 1 else 'heads'}")}
+        box = (4.1, 4.1)
+        scale = min(BlockPicture(x["matrices"], sh.d_model, box).unit for x in v.values())
+        xs = spread(3)
+        groups = []
+        for x_c, (key, var) in zip(xs, v.items()):
+            pic = BlockPicture(var["matrices"], sh.d_model, box, scale=scale, shapes=False, name_size=24)
+            pic.move_to([x_c, 2.15, 0], aligned_edge=UP)
+            head = VGroup(label(names[key][0], 22, theme().text), label(names[key][1], 18, theme().muted))
+            head.arrange(DOWN, buff=0.1).move_to([x_c, 2.85, 0])
+            change = "" if key == "base" else ("  (same)" if var["change"] == 0 else
+                                                f"  ({'+' if var['change'] > 0 else '−'}"
+                                                f"{pct(abs(var['change']) / v['base']['per_block'], 1)})")
+            total = VGroup(label(f"{count(var['per_block'])}{change}", 22, theme().accent),
+                           label(f"attention {count(var['attention'])}", 18, theme().muted),
+                           label(f"FFN {count(var['ffn'])}", 18, theme().muted)).arrange(DOWN, buff=0.1)
+            groups.append((pic, head, total))
+        low = min(pic.get_bottom()[1] for pic, _, _ in groups)
+        for (_, _, total), x_c in zip(groups, xs):
+            total.move_to([x_c, low - 0.55, 0])
+        self.track("variants", _Numbers({k: x["per_block"] for k, x in v.items()}))
+        self.play(*[FadeIn(m) for m in groups[0]], run_time=0.8)
+        self.cue_at("SwiGLU")
+        self.play(*[FadeIn(m) for m in groups[1]], run_time=0.8)
+        self.cue_at("Grouped-query")
+        self.play(*[FadeIn(m) for m in groups[2]], run_time=0.8)
+
+    def publish_numbers(self) -> None:
+        """The ledger's headline numbers as the screens showed them (the tables are tracked too)."""
+        t, s = self.t, self.story
+        self.record(per_block=t["per_block"], per_block_full=t["per_block_full"], per_stack=t["per_stack"],
+                    embeddings=t["embeddings"], small=t["small"], total=t["total"],
+                    ffn_fraction=round(t["ffn_fraction"], 4), crossover_n=s.crossover, n=s.compute.n,
+                    shapes={"d_model": s.shapes.d_model, "heads": s.shapes.n_heads, "d_head": s.shapes.d_head,
+                            "d_ff": s.shapes.hidden, "layers": s.shapes.layers, "vocab": s.shapes.vocab,
+                            "context": s.shapes.context, "kv_heads": s.shapes.kv_heads, "ffn": s.shapes.ffn})
+        if s.checkpoint is not None:
+            self.record(checkpoint=s.source, checkpoint_total=s.checkpoint["total"],
+                        checkpoint_tensors=s.checkpoint["n_tensors"])
+
+
+class _Numbers:
+    """A value the screen shows that is not a single part (read by the manifest as ``displayed``)."""
+
+    def __init__(self, values) -> None:
+        self.displayed = values
+
+
+class _Text(_Numbers):
+    pass
+
+
+TOPIC = Topic("ledger", "sizing a model in your head: 12d² per block, 12·N·d² per stack, the exact total, "
+              "compute against length", Params, LedgerScene)
