@@ -201,3 +201,21 @@ def test_the_sum_differs_from_the_stream_by_less_than_the_rounding_bound(ids):
         bound = summation_bound(stack)
         assert 0 < bound < 1e-10  # a rounding error, far below the 2 decimals on screen
         assert np.abs(stack.sum(0) - cache.resid_final[position]).max() <= bound
+
+
+def test_an_unembedding_bias_gets_its_own_bar(tmp_path):
+    """A TransformerLens checkpoint with b_U: the bars still sum to the logit, b_U[token] among them."""
+    from tests.test_checkpoint import IDS as SMALL_IDS
+    from tests.test_checkpoint import hf_tensors, tl_tensors
+
+    tl = tl_tensors(hf_tensors(seed=3))
+    tl["unembed.b_U"] = np.random.default_rng(1).normal(size=tl["unembed.b_U"].shape).astype(np.float32)
+    np.savez(tmp_path / "tl.npz", **tl)
+    ckpt = load(tmp_path / "tl.npz")
+    cache = run_with_cache(ckpt, SMALL_IDS)
+    names, stack = decompose_resid(cache, -1)
+    token, other = int(np.argmax(cache.logits[-1])), int(np.argmin(cache.logits[-1]))
+    direction, bias = logit_direction(ckpt, token, other)
+    attrs = logit_attrs(names, stack, cache.resid_final[-1], *ckpt.final_norm(), ckpt.config.eps, direction, bias)
+    assert attrs["b_U"] == pytest.approx(float(tl["unembed.b_U"][token]) - float(tl["unembed.b_U"][other]))
+    assert sum(attrs.values()) == pytest.approx(cache.logits[-1, token] - cache.logits[-1, other], abs=1e-9)

@@ -13,7 +13,7 @@ import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
 from scenes.attribution.params import Params
-from scenes.attribution.script import numbers_of, script
+from scenes.attribution.script import numbers_of, power_of_ten, script
 from scenes.induction.numbers import induction_numbers
 from scenes.induction.params import Params as InductionParams
 from tblock.worlds.trained import checkpoint
@@ -262,3 +262,42 @@ def test_narrated_video_keeps_to_its_voice(cli, tmp_path):
         assert s["audio_start"] >= s["start"] - 1e-6 and s["end"] >= s["audio_start"] + s["audio_duration"], s
     assert (out / "attribution" / "v.srt").read_text().count(" --> ") == 4
     assert manifest["numbers"]["ablated"]["L1H2"]["top_token"] == ","
+
+
+def test_the_readmes_numbers_are_the_engines():
+    text = " ".join((ROOT / "README.md").read_text().split())
+    n = numbers_of(Params())
+    first, second = n.ablated
+    assert f"the induction head {n.leading} leads ({n.attrs[n.leading]:.2f} of {n.logit:.2f})" in text
+    assert (f"removing {first.name} drops '{n.predicted_string}' from {100 * n.probability:.1f}% to "
+            f"{100 * first.probability:.1f}%, and removing {second.name} (bar {n.attrs[second.name]:.2f}) drops it "
+            f"too, to {100 * second.probability:.1f}%") in text
+    assert f"(`< {power_of_ten(n.bound_exponent)}`;" in text
+
+
+def test_a_wide_model_folds_its_smallest_terms_and_bars():
+    """More terms than rows (GPT-2 small has 170): the longest are drawn, the rest summed into one row; the same
+    for the bars, so the drawn rows still sum to the stream and the drawn bars to the logit."""
+    import dataclasses
+
+    from scenes.attribution.numbers import MAX_BARS, MAX_DEPTHS, MAX_TERMS
+
+    n = numbers_of(Params())
+    rng = np.random.default_rng(0)
+    layers, per_layer = 4, 6  # 2 + 4 x 6 = 26 terms
+    names = tuple(f"t{i}" for i in range(2 + layers * per_layer))
+    stack = rng.normal(size=(len(names), 8)) * rng.uniform(0.1, 3, size=(len(names), 1))
+    attrs = dict(zip(names, rng.normal(size=len(names)).tolist()))
+    wide = dataclasses.replace(n, n_layers=layers, names=names, stack=stack, attrs=attrs)
+    rows, vectors, groups = wide.term_rows()
+    assert len(rows) == MAX_TERMS and rows[-1] == f"{len(names) - MAX_TERMS + 1} others"
+    np.testing.assert_allclose(vectors.sum(0), stack.sum(0), atol=1e-12)
+    kept = np.linalg.norm(vectors[:-1], axis=1)
+    assert kept.min() >= np.sort(np.linalg.norm(stack, axis=1))[::-1][MAX_TERMS - 2] - 1e-12  # the longest kept
+    assert list(groups) == sorted(groups) and groups[-1] == layers + 1
+    np.testing.assert_allclose(wide.running_sums()[-1], stack.sum(0), atol=1e-12)
+    bars = wide.bars()
+    assert len(bars) == MAX_BARS and bars[-1][0] == f"{len(names) - MAX_BARS + 1} others"
+    assert sum(v for _, v in bars) == pytest.approx(sum(attrs.values()), abs=1e-12)
+    deep = dataclasses.replace(n, n_layers=24)
+    assert len(deep.depths()) == MAX_DEPTHS and deep.depths()[0] == 0 and deep.depths()[-1] == 24

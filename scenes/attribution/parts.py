@@ -190,7 +190,7 @@ class AblationPanel(VGroup):
 class DepthChart(VGroup):
     """The prediction's probability at each depth of the lens: one column per depth, its percentage on top."""
 
-    def __init__(self, names: Sequence[str], probs: Sequence[float], color: str, height: float = 1.0,
+    def __init__(self, names: Sequence[str], probs: Sequence[float], color: str, height: float = 1.3,
                  width: float = 0.5, gap: float = 0.55) -> None:
         super().__init__()
         self.names = list(names)

@@ -91,6 +91,7 @@ class AttributionScene(StepScene):
 
     def clear_below_context(self, run_time: float = 0.6) -> None:
         """Fade out everything but the context line."""
+        assert self.context in self.mobjects, "the context line was split (an animation of a new group of its parts)"
         self.play(*[FadeOut(m) for m in self.mobjects if m is not self.context], run_time=run_time)
 
     def heading(self, text: str, y: float = HEADER_Y) -> VGroup:
@@ -118,6 +119,9 @@ class AttributionScene(StepScene):
                     color=theme().faint, stroke_width=1.5)
         sum_name = label("Σ terms", TEXT_SIZE, theme().text).move_to([SAFE_LEFT, SUM_Y, 0], aligned_edge=LEFT)
         self.play(FadeIn(self.context), FadeIn(heads), run_time=1.0)
+        self.cue(1)
+        self.play(Indicate(self.context.prediction, color=theme().accent),  # parts, not a new group: the line
+                  Indicate(self.context.percent, color=theme().accent), run_time=1.0)  # stays one mobject
         self.cue(2)
         self.play(FadeIn(rule), FadeIn(sum_name), FadeIn(total), FadeIn(total_norm), run_time=0.8)
         for g, partial in enumerate(running):
@@ -198,8 +202,8 @@ class AttributionScene(StepScene):
     def ablation(self) -> None:
         n = self.n
         self.clear_below_context()
-        mode = "zero" if n.ablated[0].mode == "zero" else "mean over positions"
-        title = self.heading(f"remove one component ({mode} ablation), run the model again")
+        how = "zero ablation" if n.ablated[0].mode == "zero" else "mean ablation: its mean over the positions"
+        title = self.heading(f"remove one component ({how}), run the model again")
         panels = []
         for a, color, y in zip(n.ablated, (theme().accent, theme().positive), (2.75, 0.45)):
             panel = AblationPanel(f"without {a.name}  (its direct bar {fmt(n.attrs[a.name], PLACES)})",
