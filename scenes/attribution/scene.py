@@ -231,5 +231,5 @@ class AttributionScene(StepScene):
                     ablation=n.ablated[0].mode)
 
 
-TOPIC = Topic("attribution", "which component of the tiny trained model writes its prediction: the stream as a sum, "
+TOPIC = Topic("attribution", "which component of a trained model (tiny) writes its prediction: the stream as a sum, "
               "logit lens, direct logit attribution, tested by ablation", Params, AttributionScene)
