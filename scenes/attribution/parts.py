@@ -32,18 +32,28 @@ def fitted(text: str, size: float, width: float, color: str | None = None):
 
 
 class ContextLine(VGroup):
-    """The input up to the followed token (highlighted), then '→ prediction p%': the question every step answers."""
+    """The input up to the followed token (highlighted), then '→ prediction p%': the question every step answers.
+
+    Earlier tokens give way to '…' until the line fits the safe width (it is never shrunk, so its
+    digits keep their size).
+    """
 
     def __init__(self, strings: Sequence[str], index: int, predicted: str, probability: float) -> None:
         super().__init__()
-        first = max(0, index - MAX_CONTEXT)
-        shown = (["…"] if first else []) + list(strings[first:index + 1])
-        self.tokens = VGroup(*[fitted(s, TEXT_SIZE, 1.6, theme().accent if j == len(shown) - 1 else theme().muted)
-                               for j, s in enumerate(shown)]).arrange(RIGHT, buff=0.16, aligned_edge=DOWN)
-        self.followed = self.tokens[-1]
         self.arrow = label("→", TEXT_SIZE + 2, theme().text)
         self.prediction = label(f"'{predicted}'", TEXT_SIZE + 2, theme().accent)
         self.percent = number(100 * probability, 1, NUMBER_SIZE, theme().accent, unit=r"\%")
+        first = max(0, index - MAX_CONTEXT)
+        while True:
+            shown = (["…"] if first else []) + list(strings[first:index + 1])
+            colors = [theme().muted] * (len(shown) - 1) + [theme().accent]
+            self.tokens = VGroup(*[fitted(s, TEXT_SIZE, 1.6, c) for s, c in zip(shown, colors)])
+            self.tokens.arrange(RIGHT, buff=0.16, aligned_edge=DOWN)
+            width = self.tokens.width + self.arrow.width + self.prediction.width + self.percent.width + 3 * 0.2
+            if width <= SAFE_RIGHT - SAFE_LEFT or first == index:
+                break
+            first += 1
+        self.followed = self.tokens[-1]
         self.add(self.tokens, self.arrow, self.prediction, self.percent)
         self.arrange(RIGHT, buff=0.2)
         fit_inside(self.move_to([0, CONTEXT_Y, 0]))

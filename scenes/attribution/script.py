@@ -28,6 +28,11 @@ def depth_name(depth: int) -> str:
     return "embedding" if depth == 0 else f"after {component_name(depth - 1, '')}"
 
 
+def after(depth: int) -> str:
+    """'after the embedding', 'after L0', ... as a caption writes it."""
+    return "after the embedding" if depth == 0 else depth_name(depth)
+
+
 def depth_short(depth: int) -> str:
     """The depth chart's tag: 'embed', then 'L0', 'L1', ..."""
     return "embed" if depth == 0 else component_name(depth - 1, "")
@@ -141,8 +146,8 @@ def script(p: Params) -> dict[str, Line]:
         "logit_lens": Line(
             f"Logit lens: the stream after the embedding and after each layer, read through the final norm and "
             f"the unembedding. p('{pred}') is "
-            + ", ".join(f"{pct(lens[d], 1)} {depth_name(d)}" for d in n.depths())
-            + f"; it first leads {depth_name(first_top)}.",
+            + ", ".join(f"{pct(lens[d], 1)} {after(d)}" for d in n.depths())
+            + f"; it first leads {after(first_top)}.",
             "The logit lens reads the stream before the last layer is done. "
             "After the embedding, and after each layer, the stream goes through the final norm and the "
             "unembedding. "
