@@ -187,6 +187,7 @@ class AblationPanel(VGroup):
         self.top_line = VGroup(label(f"top token now '{top_string}'", TEXT_SIZE + 2, theme().text),
                                number(100 * top_probability, 1, NUMBER_SIZE, theme().text, unit=r"\%"))
         self.top_line.arrange(RIGHT, buff=0.2)
+        self.heading = heading
         self.add(heading, self.bars, self.top_line)
         self.arrange(DOWN, buff=0.2, aligned_edge=LEFT)
 

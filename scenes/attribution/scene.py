@@ -159,12 +159,15 @@ class AttributionScene(StepScene):
         chart_name = label(f"p('{n.predicted_string}') by depth", TEXT_SIZE, theme().text)
         chart_name.move_to([SAFE_LEFT, CHART_Y + 0.5, 0], aligned_edge=LEFT)
         chart.move_to([0, 0, 0]).shift([SAFE_LEFT + 2.3 - chart.get_left()[0], CHART_Y - chart[0][0].get_y(), 0])
-        self.play(FadeIn(title), FadeIn(chart_name), *[FadeIn(col[0]) for col in chart], run_time=0.6)
+        self.play(FadeIn(title), run_time=0.6)
+        self.cue(1)
+        self.play(*[FadeIn(row[0]) for row in rows.rows], FadeIn(chart_name), *[FadeIn(col[0]) for col in chart],
+                  run_time=0.8)
         self.cue(2)
-        self.play(FadeIn(rows.rows[0], shift=RIGHT * 0.1), FadeIn(VGroup(*chart[0][1:])), run_time=0.8)
+        self.play(FadeIn(VGroup(*rows.rows[0][1:]), shift=RIGHT * 0.1), FadeIn(VGroup(*chart[0][1:])), run_time=0.8)
         self.cue(3)
         for row, col in zip(rows.rows[1:], chart[1:]):
-            self.play(FadeIn(row, shift=RIGHT * 0.1), FadeIn(VGroup(*col[1:])), run_time=0.8)
+            self.play(FadeIn(VGroup(*row[1:]), shift=RIGHT * 0.1), FadeIn(VGroup(*col[1:])), run_time=0.8)
         self.cue(4)
         final = rows.rows[-1]
         hits = [cell for cell, tok in zip(final[1:], n.lens_strings[depths[-1]]) if tok == n.predicted_string]
@@ -214,10 +217,14 @@ class AttributionScene(StepScene):
         fit_inside(said.arrange(DOWN, buff=0.12, aligned_edge=LEFT).move_to([SAFE_LEFT, VERDICT_Y, 0],
                                                                             aligned_edge=LEFT))
         self.play(FadeIn(title), run_time=0.6)
+        self.cue(1)
+        self.play(*[FadeIn(VGroup(p.heading, p.bars[0])) for p in panels], run_time=1.0)
         self.cue(2)
-        self.play(FadeIn(panels[0]), run_time=1.2)
+        self.play(FadeIn(VGroup(panels[0].bars[1], panels[0].top_line), shift=RIGHT * 0.1), run_time=1.2)
         self.cue(3)
-        self.play(FadeIn(panels[1]), run_time=1.2)
+        self.play(Indicate(panels[1].heading, color=theme().positive), run_time=1.0)
+        self.cue(4)
+        self.play(FadeIn(VGroup(panels[1].bars[1], panels[1].top_line), shift=RIGHT * 0.1), run_time=1.2)
         self.cue(5)
         self.play(FadeIn(said, shift=UP * 0.1), run_time=0.8)
         self.record(ablated={a.name: p.displayed for a, p in zip(n.ablated, panels)})  # as drawn; they stay
