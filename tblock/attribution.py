@@ -34,6 +34,7 @@ import numpy as np
 from tblock.attention import attention
 from tblock.block import mlp
 from tblock.checkpoint import Checkpoint
+from tblock.config import BlockConfig
 from tblock.layers import normalize, softmax
 from tblock.weights import BlockWeights
 
@@ -84,7 +85,7 @@ class Cache:
     logits: np.ndarray  # (n, V)
 
 
-def hooked_block(x: np.ndarray, w: BlockWeights, cfg, hooks: dict[str, Hook]) -> tuple[np.ndarray, dict]:
+def hooked_block(x: np.ndarray, w: BlockWeights, cfg: BlockConfig, hooks: dict[str, Hook]) -> tuple[np.ndarray, dict]:
     """One pre-norm block like ``block_forward``, with ``hooks['result']`` / ``hooks['mlp_out']`` applied."""
     if cfg.placement != "pre" or not cfg.residual:
         raise ValueError("attribution needs a pre-norm block with residuals (the stream is then a sum of terms)")

@@ -219,3 +219,14 @@ def test_an_unembedding_bias_gets_its_own_bar(tmp_path):
     attrs = logit_attrs(names, stack, cache.resid_final[-1], *ckpt.final_norm(), ckpt.config.eps, direction, bias)
     assert attrs["b_U"] == pytest.approx(float(tl["unembed.b_U"][token]) - float(tl["unembed.b_U"][other]))
     assert sum(attrs.values()) == pytest.approx(cache.logits[-1, token] - cache.logits[-1, other], abs=1e-9)
+
+
+def test_the_docstring_examples_run():
+    import doctest
+
+    import scenes.attribution.numbers
+    import tblock.attribution
+
+    for module in (tblock.attribution, scenes.attribution.numbers):
+        result = doctest.testmod(module)
+        assert result.attempted > 0 and result.failed == 0, module.__name__
