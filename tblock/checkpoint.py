@@ -424,16 +424,35 @@ class Checkpoint:
 
     def embed(self, ids: np.ndarray) -> np.ndarray:
         """Token plus learned position embeddings, the stream entering layer 0: (n,) -> (n, d)."""
+        tok, pos = self.embed_parts(ids)  # 2 × (n, d)
+        return tok + pos
+
+    def embed_parts(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The token embeddings and the position embeddings of ids, apart: (n,) -> (n, d), (n, d)."""
         ids = self.check_ids(ids)
         tok = finite(self.store.rows(self.layout.tok, ids), self.layout.tok, self.where)  # (n, d)
         pos = self._read([self.layout.pos])[self.layout.pos][: len(ids)]  # (P, d) -> (n, d)
-        return tok + pos
+        return tok, pos
+
+    def final_norm(self) -> tuple[np.ndarray, np.ndarray]:
+        """The final LayerNorm's gain and bias, (d,) each."""
+        g = self._read([self.layout.ln_f_w, self.layout.ln_f_b])
+        return g[self.layout.ln_f_w], g[self.layout.ln_f_b]
+
+    def unembed_columns(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The unembedding's columns for some token ids and their biases (zeros without b_U): (d, k), (k,)."""
+        lay, ids = self.layout, self.check_ids(ids)
+        if lay.unembed_cols:
+            W = self._read([lay.unembed_cols])[lay.unembed_cols][:, ids]  # (d, V) -> (d, k)
+        else:
+            W = finite(self.store.rows(lay.unembed_rows, ids), lay.unembed_rows, self.where).T  # (k, d) -> (d, k)
+        b = self._read([lay.unembed_b])[lay.unembed_b][ids] if lay.unembed_b else np.zeros(len(ids))  # (k,)
+        return W, b
 
     def unembed(self, resid: np.ndarray) -> np.ndarray:
         """Final LayerNorm, then the unembedding: (n, d) -> (n, vocab) logits."""
         lay = self.layout
-        g = self._read([lay.ln_f_w, lay.ln_f_b])
-        x = layer_norm(resid, g[lay.ln_f_w], g[lay.ln_f_b], self.config.eps)  # (n, d)
+        x = layer_norm(resid, *self.final_norm(), self.config.eps)  # (n, d)
         if lay.unembed_cols:
             logits = x @ self._read([lay.unembed_cols])[lay.unembed_cols]  # (n, d) @ (d, V) -> (n, V)
         else:

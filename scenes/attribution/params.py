@@ -1,0 +1,41 @@
+"""The attribution topic's flags: the checkpoint, the sequence, the followed position, the logit read, the ablation."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from scenes.attribution.numbers import AttributionNumbers, attribution_numbers, sequence
+from scenes.induction.params import Params as InductionParams
+from scenes.kit import POSITION_HELP, TopicParams, followed_position, param
+from tblock.attribution import ABLATIONS
+
+MAX_POSITION = 4096  # the flag's range; the checkpoint's own length is checked against the input
+
+
+@dataclass(frozen=True)
+class Params(TopicParams):
+    weights: str = param("tiny", "the trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
+                         "a TransformerLens .npz")
+    text: str = param("", "the input text, tokenized by the checkpoint (empty, with no --token-ids: the induction "
+                      "topic's repeated random words)")
+    token_ids: str = param("", "the input as token ids, e.g. 5,17,3 (instead of --text)")
+    position: int = param(0, POSITION_HELP, low=0, high=MAX_POSITION)
+    against: str = param("", "read the logit difference between the prediction and this token (text of one token, "
+                         "or #ID); empty: the predicted token's logit")
+    ablate: str = param("", "the component removed first, e.g. L1H2 or L0MLP (empty: the largest direct "
+                        "contributor among the heads and MLPs)")
+    ablation: str = param("zero", "how a component is removed: zero, or its mean over the sequence's positions",
+                          choices=ABLATIONS)
+    top: int = param(3, "most likely tokens shown at each depth of the logit lens", low=1, high=5)
+
+    def check(self) -> None:
+        self.numbers()  # ValueError (one line) for a bad checkpoint, input, position, token or component
+
+    def numbers(self) -> AttributionNumbers:
+        """What the video shows for these flags (cached); without --text / --token-ids, the induction topic's
+        default sequence."""
+        probe = InductionParams()
+        _, ids, _ = sequence(self.weights, self.text, self.token_ids, probe.period, probe.seed)
+        index = followed_position(self.position, len(ids))
+        return attribution_numbers(self.weights, self.text, self.token_ids, index, self.against, self.ablate,
+                                   self.ablation, self.top, probe.period, probe.seed)
