@@ -422,12 +422,19 @@ class Checkpoint:
         raw = self._read([self.layout.block_key(i, n) for n in names])
         return self.layout.to_block({n: raw[self.layout.block_key(i, n)] for n in names}, self.config)
 
+    def token_embeddings(self, ids: np.ndarray) -> np.ndarray:
+        """The token embedding rows W_E[ids]: (n,) -> (n, d)."""
+        ids = self.check_ids(ids)
+        return finite(self.store.rows(self.layout.tok, ids), self.layout.tok, self.where)  # (n, d)
+
+    def position_table(self) -> np.ndarray:
+        """The learned absolute position table W_pos, one row per position: (n_positions, d)."""
+        return self._read([self.layout.pos])[self.layout.pos]  # (P, d)
+
     def embed(self, ids: np.ndarray) -> np.ndarray:
         """Token plus learned position embeddings, the stream entering layer 0: (n,) -> (n, d)."""
-        ids = self.check_ids(ids)
-        tok = finite(self.store.rows(self.layout.tok, ids), self.layout.tok, self.where)  # (n, d)
-        pos = self._read([self.layout.pos])[self.layout.pos][: len(ids)]  # (P, d) -> (n, d)
-        return tok + pos
+        tok = self.token_embeddings(ids)  # (n, d)
+        return tok + self.position_table()[: len(tok)]  # (n, d) + (P, d)[:n]
 
     def unembed(self, resid: np.ndarray) -> np.ndarray:
         """Final LayerNorm, then the unembedding: (n, d) -> (n, vocab) logits."""
