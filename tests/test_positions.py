@@ -276,10 +276,13 @@ def digit_heights(mobjects) -> list[tuple[str, float]]:
     for top in mobjects:
         for mob in top.get_family():
             if isinstance(mob, DecimalNumber):
-                found.append((mob.get_tex_string() if hasattr(mob, "get_tex_string") else "number", mob.height))
-            elif isinstance(mob, Text):
-                chars = [c for c in mob.text if not c.isspace()]
-                found += [(c, g.height) for c, g in zip(chars, mob.submobjects) if c.isdigit()]
+                found.append((f"{mob.get_value():.2f} (a number)", mob.height))
+            elif isinstance(mob, Text) and any(c.isdigit() for c in mob.text):
+                # glyphs need not map to characters one to one (ligatures such as 'ff'): measure the
+                # text's own digits set alone at its font and current size
+                digits = "".join(dict.fromkeys(c for c in mob.text if c.isdigit()))
+                alone = Text(digits, font=mob.font, font_size=mob.font_size)
+                found += [(f"{c} in {mob.text!r}", g.height) for c, g in zip(digits, alone.submobjects)]
     return found
 
 

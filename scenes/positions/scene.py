@@ -17,7 +17,7 @@ Render with ``python render.py positions`` or ``manim -ql scenes/positions/scene
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, Group, MathTex, VGroup
+from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, MathTex, VGroup
 
 from scenes.kit import SAFE_BOTTOM, SAFE_TOP, Columns, StepScene, Topic, head_color, keep_on_screen, label, step, theme
 from scenes.positions.numbers import inverse
@@ -127,7 +127,7 @@ class PositionsScene(StepScene):
         self.play(FadeIn(words), FadeIn(causal), run_time=0.8)
         self.cue(1)
         self.play(Create(frames), FadeIn(differ), run_time=0.8)
-        self.cue(2)
+        self.cue(3)
         reordered = self.place(Sentence(s.prefix_tokens, t.accent), "right", SENTENCE_Y + 0.2)
         last = len(s.tokens) - 1
         both = np.stack([s.causal[last], s.causal_prefix[last]])  # (2, d): the last row, both orders
@@ -188,14 +188,15 @@ class PositionsScene(StepScene):
         slope = note(f"m = {r.slopes[r.head]:g}  (slopes: {', '.join(f'{v:g}' for v in r.slopes)})", t.muted, 18)
         slope.next_to(grids[1], DOWN, buff=0.2)
         self.play(FadeIn(grids[0]), run_time=0.6)
+        self.cue(1)
         self.play(FadeIn(plus), FadeIn(grids[1]), FadeIn(slope), run_time=0.8)
         self.play(FadeIn(equals), FadeIn(grids[2]), run_time=0.8)
-        self.cue(2)
+        self.cue(3)
         low = slope.get_bottom()[1] - 0.2
         weights = self.track("alibi_pattern", Rows(r.pattern, s.tokens, "weights: softmax of each row"))
         weights.move_to([-3.4, 0, 0]).shift(UP * (low - weights.get_top()[1]))
         self.play(FadeIn(weights), run_time=0.8)
-        self.cue(3)
+        self.cue(4)
         shifted = self.track("alibi_shifted_scores", Rows(r.shifted_scores, None,
                                                           f"scores + bias, both {s.shift} later", scale))
         shifted.move_to([grids[2].get_x(), 0, 0]).shift(UP * (low - shifted.get_top()[1]))
@@ -214,21 +215,25 @@ class PositionsScene(StepScene):
         a = self.track("rope_scores", self.place(
             Rows(ro.scores, s.tokens, f"RoPE, head {ro.head + 1}: scores at positions 0-{n - 1}", scale),
             "left", SAFE_TOP - 0.6))
+        formula = MathTex(r"(R_i\,q)\cdot(R_j\,k) = q\cdot R_{j-i}\,k", font_size=34, color=t.text)
+        pointer = note("the rotation itself: python render.py rope", t.muted, 20)
         self.play(FadeIn(a), run_time=0.8)
+        self.cue(1)
+        formula.next_to(a, DOWN, buff=0.5).set_x(0)
+        pointer.next_to(formula, DOWN, buff=0.25)
+        self.play(FadeIn(formula), FadeIn(pointer), run_time=0.6)
         self.cue(2)
         b = self.track("rope_shifted_scores", self.place(
             Rows(ro.shifted_scores, s.tokens, f"at positions {s.shift}-{s.shift + n - 1}", scale),
             "right", SAFE_TOP - 0.6))
         same = note(f"change of the scores: {diff(s.shift_invariance['rope'])}", t.update)
-        same.next_to(Group(a, b), DOWN, buff=0.4)
+        same.next_to(pointer, DOWN, buff=0.4)
         self.play(FadeIn(b), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
         self.cue(3)
         moved = note(f"permuting the sentence changes the rows by {diff(s.equivariance['rope'])}", t.negative)
         moved.next_to(same, DOWN, buff=0.3)
-        pointer = note("the rotation itself: python render.py rope", t.muted, 20)
-        pointer.next_to(moved, DOWN, buff=0.3)
-        self.play(FadeIn(moved), FadeIn(pointer), run_time=0.6)
+        self.play(FadeIn(moved), run_time=0.6)
 
     @step
     def summary(self) -> None:
@@ -242,7 +247,8 @@ class PositionsScene(StepScene):
         table.move_to([0, 0.5, 0])
         keep_on_screen(table)
         self.play(FadeIn(table.header), run_time=0.6)
-        for row, rule in zip(table.body, table.rules):
+        for k, (row, rule) in enumerate(zip(table.body, table.rules)):
+            self.cue(k + 1)  # sentence k + 1 speaks row k
             self.play(FadeIn(row), Create(rule), run_time=0.5)
         foot = note(f"measured: permute {self.params.permute}; shift both positions by {s.shift}; "
                     f"{BOUND_TEXT} is rounding", theme().muted, 18)
