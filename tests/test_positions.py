@@ -171,6 +171,14 @@ def test_tiny_checkpoint_world_uses_its_learned_tables():
     assert s.shift_invariance["relative"] < BOUND and s.shift_invariance["absolute"] > 0.1
 
 
+def test_numbers_doctests():
+    import doctest
+
+    import scenes.positions.numbers
+
+    assert doctest.testmod(scenes.positions.numbers).failed == 0
+
+
 # -- flags --------------------------------------------------------------------------------------
 
 def test_permutation_and_slopes_parse():

@@ -68,6 +68,7 @@ class Rows(Group):
                 box = Rectangle(width=strip.width, height=CELL_H, stroke_width=0)
                 box.move_to(strip.get_top() + DOWN * (CELL_H * (i + 0.5)))
                 self.row_boxes.append(box)
+                self.body.add(box)  # invisible, but it moves with the strip
                 if words:
                     self.labels.append(label(words[i], 18, theme().muted).next_to(box, LEFT, buff=0.15))
                     self.body.add(self.labels[-1])
@@ -126,6 +127,11 @@ class PositionTable(Group):
         return self.table.copy()
 
 
+def baseline(text: VGroup) -> float:
+    """Where a Text's letters sit: the median bottom of its glyphs (descenders are few)."""
+    return float(np.median([g.get_bottom()[1] for g in text.submobjects]))
+
+
 class SummaryTable(VGroup):
     """Rows of text cells under a header; column widths fixed, text left-aligned and shrunk to fit."""
 
@@ -151,7 +157,9 @@ class SummaryTable(VGroup):
             t = label(text, size, color)
             if t.width > w - 0.15:
                 t.scale_to_fit_width(w - 0.15)
-            row.add(VGroup(slot, t.move_to(slot, aligned_edge=LEFT).shift(RIGHT * 0.08)))
+            t.move_to(slot, aligned_edge=LEFT).shift(RIGHT * 0.08)
+            t.shift(UP * (slot.get_y() - 0.3 * t.font_size / 48 - baseline(t)))  # one baseline per row
+            row.add(VGroup(slot, t))
             x += w
         return row
 

@@ -243,7 +243,7 @@ class PositionsScene(StepScene):
                   "scores only on the offset?"]
         rows = [[NAMES[k], WHERE[k], changes(s.equivariance[k]), only_offset(s.shift_invariance[k])]
                 for k in s.schemes]
-        table = self.track("summary_table", SummaryTable(header, rows, widths=(2.3, 3.6, 4.0, 3.8), size=BOUND_SIZE))
+        table = self.track("summary_table", SummaryTable(header, rows, widths=(2.2, 3.5, 4.2, 3.8), size=BOUND_SIZE))
         table.move_to([0, 0.5, 0])
         keep_on_screen(table)
         self.play(FadeIn(table.header), run_time=0.6)

@@ -56,7 +56,7 @@ def changes(value: float) -> str:
 
 def only_offset(value: float) -> str:
     """The table's answer to 'do the scores depend only on the offset?'."""
-    return f"yes ({BOUND_TEXT})" if rounding(value) else f"no: {fmt(value)}"
+    return f"yes ({BOUND_TEXT})" if rounding(value) else f"no, they move by {fmt(value)}"
 
 
 def slope_text(slope: float) -> str:
