@@ -191,12 +191,12 @@ class PositionsScene(StepScene):
         self.cue(1)
         self.play(FadeIn(plus), FadeIn(grids[1]), FadeIn(slope), run_time=0.8)
         self.play(FadeIn(equals), FadeIn(grids[2]), run_time=0.8)
-        self.cue(3)
+        self.cue(4)  # "The softmax turns the sum into the weights."
         low = slope.get_bottom()[1] - 0.2
         weights = self.track("alibi_pattern", Rows(r.pattern, s.tokens, "weights: softmax of each row"))
         weights.move_to([-3.4, 0, 0]).shift(UP * (low - weights.get_top()[1]))
         self.play(FadeIn(weights), run_time=0.8)
-        self.cue(4)
+        self.cue(5)  # "Move both positions ..."
         shifted = self.track("alibi_shifted_scores", Rows(r.shifted_scores, None,
                                                           f"scores + bias, both {s.shift} later", scale))
         shifted.move_to([grids[2].get_x(), 0, 0]).shift(UP * (low - shifted.get_top()[1]))

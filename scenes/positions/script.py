@@ -136,7 +136,7 @@ def script(p: Params) -> dict[str, Line]:
             f"A relative position bias, as in ALiBi, adds to the scores a number that depends only on the offset "
             f"between query and key. For head {say_int(r.head + 1)} it is minus {say_number(slope, 4)} times "
             f"i minus j. "
-            f"With full attention, keys after the query gain and keys before it lose; under a causal mask, as in "
+            f"With full attention, keys after the query gain and keys before it lose. Under a causal mask, as in "
             f"the ALiBi paper, only the earlier ones remain. "
             f"The softmax turns the sum into the weights. "
             f"Move both positions {say_int(p.shift)} later, and the scores change by "
