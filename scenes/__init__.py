@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import importlib
 
-TOPIC_MODULES = ["residual", "heads", "bank", "rope", "block", "ffn", "induction", "attribution", "ledger"]
+TOPIC_MODULES = ["residual", "heads", "bank", "rope", "positions", "block", "ffn", "induction", "attribution", "ledger"]
 
 
 def load_topics() -> dict:

@@ -9,6 +9,8 @@ from tblock.config import BlockConfig
 from tblock.layers import activation, gelu, gelu_tanh, layer_norm, normalize, relu, rms_norm, softmax
 from tblock.ledger import ledger
 from tblock.positions import (
+    alibi_bias,
+    alibi_slopes,
     apply_rope,
     rope_2d_score,
     rope_angles,
@@ -24,7 +26,8 @@ from tblock.weights import BlockWeights
 __version__ = "0.1.0"
 
 __all__ = [
-    "BlockConfig", "BlockWeights", "TRACE_KEYS", "activation", "apply_rope", "attention", "block_forward",
+    "BlockConfig", "BlockWeights", "TRACE_KEYS", "activation", "alibi_bias", "alibi_slopes", "apply_rope",
+    "attention", "block_forward",
     "concat_then_project", "decomposition_error", "forward_untraced", "gelu", "gelu_tanh", "layer_norm",
     "ledger", "mlp", "normalize", "relu", "rms_norm", "rope_2d_score", "rope_angles", "rope_permutation",
     "rope_score_by_offset", "rotate_2d", "run_stack", "run_stack_untraced", "sinusoidal", "softmax",

@@ -6,7 +6,7 @@ import numpy as np
 
 from tblock.config import BlockConfig
 from tblock.layers import softmax
-from tblock.positions import apply_rope
+from tblock.positions import alibi_bias, alibi_slopes, apply_rope
 from tblock.weights import BlockWeights
 
 
@@ -22,11 +22,13 @@ def allowed(n: int, mask: str) -> np.ndarray:
     return np.ones((n, n), dtype=bool)  # (n, n)
 
 
-def attention_scores(q: np.ndarray, k: np.ndarray, mask: str) -> np.ndarray:
-    """Scaled dot products q_i . k_j / sqrt(d_head), -inf where the mask forbids."""
+def attention_scores(q: np.ndarray, k: np.ndarray, mask: str, bias: np.ndarray | None = None) -> np.ndarray:
+    """Scaled dot products q_i . k_j / sqrt(d_head), plus a bias (h, n, n) if given, -inf where the mask forbids."""
     n, _, d_head = q.shape
     scores = np.matmul(q.transpose(1, 0, 2), k.transpose(1, 2, 0))  # (h, n, dh) @ (h, dh, n) -> (h, n, n)
     scores /= np.sqrt(d_head)
+    if bias is not None:
+        scores += bias  # (h, n, n), before the mask
     if mask == "causal":
         scores[:, ~allowed(n, mask)] = -np.inf
     return scores  # (h, n, n)
@@ -52,13 +54,27 @@ def concat_then_project(z: np.ndarray, W_O: np.ndarray, b_O: np.ndarray) -> np.n
 
 
 def rope_positions(n: int, positions: np.ndarray | None) -> np.ndarray:
-    """The positions RoPE uses: given ones, or 0 .. n-1."""
+    """The positions RoPE and ALiBi use: given ones, or 0 .. n-1."""
     if positions is None:
         return np.arange(n)
     positions = np.asarray(positions)
     if positions.shape != (n,):
         raise ValueError(f"positions must have shape ({n},), got {positions.shape}")
     return positions
+
+
+def slopes_of(cfg: BlockConfig) -> np.ndarray:
+    """The ALiBi slope of every head: the config's, or the paper's for its head count. (h,)"""
+    if cfg.alibi_slopes:
+        return np.asarray(cfg.alibi_slopes, dtype=np.float64)  # (h,)
+    return alibi_slopes(cfg.n_heads)  # (h,)
+
+
+def score_bias(n: int, cfg: BlockConfig, positions: np.ndarray | None) -> np.ndarray | None:
+    """The bias added to the scores: ALiBi's (h, n, n) when cfg.positions == 'alibi', else None."""
+    if cfg.positions != "alibi":
+        return None
+    return alibi_bias(slopes_of(cfg), rope_positions(n, positions))  # (h, n, n)
 
 
 def attention(
@@ -68,7 +84,8 @@ def attention(
 
     Returns attn_out (n, d) and a trace with q, k, v, rot_q, rot_k, attn_scores,
     pattern, z, result, attn_out. rot_q / rot_k are q / k themselves unless
-    cfg.positions == 'rope'.
+    cfg.positions == 'rope'; with 'alibi' the trace also holds attn_bias (h, n, n),
+    already added into attn_scores.
     """
     q = project_heads(u, w.W_Q, w.b_Q)  # (n, d) -> (n, h, dh)
     k = project_heads(u, w.W_K, w.b_K)  # (n, d) -> (n, h, dh)
@@ -78,13 +95,16 @@ def attention(
         pos = rope_positions(u.shape[0], positions)
         rot_q = apply_rope(q, pos, cfg.rope_base, cfg.rope_pairing)  # (n, h, dh)
         rot_k = apply_rope(k, pos, cfg.rope_base, cfg.rope_pairing)  # (n, h, dh)
-    attn_scores = attention_scores(rot_q, rot_k, cfg.mask)  # (h, n, n)
+    bias = score_bias(u.shape[0], cfg, positions)  # (h, n, n) or None
+    attn_scores = attention_scores(rot_q, rot_k, cfg.mask, bias)  # (h, n, n)
     pattern = softmax(attn_scores, axis=-1)  # (h, n, n)
     z = mix_values(pattern, v)  # (n, h, dh)
     result = per_head_results(z, w.W_O)  # (n, h, d)
     attn_out = result.sum(axis=1) + w.b_O  # (n, h, d) -> (n, d)
     trace = dict(q=q, k=k, v=v, rot_q=rot_q, rot_k=rot_k, attn_scores=attn_scores,
                  pattern=pattern, z=z, result=result, attn_out=attn_out)  # fmt: skip
+    if bias is not None:
+        trace["attn_bias"] = bias
     return attn_out, trace
 
 
@@ -99,6 +119,7 @@ def attention_untraced(
         pos = rope_positions(u.shape[0], positions)
         q = apply_rope(q, pos, cfg.rope_base, cfg.rope_pairing)  # (n, h, dh)
         k = apply_rope(k, pos, cfg.rope_base, cfg.rope_pairing)  # (n, h, dh)
-    pattern = softmax(attention_scores(q, k, cfg.mask), axis=-1)  # (h, n, n)
+    bias = score_bias(u.shape[0], cfg, positions)  # (h, n, n) or None
+    pattern = softmax(attention_scores(q, k, cfg.mask, bias), axis=-1)  # (h, n, n)
     z = mix_values(pattern, v)  # (n, h, dh)
     return concat_then_project(z, w.W_O, w.b_O)  # (n, h, dh) -> (n, d)

@@ -422,6 +422,15 @@ class Checkpoint:
         raw = self._read([self.layout.block_key(i, n) for n in names])
         return self.layout.to_block({n: raw[self.layout.block_key(i, n)] for n in names}, self.config)
 
+    def token_embeddings(self, ids: np.ndarray) -> np.ndarray:
+        """The token embedding rows W_E[ids]: (n,) -> (n, d)."""
+        ids = self.check_ids(ids)
+        return finite(self.store.rows(self.layout.tok, ids), self.layout.tok, self.where)  # (n, d)
+
+    def position_table(self) -> np.ndarray:
+        """The learned absolute position table W_pos, one row per position: (n_positions, d)."""
+        return self._read([self.layout.pos])[self.layout.pos]  # (P, d)
+
     def embed(self, ids: np.ndarray) -> np.ndarray:
         """Token plus learned position embeddings, the stream entering layer 0: (n,) -> (n, d)."""
         tok, pos = self.embed_parts(ids)  # 2 × (n, d)
@@ -429,10 +438,8 @@ class Checkpoint:
 
     def embed_parts(self, ids: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """The token embeddings and the position embeddings of ids, apart: (n,) -> (n, d), (n, d)."""
-        ids = self.check_ids(ids)
-        tok = finite(self.store.rows(self.layout.tok, ids), self.layout.tok, self.where)  # (n, d)
-        pos = self._read([self.layout.pos])[self.layout.pos][: len(ids)]  # (P, d) -> (n, d)
-        return tok, pos
+        tok = self.token_embeddings(ids)  # (n, d)
+        return tok, self.position_table()[: len(tok)]  # (P, d) -> (n, d)
 
     def final_norm(self) -> tuple[np.ndarray, np.ndarray]:
         """The final LayerNorm's gain and bias, (d,) each."""

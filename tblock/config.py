@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import dataclasses
+import math
 from dataclasses import dataclass
 
 NORMS = ("layer", "rms")
 PLACEMENTS = ("pre", "post")
 ACTIVATIONS = ("gelu", "gelu_tanh", "relu")
 MASKS = ("causal", "full")
-POSITIONS = ("none", "sinusoidal", "rope")
+POSITIONS = ("none", "sinusoidal", "rope", "alibi")
 ROPE_PAIRINGS = ("interleaved", "half")
 
 
@@ -23,6 +24,17 @@ def _choice(name: str, value: object, choices: tuple[str, ...]) -> None:
     """Raise ValueError unless value is one of choices."""
     if value not in choices:
         raise ValueError(f"{name} must be one of {', '.join(map(repr, choices))}, got {value!r}")
+
+
+def _slopes(slopes: object, n_heads: int) -> None:
+    """Raise ValueError unless slopes is () or a tuple of n_heads finite numbers."""
+    if not isinstance(slopes, tuple):
+        raise ValueError(f"alibi_slopes must be a tuple of numbers (or () for the paper's), got {slopes!r}")
+    if slopes and len(slopes) != n_heads:
+        raise ValueError(f"alibi_slopes needs one slope per head ({n_heads}), got {len(slopes)}")
+    for s in slopes:
+        if isinstance(s, bool) or not isinstance(s, (int, float)) or not math.isfinite(s):
+            raise ValueError(f"alibi_slopes must be finite numbers, got {s!r}")
 
 
 @dataclass(frozen=True)
@@ -42,9 +54,10 @@ class BlockConfig:
     placement: str = "pre"  # 'pre': x + F(Norm(x)); 'post': Norm(x + F(x))
     act: str = "gelu"  # 'gelu' | 'gelu_tanh' | 'relu'
     mask: str = "causal"  # 'causal' | 'full'
-    positions: str = "none"  # 'none' | 'sinusoidal' | 'rope'
+    positions: str = "none"  # 'none' | 'sinusoidal' | 'rope' | 'alibi'
     rope_pairing: str = "interleaved"  # 'interleaved' (RoFormer) | 'half' (llama code)
     rope_base: float = 10000.0
+    alibi_slopes: tuple[float, ...] = ()  # ALiBi's slope per head; () = the paper's (tblock.positions.alibi_slopes)
     residual: bool = True
     eps: float = 1e-5
 
@@ -65,6 +78,7 @@ class BlockConfig:
             raise ValueError(f"eps must be a small positive number (0 < eps < 1), got {self.eps!r}")
         if self.positions == "rope" and self.d_head % 2:
             raise ValueError(f"d_head must be even for RoPE, which rotates coordinate pairs; got {self.d_head}")
+        _slopes(self.alibi_slopes, self.n_heads)
         if self.positions == "sinusoidal" and self.d_model % 2:
             raise ValueError(
                 f"d_model must be even for sinusoidal positions, which use sin/cos pairs; got {self.d_model}"

@@ -1,4 +1,4 @@
-"""Position information: sinusoidal table (added once) and RoPE (rotates q and k)."""
+"""Position information: sinusoidal table (added once), RoPE (rotates q and k), ALiBi (biases the scores)."""
 
 from __future__ import annotations
 
@@ -92,6 +92,52 @@ def rope_score_by_offset(
     q_rot = apply_rope(np.broadcast_to(q, (n, len(q))), np.full(n, m), base, pairing)  # (n, d_head)
     k_rot = apply_rope(np.broadcast_to(k, (n, len(k))), m + offsets, base, pairing)  # (n, d_head)
     return np.einsum("nd,nd->n", q_rot, k_rot)  # (n, d_head) x 2 -> (n,)
+
+
+# --- ALiBi: a bias on the scores that depends only on the offset (Press et al. 2022) ---
+
+
+def geometric_slopes(n_heads: int) -> np.ndarray:
+    """2^(-8/h * (r+1)) for heads r = 0 .. h-1: the paper's sequence for h a power of two. (h,)"""
+    return 2.0 ** (-8.0 / n_heads * np.arange(1, n_heads + 1))  # (h,)
+
+
+def alibi_slopes(n_heads: int) -> np.ndarray:
+    """The ALiBi paper's slope per head. (h,)
+
+    For h a power of two, the geometric sequence 2^(-8/h), 2^(-16/h), ...; otherwise the
+    sequence of the largest power of two m below h, then every other slope of 2m's
+    sequence until there are h (the paper's code).
+
+    >>> alibi_slopes(8).tolist()[:3], alibi_slopes(6).tolist()
+    ([0.5, 0.25, 0.125], [0.25, 0.0625, 0.015625, 0.00390625, 0.5, 0.125])
+    """
+    if isinstance(n_heads, bool) or not isinstance(n_heads, (int, np.integer)) or n_heads < 1:
+        raise ValueError(f"n_heads must be a positive integer, got {n_heads!r}")
+    m = 2 ** int(math.floor(math.log2(n_heads)))
+    if m == n_heads:
+        return geometric_slopes(n_heads)  # (h,)
+    extra = geometric_slopes(2 * m)[0::2][: n_heads - m]  # (h - m,)
+    return np.concatenate([geometric_slopes(m), extra])  # (m,) + (h - m,) -> (h,)
+
+
+def offsets(q_positions: np.ndarray, k_positions: np.ndarray) -> np.ndarray:
+    """i - j for every query position i and key position j: (n_q,), (n_k,) -> (n_q, n_k)."""
+    q = np.asarray(q_positions, dtype=np.float64)  # (n_q,)
+    k = np.asarray(k_positions, dtype=np.float64)  # (n_k,)
+    return q[:, None] - k[None, :]  # (n_q, 1) - (1, n_k) -> (n_q, n_k)
+
+
+def alibi_bias(slopes: np.ndarray, q_positions: np.ndarray, k_positions: np.ndarray | None = None) -> np.ndarray:
+    """Each head's bias -slope_r * (i - j), added to the scores before the mask. (h, n_q, n_k)
+
+    Keys default to the query positions. With a causal mask only j <= i is read, where the
+    bias is the paper's -slope * distance.
+    """
+    k_positions = q_positions if k_positions is None else k_positions
+    slopes = np.asarray(slopes, dtype=np.float64)  # (h,)
+    back = offsets(k_positions, q_positions).T  # (n_k, n_q) -> (n_q, n_k): j - i, +0.0 on the diagonal
+    return slopes[:, None, None] * back[None]  # (h, 1, 1) * (1, n_q, n_k): -slope * (i - j) exactly
 
 
 # --- the lesson's 2-D widget: one coordinate pair, angles in degrees ---

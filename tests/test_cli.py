@@ -319,7 +319,7 @@ def test_heads_are_named_from_0_everywhere():
     (("residual", "--reuse"), "No such option '--reuse' for residual: it is a flag of deck and storyboard"),
     (("-q", "high", "residual"), "flags go after it, as in 'render.py residual -q high'"),
     (("heads", "--depth", "3"), "No such option '--depth' for heads: it is a flag of bank"),
-    (("residual", "--seed", "3"), "it is a flag of heads, block, ffn"),
+    (("residual", "--seed", "3"), "No such option '--seed' for residual: it is a flag of heads, "),
     (("deck", "residual", "--sections"), "No such option '--sections' for deck: it is a flag of a topic's render"),
     (("storyboard", "residual", "--gif-width", "300"), "for storyboard residual: it is a flag of a topic's render"),
     (("--theme", "light", "heads", "--show", "2"), "as in 'render.py heads --theme light --show 2'"),

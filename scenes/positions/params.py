@@ -1,0 +1,125 @@
+"""The ``positions`` topic's flags: the sentence and its permutation, the schemes shown, the block's sizes,
+ALiBi's slopes, the shift, and (``--weights``) a checkpoint whose learned position table is drawn."""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from scenes.kit import TopicParams, param, seed_param
+from tblock.worlds.trained import TrainedInput, trained_input
+
+MIN_TOKENS, MAX_TOKENS = 3, 6
+SCHEME_CHOICES = ("all", "absolute", "relative", "rope")
+MAX_SHIFT = 1000
+
+
+def parse_words(text: str) -> tuple[str, ...]:
+    """'the, cat ,sees' -> ('the', 'cat', 'sees')."""
+    return tuple(t.strip() for t in text.split(","))
+
+
+def parse_permutation(text: str, n: int) -> tuple[int, ...]:
+    """'1,5,3,4,2' -> (0, 4, 2, 3, 1): a permutation of 1..n, 0-based; ValueError with a sentence otherwise."""
+    try:
+        values = [int(t) for t in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--permute must be comma-separated whole numbers, e.g. 2,1,3,4; got {text!r}") from None
+    if sorted(values) != list(range(1, n + 1)):
+        raise ValueError(f"--permute must be a permutation of 1..{n} (each of the {n} positions once); got {text!r}")
+    if values == sorted(values):
+        raise ValueError(f"--permute must move at least one token; {text!r} keeps every token in place")
+    return tuple(v - 1 for v in values)
+
+
+def parse_slopes(text: str, n_heads: int) -> tuple[float, ...]:
+    """'' -> () (the paper's slopes); '0.5' -> that slope for every head; '0.5,0.25' -> one per head."""
+    if not text.strip():
+        return ()
+    try:
+        values = [float(t) for t in text.split(",")]
+    except ValueError:
+        raise ValueError(f"--slopes must be numbers separated by commas, e.g. 0.5 or 0.5,0.25; got {text!r}") from None
+    if not all(math.isfinite(v) and 0 <= v <= 10 for v in values):
+        raise ValueError(f"--slopes must be between 0 and 10; got {text!r}")
+    if len(values) == 1:
+        return tuple(values) * n_heads
+    if len(values) != n_heads:
+        raise ValueError(f"--slopes needs one slope, or one per head ({n_heads}); got {len(values)}")
+    return tuple(values)
+
+
+@dataclass(frozen=True)
+class Params(TopicParams):
+    words: str = param("the,cat,sees,the,dog", f"the sentence as comma-separated words ({MIN_TOKENS} to "
+                        f"{MAX_TOKENS}; one word must occur twice)")
+    permute: str = param("1,5,3,4,2", "the permuted sentence as positions of the words, e.g. 2,1,3,4 "
+                         "(a permutation of 1..n)")
+    scheme: str = param("all", "which position schemes the video shows after the no-position steps",
+                        choices=SCHEME_CHOICES)
+    d_model: int = param(8, "stream width d (with --weights: the checkpoint's)", low=2, high=64,
+                         unused_with="weights")
+    heads: int = param(4, "number of heads (d-model / heads must be even, for RoPE's pairs)", low=1, high=16,
+                       unused_with="weights")
+    slopes: str = param("", "ALiBi slopes: one for every head, or one per head (empty: the paper's "
+                        "2^(-8/h), 2^(-16/h), ...)")
+    shift: int = param(10, "how far both positions move in the shift test", low=1, high=MAX_SHIFT)
+    seed: int = seed_param(0, "seed of the random weights and token embeddings", unused_with="weights")
+    weights: str = param("", "a checkpoint ('tiny', shipped, or a path): its token embeddings, layer 0 and learned "
+                         "position table replace the seeded ones (empty: seeded random, sinusoidal table)")
+
+    def check(self) -> None:
+        words = self.word_list
+        n = len(words)
+        if not MIN_TOKENS <= n <= MAX_TOKENS or not all(words):
+            raise ValueError(f"--words must be {MIN_TOKENS} to {MAX_TOKENS} non-empty comma-separated words; "
+                             f"got {self.words!r}")
+        if any(len(t) > 10 for t in words):
+            raise ValueError(f"--words: each word must be at most 10 characters; got {self.words!r}")
+        if len(set(words)) == n:
+            raise ValueError(f"--words must use one word twice (the video follows a word at two positions); "
+                             f"got {self.words!r}")
+        parse_permutation(self.permute, n)
+        if self.weights:
+            if self.d_model != 8 or self.heads != 4:
+                raise ValueError("--d-model and --heads cannot be combined with --weights: the checkpoint sets them")
+            inp = self.trained()
+            if n + self.shift > inp.ckpt.n_positions:
+                raise ValueError(f"--shift {self.shift}: the shifted positions reach {n + self.shift - 1}, but "
+                                 f"{inp.name} has positions 0..{inp.ckpt.n_positions - 1}")
+            parse_slopes(self.slopes, inp.ckpt.config.n_heads)
+            return
+        if self.d_model % self.heads or (self.d_model // self.heads) % 2:
+            raise ValueError(f"--d-model / --heads must be a whole, even head width (RoPE turns coordinate pairs); "
+                             f"got {self.d_model} / {self.heads}")
+        parse_slopes(self.slopes, self.heads)
+
+    @property
+    def word_list(self) -> tuple[str, ...]:
+        """The sentence's words, split from --words."""
+        return parse_words(self.words)
+
+    @property
+    def order(self) -> tuple[int, ...]:
+        """The permutation, 0-based: the permuted sentence is words[order]."""
+        return parse_permutation(self.permute, len(self.word_list))
+
+    @property
+    def schemes(self) -> tuple[str, ...]:
+        """The summary table's rows: 'none' and the schemes shown."""
+        if self.scheme == "all":
+            return ("none", "absolute", "relative", "rope")
+        return ("none", self.scheme)
+
+    def trained(self) -> TrainedInput | None:
+        """The checkpoint and the sentence's ids (checked), or None for the seeded world."""
+        if not self.weights:
+            return None
+        try:
+            inp = trained_input(self.weights, 0, text=" ".join(self.word_list), max_tokens=MAX_TOKENS)
+        except ValueError as e:  # the loader speaks of --text: this topic's words are --words
+            raise ValueError(str(e).replace("--text", "--words")) from None
+        if len(inp.ids) != len(self.word_list):
+            raise ValueError(f"--words: {inp.name}'s tokenizer splits {self.words!r} into {len(inp.ids)} tokens "
+                             f"({', '.join(inp.strings)}); give words it keeps whole")
+        return inp
