@@ -129,15 +129,16 @@ def offsets(q_positions: np.ndarray, k_positions: np.ndarray) -> np.ndarray:
 
 
 def alibi_bias(slopes: np.ndarray, q_positions: np.ndarray, k_positions: np.ndarray | None = None) -> np.ndarray:
-    """Each head's bias -slope_r * (i - j), added to the scores before the mask. (h, n_q, n_k)
+    """Each head's bias -slope_r * |i - j|, added to the scores before the mask. (h, n_q, n_k)
 
-    Keys default to the query positions. With a causal mask only j <= i is read, where the
-    bias is the paper's -slope * distance.
+    Keys default to the query positions. Under a causal mask only j <= i is read, where this is
+    the ALiBi paper's -slope * (i - j); with full attention a key is penalised by its distance on
+    either side, so no direction is favoured.
     """
     k_positions = q_positions if k_positions is None else k_positions
     slopes = np.asarray(slopes, dtype=np.float64)  # (h,)
-    back = offsets(k_positions, q_positions).T  # (n_k, n_q) -> (n_q, n_k): j - i, +0.0 on the diagonal
-    return slopes[:, None, None] * back[None]  # (h, 1, 1) * (1, n_q, n_k): -slope * (i - j) exactly
+    distance = np.abs(offsets(q_positions, k_positions))  # (n_q, n_k): |i - j|, +0.0 on the diagonal
+    return 0.0 - slopes[:, None, None] * distance[None]  # (h, 1, 1) * (1, n_q, n_k); 0.0 - x keeps +0.0
 
 
 # --- the lesson's 2-D widget: one coordinate pair, angles in degrees ---

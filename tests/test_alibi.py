@@ -70,13 +70,13 @@ positions_lists = st.lists(st.integers(-1000, 1000), min_size=1, max_size=8)
 
 
 @given(positions_lists, st.lists(st.floats(0, 4), min_size=1, max_size=4))
-def test_bias_is_minus_slope_times_the_offset(pos, slopes):
+def test_bias_is_minus_slope_times_the_distance(pos, slopes):
     b = alibi_bias(np.array(slopes), np.array(pos))
     assert b.shape == (len(slopes), len(pos), len(pos))
     for r, m in enumerate(slopes):
         for i, p in enumerate(pos):
             for j, q in enumerate(pos):
-                assert b[r, i, j] == pytest.approx(-m * (p - q), abs=1e-9)
+                assert b[r, i, j] == pytest.approx(-m * abs(p - q), abs=1e-9)
 
 
 @given(positions_lists, st.integers(-10000, 10000), st.floats(0, 4))
@@ -88,11 +88,11 @@ def test_bias_depends_only_on_the_offset(pos, shift, slope):
 
 @given(st.integers(1, 8), st.integers(1, 8), st.floats(0.01, 4))
 def test_equal_offsets_get_equal_bias(n_q, n_k, slope):
-    """Every diagonal i − j = c of the bias holds one value: -slope * c (0 on the main diagonal)."""
+    """Every diagonal i − j = c of the bias holds one value: -slope * |c| (0 on the main diagonal)."""
     b = alibi_bias(np.array([slope]), np.arange(n_q), np.arange(n_k))[0]  # (n_q, n_k)
     for c in range(-n_k + 1, n_q):
         diag = np.diagonal(b, offset=-c)
-        assert np.all(diag == diag[0]) and diag[0] == pytest.approx(-slope * c)
+        assert np.all(diag == diag[0]) and diag[0] == pytest.approx(-slope * abs(c))
     assert np.all(np.diagonal(b) == 0) and not np.signbit(np.diagonal(b)).any()  # +0.0, not -0.0
 
 

@@ -56,7 +56,7 @@ def rotate(x, pos, base=10000.0):
 
 
 def reference_block(x, w, cfg, pos, scheme, slopes=None, causal=False):
-    """Pre-norm block, full attention unless causal; scheme 'relative' adds -m (i - j), 'rope' rotates q, k."""
+    """Pre-norm block, full attention unless causal; scheme 'relative' adds -m |i - j|, 'rope' rotates q, k."""
     u = ln(x, w.ln1_w, w.ln1_b, cfg.eps)
     q = np.einsum("nd,hde->nhe", u, w.W_Q) + w.b_Q
     k = np.einsum("nd,hde->nhe", u, w.W_K) + w.b_K
@@ -65,7 +65,7 @@ def reference_block(x, w, cfg, pos, scheme, slopes=None, causal=False):
         q, k = rotate(q, pos), rotate(k, pos)
     s = np.einsum("ihe,jhe->hij", q, k) / np.sqrt(cfg.d_head)
     if scheme == "relative":
-        s = s - np.asarray(slopes)[:, None, None] * (pos[:, None] - pos[None, :])[None]
+        s = s - np.asarray(slopes)[:, None, None] * np.abs(pos[:, None] - pos[None, :])[None]
     if causal:
         s = np.where(np.tri(len(x), dtype=bool)[None], s, -np.inf)
     a = np.exp(s - s.max(-1, keepdims=True))
@@ -146,13 +146,13 @@ def test_same_word_and_causal_mask(seeded):
     assert s.prefix_tokens == ("the", "sees", "cat", "the", "dog")
 
 
-def test_alibi_view_is_content_plus_minus_slope_times_offset(seeded):
+def test_alibi_view_is_content_plus_minus_slope_times_distance(seeded):
     world, s = seeded
     r = s.relative
     assert r.slopes.tolist() == paper_slopes(4) == [0.25, 0.0625, 0.015625, 0.00390625]
     assert r.head == 0
     i, j = np.indices((5, 5))
-    np.testing.assert_array_equal(r.bias, -0.25 * (i - j))
+    np.testing.assert_array_equal(r.bias, -0.25 * np.abs(i - j))
     _, ref_scores = reference_block(stream(world, "none", range(5)), world.weights, world.cfg, np.arange(5), "none")
     np.testing.assert_allclose(r.content, ref_scores[0], atol=1e-12)
     np.testing.assert_allclose(r.scores, r.content + r.bias, atol=1e-12)

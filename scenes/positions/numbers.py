@@ -5,7 +5,7 @@ One block with full attention runs a short sentence under each position scheme:
 - ``none``: the token embeddings alone (the block's attention and FFN see no order);
 - ``absolute``: token embeddings plus a position table, added once below the block
   (the sinusoidal table of :func:`tblock.positions.sinusoidal`, or a checkpoint's learned W_pos);
-- ``relative``: ALiBi's bias -slope·(i − j) added to the scores (``positions="alibi"``);
+- ``relative``: ALiBi's bias -slope·|i − j| added to the scores (``positions="alibi"``);
 - ``rope``: queries and keys rotated by position (``positions="rope"``).
 
 Two measurements fill the summary table: the largest change of the outputs when the tokens are

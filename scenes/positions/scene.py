@@ -24,6 +24,7 @@ from scenes.positions.numbers import inverse
 from scenes.positions.params import Params
 from scenes.positions.parts import PositionTable, Rows, Sentence, SummaryTable, connector
 from scenes.positions.script import BOUND_TEXT, NAMES, WHERE, changes, diff, numbers_of, only_offset, script
+from tblock.names import head_label
 
 COLUMNS = Columns(left=(-3.45, 6.4), right=(3.45, 6.4))
 SENTENCE_Y = 3.0
@@ -175,7 +176,7 @@ class PositionsScene(StepScene):
         self.clear_stage()
         xs = (-4.3, 0.55, 4.75)
         scale = float(np.max(np.abs(np.stack([r.content, r.bias, r.scores]))))
-        names = [f"head {r.head + 1}: q·k / √d_head", "bias −m·(i − j)", "scores + bias"]
+        names = [f"{head_label(r.head)}: q·k / √d_head", "bias −m·|i − j|", "scores + bias"]
         grids = [self.track(key, Rows(m, s.tokens if key == "alibi_content" else None, title, scale))
                  for key, m, title in zip(("alibi_content", "alibi_bias", "alibi_scores"),
                                           (r.content, r.bias, r.scores), names)]
@@ -213,7 +214,7 @@ class PositionsScene(StepScene):
         scale = float(np.max(np.abs(ro.scores)))
         n = len(s.tokens)
         a = self.track("rope_scores", self.place(
-            Rows(ro.scores, s.tokens, f"RoPE, head {ro.head + 1}: scores at positions 0-{n - 1}", scale),
+            Rows(ro.scores, s.tokens, f"RoPE, {head_label(ro.head)}: scores at positions 0-{n - 1}", scale),
             "left", SAFE_TOP - 0.6))
         formula = MathTex(r"(R_i\,q)\cdot(R_j\,k) = q\cdot R_{j-i}\,k", font_size=34, color=t.text)
         pointer = note("the rotation itself: python render.py rope", t.muted, 20)
@@ -261,7 +262,7 @@ class PositionsScene(StepScene):
         self.record(tokens=list(s.tokens), permuted_tokens=list(s.permuted_tokens), order=(s.order + 1).tolist(),
                     schemes=list(s.schemes), equivariance_error=dict(s.equivariance),
                     shift_invariance_error=dict(s.shift_invariance), alibi_slopes=s.relative.slopes.tolist(),
-                    alibi_head=s.relative.head + 1, pair=[s.pair[0] + 1, s.pair[1] + 1],
+                    alibi_head=s.relative.head, pair=[s.pair[0] + 1, s.pair[1] + 1],
                     pair_difference=s.pair_difference, causal_pair_difference=s.causal_pair_difference,
                     last_row_difference=s.last_row_difference, shift=s.shift, table=s.world.table_name)
 

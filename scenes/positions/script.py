@@ -7,9 +7,10 @@ A difference below :data:`BOUND` is rounding: it is written and spoken as that b
 
 from __future__ import annotations
 
-from scenes.kit import Line, fmt, say_int, say_number
+from scenes.kit import Line, fmt, say_head, say_int, say_number
 from scenes.positions.numbers import Story, World, checkpoint_world, seeded_world, story
 from scenes.positions.params import Params, parse_slopes
+from tblock.names import head_label
 
 BOUND = 1e-12  # below this a difference is rounding
 BOUND_TEXT = "< 10⁻¹²"
@@ -130,21 +131,21 @@ def script(p: Params) -> dict[str, Line]:
         r = s.relative
         slope = r.slopes[r.head]
         lines["relative"] = Line(
-            f"Relative position bias (ALiBi): head {r.head + 1}'s scores get −{slope_text(slope)}·(i − j) added, "
+            f"Relative position bias (ALiBi): {head_label(r.head)}'s scores get −{slope_text(slope)}·|i − j| added, "
             f"a bias that depends only on the offset; the softmax turns the sum into weights. Move both positions "
             f"{p.shift} later: the scores change by {diff(s.shift_invariance['relative'])}.",
             f"A relative position bias, as in ALiBi, adds to the scores a number that depends only on the offset "
-            f"between query and key. For head {say_int(r.head + 1)} it is minus {say_number(slope, 4)} times "
-            f"i minus j. "
-            f"With full attention, keys after the query gain and keys before it lose. Under a causal mask, as in "
-            f"the ALiBi paper, only the earlier ones remain. "
+            f"between query and key. For {say_head(r.head)} it is minus {say_number(slope, 4)} times "
+            f"the distance between them. "
+            f"So the farther a key is, on either side, the more it loses. Under a causal mask, as in "
+            f"the ALiBi paper, only the earlier keys remain. "
             f"The softmax turns the sum into the weights. "
             f"Move both positions {say_int(p.shift)} later, and the scores change by "
             f"{say_diff(s.shift_invariance['relative'])}.")
     if "rope" in s.schemes:
         lines["rope"] = Line(
             f"RoPE rotates each query and key by its position before their dot product (the rope topic shows the "
-            f"turn). Move both positions {p.shift} later: head {s.rope.head + 1}'s scores change by "
+            f"turn). Move both positions {p.shift} later: {head_label(s.rope.head)}'s scores change by "
             f"{diff(s.shift_invariance['rope'])}; permuting the sentence changes the rows by {diff(eq['rope'])}.",
             f"RoPE rotates each query and key by its position, just before their dot product. The rope topic "
             f"shows that rotation itself. "
