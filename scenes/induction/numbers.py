@@ -33,6 +33,14 @@ def words(ckpt: Checkpoint) -> np.ndarray:
     return np.array([i for i in range(ckpt.vocab_size) if ckpt.token_strings([i])[0].isalpha()])
 
 
+def head_label(layer: int, head: int) -> str:
+    """A head's short name, 'L0H1': layer and head counted from 0, as the checkpoint and TransformerLens count.
+
+    Every caption, part and manifest entry names heads through this one function.
+    """
+    return f"L{layer}H{head}"
+
+
 def softmax(z: np.ndarray) -> np.ndarray:
     e = np.exp(z - z.max())  # (V,)
     return e / e.sum()
@@ -56,7 +64,17 @@ class HeadView:
 
     @property
     def name(self) -> str:
-        return f"L{self.layer}H{self.head}"
+        return head_label(self.layer, self.head)
+
+    @property
+    def stripe(self) -> list[tuple[int, int]]:
+        """The (query, key) cells its score averages: the stripe of the pattern drawn outlined."""
+        return [(int(q), int(k)) for q, k in zip(self.queries, self.keys)]
+
+    @property
+    def offset(self) -> int:
+        """How many places left of the diagonal the stripe runs (1 for a previous-token head)."""
+        return int(self.queries[0] - self.keys[0])
 
 
 def head_view(layer: int, scores: np.ndarray, pattern: np.ndarray, queries: np.ndarray, keys: np.ndarray) -> HeadView:

@@ -16,7 +16,7 @@ from .base import (
                    step,
 )
 from .circuit import Box, BypassCircuit
-from .grid import MatrixGrid
+from .grid import HeatGrid, MatrixGrid
 from .layout import (
                    CAPTION_TOP,
                    FRAME_BOTTOM,
@@ -24,6 +24,7 @@ from .layout import (
                    FRAME_RIGHT,
                    FRAME_TOP,
                    MARGIN,
+                   MIN_DIGIT_HEIGHT,
                    SAFE_BOTTOM,
                    SAFE_LEFT,
                    SAFE_RIGHT,
@@ -34,6 +35,7 @@ from .layout import (
                    keep_on_screen,
                    on_screen,
                    rows,
+                   small_digits,
                    spread,
                    stack_below,
 )
@@ -60,10 +62,11 @@ __all__ = [
     "LabelledAxes",
     "POSITION_HELP", "READING_RATE", "STEP_HOLD", "Alias", "Line", "StepScene", "Topic", "TopicParams",
     "followed_position", "param", "step",
-    "Box", "BypassCircuit", "MatrixGrid",
+    "Box", "BypassCircuit", "HeatGrid", "MatrixGrid",
     "CAPTION_TOP", "FRAME_BOTTOM", "FRAME_LEFT", "FRAME_RIGHT", "FRAME_TOP", "MARGIN", "SAFE_BOTTOM", "SAFE_LEFT",
-    "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "Columns", "fit_inside", "keep_on_screen", "on_screen", "rows", "spread",
-    "stack_below",
+    "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "MIN_DIGIT_HEIGHT", "Columns", "fit_inside", "keep_on_screen", "on_screen",
+    "rows", "spread",
+    "small_digits", "stack_below",
     "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number", "tick_step",
     "say_int", "say_list", "say_number", "say_ordinal", "say_percent", "say_vector",
     "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_diff", "fmt_vec", "head_color", "pct", "theme", "use_theme",
