@@ -38,7 +38,7 @@ COLUMNS = Columns(
     contribution=(3.7, 3.4),         # contribution / Δ_attn
     norm=(SAFE_RIGHT - 0.65, 0.8),   # norms
     x=(-2.5, 2.8),                   # X[i] on the stream
-    y=(SAFE_RIGHT - 1.4, 2.8),       # Y[i], where the stream's arrow ends
+    y=(SAFE_RIGHT - 1.45, 2.8),      # Y[i], where the stream's arrow ends (its cells run a little wider)
 )
 X_NAME = SAFE_LEFT + 1.1  # left edge of the head names
 Y_HEAD1, Y_HEAD2 = 3.6, 3.22  # header lines

@@ -15,7 +15,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, Group, RoundedRectangle, VGroup
 
 from scenes.induction.numbers import HeadView
-from scenes.kit import SAFE_BOTTOM, SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, SAFE_WIDTH, HeatGrid, label, number, theme
+from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, SAFE_WIDTH, HeatGrid, label, number, theme
 
 ROW_Y = SAFE_TOP - 0.5  # the token row
 CELL_H = 0.46
@@ -23,7 +23,6 @@ GAP = 0.08
 GRIDS_TOP = 2.65  # the patterns' column labels start here
 GRID_SPAN = 4.3  # the most height (and width) a pattern's cells take
 GRID_GAP = 0.45  # between the two patterns
-SCORE_Y = SAFE_BOTTOM + 0.3  # the score lines, under the patterns
 PANEL_LEFT_GAP = 0.4  # between the second pattern and the panel on the right
 
 
@@ -56,7 +55,7 @@ class TokenRow(VGroup):
 
 def grid_cell(n: int) -> float:
     """The side of one pattern cell for a sequence of ``n`` tokens (the two patterns and a panel share the width)."""
-    return min(0.42, GRID_SPAN / n)
+    return min(0.75, GRID_SPAN / n)
 
 
 class PatternPanel(Group):
@@ -77,9 +76,14 @@ class PatternPanel(Group):
         self.score = ScoreLine(view.name, what, view.score, color, places)
         self.add(self.grid, self.stripe, self.score)
         self.shift(np.array([0.0, GRIDS_TOP - self.grid.get_top()[1], 0.0]))
-        self.score.next_to(self.grid.border, DOWN, buff=0.2).set_y(SCORE_Y)
-        if self.score.width > self.grid.border.width + 0.4:
-            self.score.scale_to_fit_width(self.grid.border.width + 0.4)
+        self.place_score()
+
+    def place_score(self) -> None:
+        self.score.next_to(self.grid.border, DOWN, buff=0.2).align_to(self.grid.border, LEFT)
+
+    def score_fits(self) -> bool:
+        """True when the score line fits under the grid on one line."""
+        return self.score.width <= self.grid.border.width + GRID_GAP - 0.1
 
     def place(self, left: float) -> PatternPanel:
         """Put the grid's cells' left edge at ``left`` (labels hang out to the left)."""
@@ -94,9 +98,13 @@ class PatternPanel(Group):
 def layout_panels(first: PatternPanel, second: PatternPanel) -> float:
     """Place the two patterns side by side, the first's labels against the safe left edge; returns where the
     right-hand panel starts."""
+    if not (first.score_fits() and second.score_fits()):  # both on two lines, so the two read alike
+        for panel in (first, second):
+            panel.score.fold()
+            panel.place_score()
     labels_width = first.grid.border.get_left()[0] - first.get_left()[0]
     first.place(SAFE_LEFT + labels_width)
-    second.place(first.grid.border.get_right()[0] + GRID_GAP)
+    second.place(max(first.grid.border.get_right()[0], first.score.get_right()[0]) + GRID_GAP)
     return second.grid.border.get_right()[0] + PANEL_LEFT_GAP
 
 
@@ -107,8 +115,15 @@ class ScoreLine(VGroup):
         super().__init__()
         self.places = places
         self.value = number(score, places, 26, color)
-        self.add(label(name, 24, color), label(what, 22, theme().muted), self.value)
+        self.name, self.what = label(name, 24, color), label(what, 22, theme().muted)
+        self.add(self.name, self.what, self.value)
         self.arrange(RIGHT, buff=0.2)
+
+    def fold(self) -> ScoreLine:
+        """The name on one line, what the score measures and the score under it."""
+        VGroup(self.what, self.value).arrange(RIGHT, buff=0.2).next_to(self.name, DOWN, buff=0.12,
+                                                                        aligned_edge=LEFT)
+        return self
 
     @property
     def displayed(self) -> float:

@@ -110,9 +110,9 @@ class InductionScene(StepScene):
         bars = self.track("probabilities", WeightBars(n.top_strings, n.top_probs, theme().accent, bar_height=1.3,
                                                       bar_width=min(0.55, 0.6 * slot), gap=slot - min(0.55, 0.6 * slot),
                                                       places=1, font_size=22))
+        shrink = min(1.0, (slot - 0.14) / max(name.width for name in bars.token_labels))  # a gap between words
         for name in bars.token_labels:
-            if name.width > slot - 0.06:
-                name.scale_to_fit_width(slot - 0.06)
+            name.scale(shrink, about_edge=UP)
         title = label(f"next after '{n.strings[n.last]}'", 22, theme().text)
         title.move_to([self.panel_left, self.prev_panel.grid.border.get_top()[1] - 0.15, 0], aligned_edge=LEFT)
         fit_inside(title, left=self.panel_left)
