@@ -26,6 +26,7 @@ from scenes.induction.script import CUES, SCORE_PLACES, numbers_of, script
 from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, step, theme
 
 PREV_COLOR, IND_COLOR = head_color(1), head_color(2)
+CENTRE_Y = 0.3  # where the token row first appears, alone on the screen
 
 
 class InductionScene(StepScene):
@@ -59,11 +60,17 @@ class InductionScene(StepScene):
     @step
     def show_sequence(self) -> None:
         row = self.row
+        self.lift = UP * (row.get_y() - CENTRE_Y)  # the row starts in the middle and rises when the patterns come
+        row.shift(-self.lift)
         self.play(*[FadeIn(c, shift=DOWN * 0.1) for c in row.first_half], FadeIn(row.halves[0]), run_time=1.0)
         self.at("show_sequence", "repeat")
         self.play(*[FadeIn(c, shift=DOWN * 0.1) for c in row.second_half], FadeIn(row.halves[1]), run_time=1.0)
         self.at("show_sequence", "last")
         self.play(Indicate(row.cells[self.n.last], color=theme().accent), run_time=1.0)
+
+    def raise_row(self) -> None:
+        """The token row moves up to its place above the patterns."""
+        self.play(self.row.animate.shift(self.lift), run_time=0.8)
 
     def show_pattern(self, step_name: str, panel: PatternPanel, kind: str) -> None:
         """A head's pattern, then its stripe outlined, then its score, each at its sentence; the manifest
@@ -82,6 +89,7 @@ class InductionScene(StepScene):
     @step
     def previous_token(self) -> None:
         prev = self.n.prev
+        self.raise_row()
         self.show_pattern("previous_token", self.prev_panel, "previous_token")
         picks = prev.pattern[prev.queries].argmax(axis=-1)  # the key each position reads most
         self.record(previous_token_head=[prev.layer, prev.head], previous_token_reads=picks)
