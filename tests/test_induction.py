@@ -12,17 +12,28 @@ from manim.utils.testing.frames_comparison import frames_comparison
 
 from scenes.induction.numbers import induction_numbers
 from scenes.induction.params import Params
-from scenes.induction.script import script
+from scenes.induction.script import CUES, script
+from scenes.kit.narration import split_sentences
+from tblock.names import head_label
 from tests.test_heads_trained import TINY, hf_layer, ln
 
 __module_test__ = "induction"
 
 
+def independent_forward(ids) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The final stream and every layer's attention pattern (h, n, n), from the HF tensors by the test's own
+    forward."""
+    x = TINY["wte.weight"][ids].astype(np.float64) + TINY["wpe.weight"][: len(ids)]
+    patterns = []
+    for i in range(2):
+        x, a = hf_layer(x, i)
+        patterns.append(a)
+    return x, patterns
+
+
 def independent_probs(ids) -> np.ndarray:
     """The next-token distribution at the last position, from the HF tensors by the test's own forward."""
-    x = TINY["wte.weight"][ids].astype(np.float64) + TINY["wpe.weight"][: len(ids)]
-    for i in range(2):
-        x, _ = hf_layer(x, i)
+    x, _ = independent_forward(ids)
     logits = ln(x, TINY["ln_f.weight"], TINY["ln_f.bias"]) @ TINY["wte.weight"].T  # tied unembedding
     z = logits[-1] - logits[-1].max()
     return np.exp(z) / np.exp(z).sum()
@@ -61,14 +72,59 @@ def test_every_step_has_a_caption_and_a_speech_without_symbols(params):
     for name, line in lines.items():
         assert line.caption.strip() and line.speech.strip(), name
         assert not NOISE.search(line.speech), (name, NOISE.search(line.speech).group(), line.speech)
-    assert "trained checkpoint 'tiny'" in lines["show_sequence"].caption
+    assert "model 'tiny'" in lines["show_sequence"].caption
+
+
+@pytest.mark.parametrize("params", [Params(), Params(period=3, seed=2), Params(period=8, top=5)])
+def test_captions_read_as_sentences(params):
+    """Each caption is prose: capitalised sentences with their stops, no code-like symbols or raw names."""
+    for name, line in script(params).items():
+        text = line.caption
+        assert text[0].isupper() and text.rstrip()[-1] in ".?", (name, text)
+        assert not re.search(r"[_^\\{}\[\]()]|BOS|e[−-]\d", text), (name, text)
+
+
+@pytest.mark.parametrize("params", [Params(), Params(period=3, seed=2), Params(period=8, top=5)])
+def test_every_cue_names_a_sentence_of_its_step(params):
+    """script.CUES points each animation at a sentence that exists and says what the animation shows."""
+    lines, n = script(params), induction_numbers(params.period, params.seed, params.top)
+    words = {"repeat": "same words again", "last": n.strings[n.last], "pattern": "pattern", "stripe": "stripe",
+             "score": "score", "bars": "next token", "top": n.top_strings[0]}
+    for name, cues in CUES.items():
+        sentences = split_sentences(lines[name].speech)
+        for what, k in cues.items():
+            assert k < len(sentences), (name, what, k)
+            assert words[what] in sentences[k], (name, what, sentences[k])
+
+
+def test_head_names_come_from_one_function():
+    n = induction_numbers(6, 1)
+    assert n.prev.name == head_label(n.prev.head, n.prev.layer) == f"L0H{n.prev.head}"
+    lines = script(Params())
+    assert f"Head {n.prev.name} " in lines["previous_token"].caption
+    assert f"Head {n.induction.name} " in lines["induction_head"].caption
+
+
+@pytest.mark.parametrize("period, seed", [(6, 1), (8, 0), (3, 2)])
+def test_the_outlined_stripes_are_the_cells_each_score_averages(period, seed):
+    """The stripe drawn on each pattern holds exactly the (query, key) cells its score is the mean of:
+    previous-token (t, t - 1) for every t, induction (t, first occurrence + 1), period - 1 left of the diagonal."""
+    n = induction_numbers(period, seed)
+    ids = n.ids.tolist()
+    assert n.prev.stripe == [(t, t - 1) for t in range(1, len(ids))] and n.prev.offset == 1
+    assert n.induction.stripe == [(t, ids.index(ids[t]) + 1) for t in range(period + 1, len(ids))]
+    assert n.induction.offset == period - 1
+    for view in (n.prev, n.induction):
+        assert view.score == pytest.approx(np.mean([view.pattern[q, k] for q, k in view.stripe]))
 
 
 def test_the_script_says_the_engines_numbers():
     lines = script(Params())
     n = induction_numbers(6, 1)
-    assert f"previous-token score {n.prev.score:.3f}" in lines["previous_token"].caption
-    assert f"induction score {n.induction.score:.3f}" in lines["induction_head"].caption
+    assert f"previous-token score, the mean weight on that stripe, is {n.prev.score:.3f}" in \
+        lines["previous_token"].caption
+    assert f"induction score is {n.induction.score:.3f}" in lines["induction_head"].caption
+    assert f"puts {100 * n.induction.weights[-1]:.1f}% on '{n.strings[n.source]}'" in lines["induction_head"].caption
     assert f"'{n.top_strings[0]}' with {100 * n.top_probs[0]:.1f}%" in lines["predict"].caption
 
 
@@ -93,6 +149,16 @@ def test_preview_manifest_numbers(cli, tmp_path):
     np.testing.assert_allclose(numbers["probabilities"], 100 * np.sort(independent_probs(n.ids))[::-1][:3],
                                atol=0.05 + 1e-9)
     assert numbers["top_ids"][0] == numbers["expected"] == ids[6] and numbers["top_tokens"][0] == n.strings[6]
+    _, patterns = independent_forward(n.ids)
+    for kind, layer, head in (("previous_token", 0, numbers["previous_token_head"]),
+                              ("induction", 1, numbers["induction_head"])):
+        drawn = numbers[f"{kind}_pattern"]
+        assert head[0] == layer
+        np.testing.assert_allclose(drawn["pattern"], patterns[layer][head[1]], atol=1e-6)  # the heat grid's cells
+        stripe = np.array(drawn["stripe"])
+        outlined = np.mean(np.asarray(drawn["pattern"])[stripe[:, 0], stripe[:, 1]])
+        assert numbers[f"{kind}_score"] == pytest.approx(outlined, abs=5e-4)  # the score is the outlined cells' mean
+    assert numbers["previous_token_pattern"]["stripe"] == [[t, t - 1] for t in range(1, len(ids))]
 
 
 from scenes.induction.scene import InductionScene  # noqa: E402  (manim scenes after the fast tests' imports)
@@ -121,3 +187,14 @@ def test_video_and_srt(cli, tmp_path):
     assert (out / "induction" / "v.srt").read_text().count(" --> ") == 4
     n = induction_numbers(4, 1)
     assert manifest["numbers"]["induction_score"] == pytest.approx(n.induction.score, abs=5e-4)
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("params", [Params(), Params(period=8, seed=0, top=5), Params(period=3, seed=2)])
+def test_every_number_on_screen_is_readable_at_720p(params):
+    """At the end of every step, every digit drawn is at least the kit's MIN_DIGIT_HEIGHT tall."""
+    from tests.readable import step_offenders
+
+    found = step_offenders(InductionScene, params=params)
+    assert list(found) == ["show_sequence", "previous_token", "induction_head", "predict"]
+    assert {step: small for step, small in found.items() if small} == {}

@@ -93,3 +93,19 @@ def test_spoken_forms_carry_no_digits_or_symbols():
     assert not any(ch.isdigit() for ch in spoken)
     assert [say_ordinal(n) for n in (1, 2, 3, 5, 12, 20)] == ["first", "second", "third", "fifth", "twelfth",
                                                                 "twentieth"]
+
+
+def test_heat_grid_places_cells_and_outlines_a_stripe():
+    from scenes.kit import HeatGrid
+
+    values = np.tril(np.ones((5, 5))) / np.arange(1, 6)[:, None]  # a causal pattern: rows sum to 1
+    grid = HeatGrid(values, cell=0.4, color="#59A14F", scale=1.0, row_labels=list("abcde"), col_labels=list("abcde"))
+    assert grid.border.width == pytest.approx(2.0) and grid.border.height == pytest.approx(2.0)
+    np.testing.assert_allclose(grid.center(0, 0)[:2], grid.border.get_corner(np.array([-1, 1, 0]))[:2] + [0.2, -0.2])
+    np.testing.assert_allclose(grid.center(4, 4) - grid.center(0, 0), [1.6, -1.6, 0])
+    stripe = grid.outline([(t, t - 1) for t in range(1, 5)])
+    assert len(stripe) == 4 and stripe[0].get_center() == pytest.approx(grid.center(1, 0))
+    np.testing.assert_array_equal(grid.displayed, values)
+    assert len(grid.row_labels) == len(grid.col_labels) == 5
+    assert all(lab.get_right()[0] < grid.border.get_left()[0] for lab in grid.row_labels)
+    assert all(lab.get_bottom()[1] > grid.border.get_top()[1] for lab in grid.col_labels)

@@ -65,15 +65,31 @@ from tblock.names import head_label
 
 FORMULA_Y = 3.5       # the stage's formula
 ROW0_Y = 2.1          # centre of the first token row in the walk
-STREAM_X = -4.0       # centre of the stream grid's cells
+STREAM_X = -3.8       # centre of the stream grid's cells
 BRANCH_X = 2.65       # centre of the branch area (x from -1.6 to 6.9)
 BRANCH_WIDTH = 8.4
 CELL_H = 0.44
 CELL_GAP = 0.05
+ROOMY_TOKENS = 4  # up to this many rows, the walk's grids get roomy cells and larger digits
+ROOMY_CELL = (0.95, 0.52)  # (width, height) of a roomy walk cell
 
 
 def tex(text: str, size: float = 34, color: str | None = None) -> MathTex:
     return MathTex(text, font_size=size, color=color or theme().text)
+
+
+def cell_font(width: float, height: float) -> float:
+    """The font size of a grid's numbers: larger in a roomy cell, else the kit's rule for the width."""
+    if height >= 0.5 and width >= 0.92:
+        return 28
+    if height >= 0.5 and width >= 0.82:
+        return 26
+    return number_font_size(width)
+
+
+def walk_cell(n: int) -> tuple[float, float]:
+    """The walk's cell (width, height) for ``n`` token rows: roomy while the rows fit above the outline."""
+    return ROOMY_CELL if n <= ROOMY_TOKENS else (0.85, CELL_H)
 
 
 def stage_grid(values: np.ndarray, title: str | None = None, row_names: Sequence[str] | None = None,
@@ -84,7 +100,7 @@ def stage_grid(values: np.ndarray, title: str | None = None, row_names: Sequence
     cols = cols if cols is not None else [f"d{j + 1}" for j in range(values.shape[1])]
     g = MatrixGrid(values, row_labels=row_names, col_labels=cols,
                    title=tex(title, color=title_color) if title else None, cell_width=cell_width,
-                   cell_height=cell_height, gap=CELL_GAP, font_size=font_size or number_font_size(cell_width),
+                   cell_height=cell_height, gap=CELL_GAP, font_size=font_size or cell_font(cell_width, cell_height),
                    label_size=18, scale=scale)
     g.shift(UP * (ROW0_Y - g.cells[0].get_y()))
     return g
@@ -158,7 +174,9 @@ class Walk:
         t = theme()
         self.b, self.norm, self.scale = b, norm, b.colour_scale()
         self.tokens = [f"token {i + 1}" for i in range(b.n)]
-        self.stream = stage_grid(b.ex.x, "X", row_names=self.tokens, scale=self.scale)
+        self.cell = walk_cell(b.n)
+        self.stream = stage_grid(b.ex.x, "X", row_names=self.tokens, scale=self.scale, cell_width=self.cell[0],
+                                 cell_height=self.cell[1])
         self.stream.shift(RIGHT * (STREAM_X - self.stream.cells.get_x()))
         self.stream.title.set_color(t.stream)
         self.stream_label = label("the stream", 20, t.stream)
@@ -175,6 +193,8 @@ class Walk:
     def grid(self, values: np.ndarray, title: str, **kw: Any) -> MatrixGrid:
         """A grid in the branch area in the walk's colour scale, rows level with the stream's."""
         kw.setdefault("scale", self.scale)
+        kw.setdefault("cell_width", self.cell[0])
+        kw.setdefault("cell_height", self.cell[1])
         return stage_grid(values, with_norms(title, self.norm), **kw).set_x(BRANCH_X)
 
     def show_formula(self, text: str) -> list:
@@ -372,7 +392,7 @@ class SumCheck:
     def __init__(self, b: BlockNumbers) -> None:
         t = theme()
         tokens = [f"token {i + 1}" for i in range(b.n)]
-        kw = dict(cell_width=0.7, scale=b.colour_scale(), cols=[])
+        kw = dict(cell_width=0.8, scale=b.colour_scale(), cols=[])
         parts = [(b.ex.x, "X", t.stream), (b.trace["attn_out"], ATTN, t.accent), (b.trace["mlp_out"], FFN, t.update)]
         self.grids = [stage_grid(v, s, title_color=c, **kw) for v, s, c in parts]
         self.ops = VGroup(*[tex("+", 44) for _ in range(2)])

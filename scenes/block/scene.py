@@ -93,7 +93,8 @@ class BlockScene(StepScene):
     @step
     def attention(self) -> None:
         w, b = self.walk, self.b
-        maps = HeadHeatmaps(b.trace["pattern"], b.sums, cell_cap=0.8, title_size=30).set_x(BRANCH_X)
+        maps = HeadHeatmaps(b.trace["pattern"], b.sums, cell_cap=0.85, title_size=30,
+                            cell_height=w.cell[1]).set_x(BRANCH_X)
         self.play(*w.show_formula(rf"A_r = \mathrm{{softmax}}(Q_r K_r^\top / \sqrt{{{b.ex.cfg.d_head}}}),"
                                   rf"\ \ Q_r, K_r \text{{ read }} {b.placement.attn_reads}"),
                   *w.highlight("attention"), *w.swap_note(None))

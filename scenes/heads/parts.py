@@ -37,8 +37,8 @@ COLUMNS = Columns(
     wo=(1.3, 0.8),                   # W_O^(r) block (an image)
     contribution=(3.7, 3.4),         # contribution / Δ_attn
     norm=(SAFE_RIGHT - 0.65, 0.8),   # norms
-    x=(-2.5, 2.6),                   # X[i] on the stream
-    y=(5.25, 2.6),                   # Y[i] on the stream
+    x=(-2.5, 2.8),                   # X[i] on the stream
+    y=(SAFE_RIGHT - 1.45, 2.8),      # Y[i], where the stream's arrow ends (its cells run a little wider)
 )
 X_NAME = SAFE_LEFT + 1.1  # left edge of the head names
 Y_HEAD1, Y_HEAD2 = 3.6, 3.22  # header lines
@@ -46,6 +46,8 @@ Y_TOP = 2.55  # first head row
 Y_STREAM = -2.6
 ROW_H = 0.44
 CONCAT_X = -2.9  # the concatenated mixtures, left of Δ_attn
+ADD_X = COLUMNS.contribution.left + 0.9  # the ⊕, under Δ_attn's left half: Y[i] fits between it and the edge
+STREAM_END = COLUMNS.y.left - 0.12  # the stream's arrowhead stops short of Y[i]
 
 
 @dataclass(frozen=True)
@@ -69,7 +71,7 @@ class Layout:
 
 def mixture_width(d_head: int) -> float:
     """The mixtures' width: just wide enough for their numbers when they fit, else the column's strip."""
-    narrow = min(COLUMNS.mixture.width, d_head * 0.625)
+    narrow = min(COLUMNS.mixture.width, d_head * 0.7)
     return narrow if shows_numbers(d_head, narrow) else COLUMNS.mixture.width
 
 
@@ -149,12 +151,12 @@ class HeadsCircuit(VGroup):
         x_bus = COLUMNS.bus.x
         top, bottom = layout.row_y[0] + 0.35, layout.row_y[-1] - 0.35
         norm_y = (Y_STREAM + bottom) / 2
-        self.circuit = BypassCircuit(start=[SAFE_LEFT, Y_STREAM], end=[SAFE_RIGHT, Y_STREAM], tap_x=x_bus,
-                                     add_x=COLUMNS.contribution.x, sublayer_center=[x_bus, (top + bottom) / 2],
+        self.circuit = BypassCircuit(start=[SAFE_LEFT, Y_STREAM], end=[STREAM_END, Y_STREAM], tap_x=x_bus,
+                                     add_x=ADD_X, sublayer_center=[x_bus, (top + bottom) / 2],
                                      sublayer_size=(0.8, max(top - bottom, 0.9)), sublayer="", norm="LN",
                                      norm_center=[x_bus, norm_y],
                                      norm_size=(0.7, min(0.5, bottom - Y_STREAM - 0.5)),
-                                     write_from=[COLUMNS.contribution.x, layout.y_delta - ROW_H / 2 - 0.02])
+                                     write_from=[ADD_X, layout.y_delta - ROW_H / 2 - 0.02])
         self.name = label("heads", 20, theme().muted).next_to(self.circuit.sublayer_box, UP, buff=0.08)
         self.tiles = VGroup()
         tile_h = min(0.3, layout.spacing * 0.45)

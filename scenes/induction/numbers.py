@@ -59,6 +59,16 @@ class HeadView:
     def name(self) -> str:
         return head_label(self.head, self.layer)
 
+    @property
+    def stripe(self) -> list[tuple[int, int]]:
+        """The (query, key) cells its score averages: the stripe of the pattern drawn outlined."""
+        return [(int(q), int(k)) for q, k in zip(self.queries, self.keys)]
+
+    @property
+    def offset(self) -> int:
+        """How many places left of the diagonal the stripe runs (1 for a previous-token head)."""
+        return int(self.queries[0] - self.keys[0])
+
 
 def head_view(layer: int, scores: np.ndarray, pattern: np.ndarray, queries: np.ndarray, keys: np.ndarray) -> HeadView:
     """The best-scoring head of a layer, read at (queries, keys)."""

@@ -1,7 +1,10 @@
-"""Mobjects only the induction topic needs: the token row, attention arcs, score readouts.
+"""Mobjects only the induction topic needs: the token row, a head's pattern panel, readouts.
 
-Each part is built from numbers passed in and owns what it shows; ``displayed`` is what the
-manifest records (the percentages and scores as drawn).
+The frame: the sequence as one row of tokens across the top; under it the two heads' attention
+patterns side by side (kit ``HeatGrid``: a row per reading token, a column per token read), each
+with the stripe its score averages outlined and the score beneath; on the right a panel for the
+last position's reading and the prediction. Each part is built from numbers passed in and owns
+what it shows; ``displayed`` is what the manifest records.
 """
 
 from __future__ import annotations
@@ -9,14 +12,18 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import DOWN, PI, ArcBetweenPoints, RoundedRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, Group, RoundedRectangle, VGroup
 
-from scenes.kit import SAFE_LEFT, SAFE_WIDTH, label, number, theme
+from scenes.induction.numbers import HeadView
+from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, SAFE_WIDTH, HeatGrid, label, number, theme
 
-ROW_Y = 0.55  # the token row
-CELL_H = 0.5
+ROW_Y = SAFE_TOP - 0.5  # the token row
+CELL_H = 0.46
 GAP = 0.08
-TAG_Y = -0.35  # the predecessor each position carries, under its token
+GRIDS_TOP = 2.65  # the patterns' column labels start here
+GRID_SPAN = 4.3  # the most height (and width) a pattern's cells take
+GRID_GAP = 0.45  # between the two patterns
+PANEL_LEFT_GAP = 0.4  # between the second pattern and the panel on the right
 
 
 class TokenRow(VGroup):
@@ -38,43 +45,67 @@ class TokenRow(VGroup):
             if name.width > self.cell_w - 0.08:
                 name.scale_to_fit_width(self.cell_w - 0.08)
             self.cells.add(VGroup(cell, name.move_to(cell)))
-        first = label("first time", 18, theme().muted).next_to(VGroup(*self.cells[1:period + 1]), DOWN, buff=0.12)
-        again = label("again", 18, theme().accent).next_to(VGroup(*self.cells[period + 1:]), DOWN, buff=0.12)
+        self.first_half = VGroup(*self.cells[:period + 1])
+        self.second_half = VGroup(*self.cells[period + 1:])
+        first = label("first time", 18, theme().muted).next_to(VGroup(*self.cells[1:period + 1]), DOWN, buff=0.1)
+        again = label("again", 18, theme().accent).next_to(self.second_half, DOWN, buff=0.1)
         self.halves = VGroup(first, again)
         self.add(self.cells, self.halves)
 
-    def top(self, j: int) -> np.ndarray:
-        return self.cells[j].get_top()
 
-    def bottom(self, j: int) -> np.ndarray:
-        return self.cells[j].get_bottom()
+def grid_cell(n: int) -> float:
+    """The side of one pattern cell for a sequence of ``n`` tokens (the two patterns and a panel share the width)."""
+    return min(0.75, GRID_SPAN / n)
 
 
-class Arcs(VGroup):
-    """Attention from queries to keys as arcs, opaque by weight; above the row (``up``) or below it."""
+class PatternPanel(Group):
+    """One head's attention pattern as a heat grid in its colour, its score's stripe, its score line under it.
 
-    def __init__(self, row: TokenRow, queries: Sequence[int], keys: Sequence[int], weights: Sequence[float],
-                 color: str, up: bool) -> None:
+    ``labels`` puts the token strings on the rows (the second panel shares the first one's rows).
+    """
+
+    def __init__(self, view: HeadView, strings: Sequence[str], color: str, what: str, places: int,
+                 labels: bool = True) -> None:
         super().__init__()
-        self.weights = np.asarray(weights, dtype=float)
-        for q, k, w in zip(queries, keys, self.weights):
-            start, end = (row.top(q), row.top(k)) if up else (row.bottom(q), row.bottom(k))
-            arc = ArcBetweenPoints(start, end, angle=(PI / 2 if up else -PI / 2) * (1 if q > k else -1) * 0.9,
-                                   color=color, stroke_width=3, stroke_opacity=0.15 + 0.85 * float(w))
-            arc.add_tip(tip_length=0.12, tip_width=0.1)
-            self.add(arc)
+        n = len(strings)
+        self.grid = HeatGrid(view.pattern, grid_cell(n), color=color, scale=1.0,
+                             row_labels=list(strings) if labels else None, col_labels=list(strings),
+                             label_size=16, label_width=0.85)
+        self.cells = view.stripe
+        self.stripe = self.grid.outline(self.cells, theme().accent, width=2.5)
+        self.score = ScoreLine(view.name, what, view.score, color, places)
+        self.add(self.grid, self.stripe, self.score)
+        self.shift(np.array([0.0, GRIDS_TOP - self.grid.get_top()[1], 0.0]))
+        self.place_score()
+
+    def place_score(self) -> None:
+        self.score.next_to(self.grid.border, DOWN, buff=0.2).align_to(self.grid.border, LEFT)
+
+    def score_fits(self) -> bool:
+        """True when the score line fits under the grid on one line."""
+        return self.score.width <= self.grid.border.width + GRID_GAP - 0.1
+
+    def place(self, left: float) -> PatternPanel:
+        """Put the grid's cells' left edge at ``left`` (labels hang out to the left)."""
+        return self.shift(np.array([left - self.grid.border.get_left()[0], 0.0, 0.0]))
+
+    @property
+    def displayed(self) -> dict:
+        """The pattern as drawn (exact: an image shows no digits) and the outlined (query, key) cells."""
+        return {"pattern": self.grid.displayed, "stripe": [list(c) for c in self.cells]}
 
 
-class Tags(VGroup):
-    """Under each position, the token its previous-token head reads (what its stream now carries)."""
-
-    def __init__(self, row: TokenRow, queries: Sequence[int], strings: Sequence[str], color: str) -> None:
-        super().__init__()
-        for q, text in zip(queries, strings):
-            tag = label(text, 15, color)
-            if tag.width > row.cell_w - 0.04:
-                tag.scale_to_fit_width(row.cell_w - 0.04)
-            self.add(tag.move_to([row.xs[q], TAG_Y, 0]))
+def layout_panels(first: PatternPanel, second: PatternPanel) -> float:
+    """Place the two patterns side by side, the first's labels against the safe left edge; returns where the
+    right-hand panel starts."""
+    if not (first.score_fits() and second.score_fits()):  # both on two lines, so the two read alike
+        for panel in (first, second):
+            panel.score.fold()
+            panel.place_score()
+    labels_width = first.grid.border.get_left()[0] - first.get_left()[0]
+    first.place(SAFE_LEFT + labels_width)
+    second.place(max(first.grid.border.get_right()[0], first.score.get_right()[0]) + GRID_GAP)
+    return second.grid.border.get_right()[0] + PANEL_LEFT_GAP
 
 
 class ScoreLine(VGroup):
@@ -84,24 +115,39 @@ class ScoreLine(VGroup):
         super().__init__()
         self.places = places
         self.value = number(score, places, 26, color)
-        self.add(label(name, 24, color), label(what, 22, theme().muted), self.value)
-        self.arrange(direction=np.array([1.0, 0, 0]), buff=0.2)
+        self.name, self.what = label(name, 24, color), label(what, 22, theme().muted)
+        self.add(self.name, self.what, self.value)
+        self.arrange(RIGHT, buff=0.2)
+
+    def fold(self) -> ScoreLine:
+        """The name on one line, what the score measures and the score under it."""
+        VGroup(self.what, self.value).arrange(RIGHT, buff=0.2).next_to(self.name, DOWN, buff=0.12,
+                                                                        aligned_edge=LEFT)
+        return self
 
     @property
     def displayed(self) -> float:
         return round(self.value.get_value(), self.places)
 
 
-class Percent(VGroup):
-    """One attention weight as printed (1 decimal), next to a point."""
+class LastReading(VGroup):
+    """Where the last position's induction head looks: 'from <word>' over '<weight> on <source>'."""
 
-    def __init__(self, weight: float, color: str) -> None:
+    def __init__(self, last: str, source: str, weight: float, color: str) -> None:
         super().__init__()
-        self.value = number(100 * weight, 1, 20, color, unit=r"\%")
-        self.add(self.value)
+        self.value = number(100 * weight, 1, 24, color, unit=r"\%")
+        line = VGroup(self.value, label(f"on '{source}'", 22, theme().text)).arrange(RIGHT, buff=0.15)
+        self.add(label(f"from '{last}':", 22, theme().muted), line)
+        self.arrange(DOWN, aligned_edge=LEFT, buff=0.12)
 
     @property
     def displayed(self) -> float:
         return round(self.value.get_value(), 1)
 
 
+def panel_width(left: float) -> float:
+    """The right-hand panel's width from ``left`` to the safe right edge."""
+    return SAFE_RIGHT - left
+
+
+__all__ = ["LastReading", "PatternPanel", "ScoreLine", "TokenRow", "grid_cell", "layout_panels", "panel_width"]

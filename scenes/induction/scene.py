@@ -3,102 +3,131 @@
 On the shipped tiny checkpoint (``tblock/worlds/data/tiny``) and the probe of Olsson et al.
 (2022), BOS + random words + the same words again:
 
-* layer 0's previous-token head attends from every token to the one before it, so each
-  position's stream carries its predecessor (shown under each token);
-* the last layer's induction head, at each repeated word, finds the position whose predecessor
-  is that word, the word after its first occurrence;
+* layer 0's previous-token head attends from every token to the one before it: its pattern is a
+  stripe just left of the diagonal, so each position's stream carries its predecessor;
+* the last layer's induction head, at each repeated word, attends to the word after that word's
+  first occurrence: the same stripe, shifted left by the period less one;
 * unembedding the last stream predicts that word (top tokens with their probabilities).
 
-Both heads' scores (``tblock.scores``) are on screen; every number is the engine's
-(``scenes.induction.numbers``).
+Both patterns are drawn whole (kit ``HeatGrid``), the stripe each score (``tblock.scores``)
+averages outlined, the score under it; every number is the engine's (``scenes.induction.numbers``).
+Each animation starts at the sentence of the narration that describes it (``script.CUES``).
 
 Render with ``python render.py induction`` or ``manim -ql scenes/induction/scene.py InductionScene``.
 """
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeOut, Indicate, VGroup
+from manim import DOWN, LEFT, UP, Create, FadeIn, Indicate, VGroup
 
 from scenes.induction.params import Params
-from scenes.induction.parts import Arcs, Percent, ScoreLine, Tags, TokenRow
-from scenes.induction.script import SCORE_PLACES, numbers_of, script
-from scenes.kit import (
-    SAFE_LEFT,
-    SAFE_TOP,
-    StepScene,
-    Topic,
-    WeightBars,
-    head_color,
-    keep_on_screen,
-    label,
-    step,
-    theme,
-)
+from scenes.induction.parts import LastReading, PatternPanel, TokenRow, layout_panels, panel_width
+from scenes.induction.script import CUES, SCORE_PLACES, numbers_of, script
+from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, step, theme
 
 PREV_COLOR, IND_COLOR = head_color(1), head_color(2)
-BARS_Y = -1.9  # the prediction's bars, under the row
+CENTRE_Y = 0.3  # where the token row first appears, alone on the screen
 
 
 class InductionScene(StepScene):
-    """The repeated sequence, the previous-token head, the induction head, the prediction."""
+    """The repeated sequence, the previous-token head's pattern, the induction head's, the prediction."""
 
     Params = Params
     script = staticmethod(script)
 
     def construct(self) -> None:
         self.n = numbers_of(self.params)
+        self.layout()
         self.show_sequence()
         self.previous_token()
         self.induction_head()
         self.predict()
         self.record_numbers()
 
-    def score_line(self, key: str, name: str, what: str, score: float, color: str, y: float) -> ScoreLine:
-        line = ScoreLine(name, what, score, color, SCORE_PLACES)
-        return self.track(key, line.move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT))
+    def layout(self) -> None:
+        """Every part in its place before anything is drawn: the row, both patterns, the right-hand panel."""
+        n = self.n
+        self.row = TokenRow(n.strings, n.period)
+        self.prev_panel = PatternPanel(n.prev, n.strings, PREV_COLOR, "previous-token score", SCORE_PLACES)
+        self.ind_panel = PatternPanel(n.induction, n.strings, IND_COLOR, "induction score", SCORE_PLACES,
+                                      labels=False)
+        self.panel_left = layout_panels(self.prev_panel, self.ind_panel)
+
+    def at(self, step_name: str, what: str) -> None:
+        """Wait for the sentence that describes ``what`` (script.CUES)."""
+        self.cue(CUES[step_name][what])
 
     @step
     def show_sequence(self) -> None:
-        self.row = TokenRow(self.n.strings, self.n.period)
-        title = label(f"trained checkpoint '{self.n.name}', {self.n.n_layers} layers", 22, theme().muted)
-        self.title = title.move_to([-SAFE_LEFT, SAFE_TOP - 0.2, 0], aligned_edge=RIGHT)
-        self.play(FadeIn(self.title), *[FadeIn(c, shift=DOWN * 0.1) for c in self.row.cells], run_time=1.2)
-        self.play(FadeIn(self.row.halves), Indicate(self.row.cells[self.n.last], color=theme().accent), run_time=1.0)
+        row = self.row
+        self.lift = UP * (row.get_y() - CENTRE_Y)  # the row starts in the middle and rises when the patterns come
+        row.shift(-self.lift)
+        self.play(*[FadeIn(c, shift=DOWN * 0.1) for c in row.first_half], FadeIn(row.halves[0]), run_time=1.0)
+        self.at("show_sequence", "repeat")
+        self.play(*[FadeIn(c, shift=DOWN * 0.1) for c in row.second_half], FadeIn(row.halves[1]), run_time=1.0)
+        self.at("show_sequence", "last")
+        self.play(Indicate(row.cells[self.n.last], color=theme().accent), run_time=1.0)
+
+    def raise_row(self) -> None:
+        """The token row moves up to its place above the patterns."""
+        self.play(self.row.animate.shift(self.lift), run_time=0.8)
+
+    def show_pattern(self, step_name: str, panel: PatternPanel, kind: str) -> None:
+        """A head's pattern, then its stripe outlined, then its score, each at its sentence; the manifest
+        keeps them as ``<kind>_pattern`` (pattern and stripe) and ``<kind>_score``."""
+        self.track(f"{kind}_pattern", panel)
+        self.track(f"{kind}_score", panel.score)
+        self.at(step_name, "pattern")
+        grid = panel.grid
+        self.play(FadeIn(grid.image), FadeIn(grid.border), FadeIn(grid.row_labels), FadeIn(grid.col_labels),
+                  run_time=1.2)
+        self.at(step_name, "stripe")
+        self.play(Create(panel.stripe), run_time=1.2)
+        self.at(step_name, "score")
+        self.play(FadeIn(panel.score, shift=UP * 0.1), run_time=0.8)
 
     @step
     def previous_token(self) -> None:
         prev = self.n.prev
-        arcs = Arcs(self.row, prev.queries, prev.keys, prev.weights, PREV_COLOR, up=False)
+        self.raise_row()
+        self.show_pattern("previous_token", self.prev_panel, "previous_token")
         picks = prev.pattern[prev.queries].argmax(axis=-1)  # the key each position reads most
-        tags = Tags(self.row, prev.queries, [self.n.strings[k] for k in picks], PREV_COLOR)
-        score = self.score_line("previous_token_score", prev.name, "previous-token score", prev.score, PREV_COLOR,
-                                SAFE_TOP - 0.2)
-        self.play(FadeOut(self.row.halves), *[Create(a) for a in arcs], run_time=1.4)
-        self.play(FadeIn(tags, shift=DOWN * 0.15), FadeIn(score), run_time=1.0)
         self.record(previous_token_head=[prev.layer, prev.head], previous_token_reads=picks)
 
     @step
     def induction_head(self) -> None:
-        ind, last = self.n.induction, self.n.last
-        arcs = Arcs(self.row, ind.queries, ind.keys, ind.weights, IND_COLOR, up=True)
-        score = self.score_line("induction_score", ind.name, "induction score", ind.score, IND_COLOR,
-                                SAFE_TOP - 0.7)
-        weight = self.track("last_weight", Percent(float(ind.weights[-1]), IND_COLOR))
-        weight.next_to(arcs[-1], UP, buff=0.06)
-        self.play(*[Create(a) for a in arcs[:-1]], FadeIn(score), run_time=1.4)
-        self.play(Create(arcs[-1]), FadeIn(weight), self.row.cells[self.n.source][0].animate.set_stroke(IND_COLOR, 3),
-                  run_time=1.2)
+        ind, n = self.n.induction, self.n
+        self.show_pattern("induction_head", self.ind_panel, "induction")
+        grid = self.ind_panel.grid
+        cell = grid.outline([(n.last, n.source)], theme().text, width=4)
+        reading = self.track("last_weight", LastReading(n.strings[n.last], n.strings[n.source],
+                                                        float(ind.weights[-1]), IND_COLOR))
+        reading.move_to([self.panel_left, grid.center(n.last, 0)[1], 0], aligned_edge=LEFT)
+        fit_inside(reading, left=self.panel_left)
+        self.at("induction_head", "last")
+        self.play(Create(cell), FadeIn(reading), self.row.cells[n.source][0].animate.set_stroke(IND_COLOR, 3),
+                  Indicate(self.row.cells[n.last], color=IND_COLOR), run_time=1.2)
         self.record(induction_head=[ind.layer, ind.head], induction_weights=ind.weights,
-                    followed=last, source=self.n.source)
+                    followed=n.last, source=n.source)
 
     @step
     def predict(self) -> None:
         n = self.n
-        bars = self.track("probabilities", WeightBars(n.top_strings, n.top_probs, theme().accent, bar_height=1.0,
-                                                      bar_width=0.5, gap=0.7, places=1, font_size=20))
-        keep_on_screen(bars.move_to([self.row.xs[n.last], BARS_Y, 0]))  # under the last token, inside the frame
-        name = label(f"next after '{n.strings[n.last]}'", 22, theme().text).next_to(bars, LEFT, buff=0.5)
-        self.play(FadeIn(name), FadeIn(VGroup(bars.bars, bars.token_labels)), run_time=0.8)
+        width = panel_width(self.panel_left)
+        slot = width / len(n.top_strings)
+        bars = self.track("probabilities", WeightBars(n.top_strings, n.top_probs, theme().accent, bar_height=1.3,
+                                                      bar_width=min(0.55, 0.6 * slot), gap=slot - min(0.55, 0.6 * slot),
+                                                      places=1, font_size=22))
+        shrink = min(1.0, (slot - 0.14) / max(name.width for name in bars.token_labels))  # a gap between words
+        for name in bars.token_labels:
+            name.scale(shrink, about_edge=UP)
+        title = label(f"next after '{n.strings[n.last]}'", 22, theme().text)
+        title.move_to([self.panel_left, self.prev_panel.grid.border.get_top()[1] - 0.15, 0], aligned_edge=LEFT)
+        fit_inside(title, left=self.panel_left)
+        bars.next_to(title, DOWN, buff=0.3).set_x(self.panel_left + width / 2)
+        self.at("predict", "bars")
+        self.play(FadeIn(title), FadeIn(VGroup(bars.bars, bars.token_labels)), run_time=0.8)
+        self.at("predict", "top")
         self.play(FadeIn(bars.percents), Indicate(bars.token_labels[0], color=theme().accent), run_time=1.0)
 
     def record_numbers(self) -> None:

@@ -22,7 +22,7 @@ from .base import (
                    whole_number,
 )
 from .circuit import Box, BypassCircuit
-from .grid import MatrixGrid
+from .grid import HeatGrid, MatrixGrid
 from .layout import (
                    CAPTION_TOP,
                    FRAME_BOTTOM,
@@ -30,6 +30,7 @@ from .layout import (
                    FRAME_RIGHT,
                    FRAME_TOP,
                    MARGIN,
+                   MIN_DIGIT_HEIGHT,
                    SAFE_BOTTOM,
                    SAFE_LEFT,
                    SAFE_RIGHT,
@@ -40,6 +41,7 @@ from .layout import (
                    keep_on_screen,
                    on_screen,
                    rows,
+                   small_digits,
                    spread,
                    stack_below,
 )
@@ -67,10 +69,11 @@ __all__ = [
     "POSITION_HELP", "READING_RATE", "STEP_HOLD", "Alias", "Line", "StepScene", "Topic", "TopicParams",
     "SEED_HIGH", "flag_name", "flag_text", "followed_position", "param", "renamed", "seed_param", "step",
     "whole_number",
-    "Box", "BypassCircuit", "MatrixGrid",
+    "Box", "BypassCircuit", "HeatGrid", "MatrixGrid",
     "CAPTION_TOP", "FRAME_BOTTOM", "FRAME_LEFT", "FRAME_RIGHT", "FRAME_TOP", "MARGIN", "SAFE_BOTTOM", "SAFE_LEFT",
-    "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "Columns", "fit_inside", "keep_on_screen", "on_screen", "rows", "spread",
-    "stack_below",
+    "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "MIN_DIGIT_HEIGHT", "Columns", "fit_inside", "keep_on_screen", "on_screen",
+    "rows", "spread",
+    "small_digits", "stack_below",
     "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number", "tick_step",
     "say_head", "say_int", "say_list", "say_number", "say_ordinal", "say_percent", "say_vector",
     "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_diff", "fmt_vec", "head_color", "pct", "theme", "use_theme",

@@ -1,4 +1,4 @@
-"""A matrix of live numbers: coloured cells holding DecimalNumbers, rows and columns labelled.
+"""Matrices: live numbers in coloured cells (``MatrixGrid``), or one image when they are too many (``HeatGrid``).
 
 ``MatrixGrid`` is the matrix cousin of ``VectorColumn``: every cell is coloured
 by its value (sign and size through the active theme) and holds a live
@@ -17,22 +17,30 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 from manim import (
     LEFT,
     ORIGIN,
+    PI,
     UP,
     ChangeDecimalToValue,
     DecimalNumber,
+    Group,
+    ImageMobject,
+    ManimColor,
+    Rectangle,
     RoundedRectangle,
+    Square,
     SurroundingRectangle,
     VGroup,
     VMobject,
 )
+from manim.constants import RESAMPLING_ALGORITHMS
 
 from .parts import label
-from .theme import theme, value_color
+from .theme import theme, value_color, value_rgb
 
 
 class MatrixGrid(VGroup):
@@ -172,3 +180,87 @@ class MatrixGrid(VGroup):
 
 
 __all__ = ["MatrixGrid"]
+
+
+def ramp_rgb(values: np.ndarray, color: str, scale: float = 1.0) -> np.ndarray:
+    """Values (r, c) -> (r, c, 3) uint8 RGB: from the theme's faint colour at 0 to ``color`` at ``scale``."""
+    t = np.clip(np.asarray(values, dtype=float) / scale, 0.0, 1.0)[..., None]  # (r, c, 1)
+    faint = np.array(ManimColor(theme().faint).to_rgb())
+    end = np.array(ManimColor(color).to_rgb())
+    return np.round((faint + (end - faint) * t) * 255).astype(np.uint8)
+
+
+def fitted(mob: VMobject, width: float, height: float) -> VMobject:
+    """``mob`` shrunk (never grown) to fit ``width`` x ``height``."""
+    if mob.width > width:
+        mob.scale_to_fit_width(width)
+    if mob.height > height:
+        mob.scale_to_fit_height(height)
+    return mob
+
+
+class HeatGrid(Group):
+    """A matrix too big for numbers (an attention pattern, say) as one image: a square cell per entry.
+
+    ``color`` shades every entry from the theme's faint colour (0) to that colour (``scale``), e.g.
+    attention weights in a head's colour; without it, entries are coloured by sign and size as
+    everywhere else (``value_rgb``). Rows are labelled on the left, columns above (turned upright),
+    each label shrunk to its cell (and to ``label_width`` along its length). ``outline(cells)``
+    frames chosen entries (e.g. the stripe a score averages); ``center(i, j)`` is the scene point
+    of entry (i, j).
+
+    Example::
+
+        grid = HeatGrid(trace["pattern"][1], cell=0.35, color=head_color(1), scale=1.0,
+                        row_labels=tokens, col_labels=tokens)
+        stripe = grid.outline([(t, t - 1) for t in range(1, n)], color=theme().accent)
+        self.play(FadeIn(grid)); self.play(Create(stripe))
+    """
+
+    def __init__(self, values: Sequence[Sequence[float]] | np.ndarray, cell: float, color: str | None = None,
+                 scale: float | None = None, row_labels: Sequence[str] | None = None,
+                 col_labels: Sequence[str] | None = None, label_size: float = 16,
+                 label_width: float = 1.0) -> None:
+        super().__init__()
+        values = np.asarray(values, dtype=float)
+        if values.ndim != 2:
+            raise ValueError(f"HeatGrid needs a 2-D array, got shape {values.shape}")
+        self.shown = values.copy()
+        self.cell = float(cell)
+        rows, cols = values.shape
+        peak = float(np.max(np.abs(values))) if values.size else 1.0
+        scale = float(scale) if scale is not None else (peak if peak > 0 else 1.0)
+        rgb = ramp_rgb(values, color, scale) if color is not None else value_rgb(values, scale)
+        self.image = ImageMobject(rgb)
+        self.image.set_resampling_algorithm(RESAMPLING_ALGORITHMS["nearest"])
+        self.image.stretch_to_fit_width(cols * cell).stretch_to_fit_height(rows * cell)
+        self.border = Rectangle(width=cols * cell, height=rows * cell, stroke_color=theme().muted,
+                                stroke_width=1.2)
+        self.add(self.image, self.border)
+        self.row_labels, self.col_labels = VGroup(), VGroup()
+        for i, name in enumerate(row_labels or []):
+            mob = fitted(label(name, label_size, theme().muted), label_width, cell * 0.9)
+            self.row_labels.add(mob.next_to(self.center(i, 0), LEFT, buff=cell / 2 + 0.08))
+        for j, name in enumerate(col_labels or []):
+            mob = fitted(label(name, label_size, theme().muted).rotate(PI / 2), cell * 0.9, label_width)
+            self.col_labels.add(mob.next_to(self.center(0, j), UP, buff=cell / 2 + 0.08))
+        self.add(self.row_labels, self.col_labels)
+
+    @property
+    def displayed(self) -> np.ndarray:
+        """The values the image's cells encode (exact: an image shows no rounded digits), for the manifest."""
+        return self.shown.copy()
+
+    def center(self, i: int, j: int) -> np.ndarray:
+        """The scene point at the centre of entry (i, j)."""
+        left, top = self.border.get_left()[0], self.border.get_top()[1]
+        return np.array([left + (j + 0.5) * self.cell, top - (i + 0.5) * self.cell, 0.0])
+
+    def outline(self, cells: Sequence[tuple[int, int]], color: str | None = None, width: float = 3) -> VGroup:
+        """A square frame around each entry (i, j) in ``cells``: together they trace a stripe or a block."""
+        return VGroup(*[Square(side_length=self.cell, stroke_color=color or theme().accent, stroke_width=width,
+                               fill_opacity=0).move_to(self.center(int(i), int(j))) for i, j in cells])
+
+    def interpolate_color(self, mobject1: Any, mobject2: Any, alpha: float) -> HeatGrid:
+        """Colours live in the image: nothing to blend at the group (lets FadeIn and Transform work)."""
+        return self

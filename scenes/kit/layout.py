@@ -132,3 +132,68 @@ def stack_below(mobs: Sequence[Any], top: float, gap: float = 0.2) -> None:
     for mob in mobs:
         mob.shift(np.array([0.0, y - mob.get_top()[1], 0.0]))
         y = mob.get_bottom()[1] - gap
+
+
+# -- readable numbers ----------------------------------------------------------------------
+
+MIN_DIGIT_HEIGHT = 0.13  # frame units: the frame is 8 tall, so about 12 px at 720p, readable on a projector
+TEXT_DIGIT_PER_FONT_SIZE = 0.0105  # a house-font (DejaVu Sans) digit's height per point of Text font size
+
+
+@dataclass(frozen=True)
+class SmallDigits:
+    """One piece of text whose digits are drawn shorter than the minimum: what it says and how tall they are."""
+
+    text: str
+    height: float
+
+
+def digit_height(mob: Any) -> float | None:
+    """The height of the shortest visible digit of a Text or DecimalNumber, or None when it shows none.
+
+    A DecimalNumber's glyphs are its number string's characters, one each; a Text's glyphs are its
+    non-space characters, unless a ligature merged some (then the digit height follows its font size).
+    """
+    from manim import DecimalNumber, Text
+
+    if isinstance(mob, DecimalNumber):
+        chars = mob._get_num_string(mob.number)
+        glyphs = mob.submobjects[:len(chars)]
+    elif isinstance(mob, Text):
+        chars, glyphs = mob.text, mob.submobjects
+        if len(chars) != len(glyphs):  # a ligature (fi, ffi, ...): glyphs no longer match characters
+            return mob.font_size * TEXT_DIGIT_PER_FONT_SIZE if any(c.isdigit() for c in chars) else None
+    else:
+        return None
+    heights = [g.height for c, g in zip(chars, glyphs) if c.isdigit() and visible(g)]
+    return min(heights) if heights else None
+
+
+def visible(mob: Any) -> bool:
+    """True when a glyph is drawn at all (a faded-out part stays in the scene with opacity 0)."""
+    return mob.get_fill_opacity() > 0.01 or (mob.get_stroke_width() > 0 and mob.get_stroke_opacity() > 0.01)
+
+
+def small_digits(mobject: Any, minimum: float = MIN_DIGIT_HEIGHT) -> list[SmallDigits]:
+    """Every Text or DecimalNumber under ``mobject`` (one mobject or a list, e.g. ``scene.mobjects``)
+    whose digits are shorter than ``minimum`` frame units; empty when every number is readable.
+
+    >>> from manim import Text, VGroup
+    >>> small_digits(VGroup(Text("12", font_size=24), Text("3", font_size=6)))
+    [SmallDigits(text='3', height=0.0633)]
+    """
+    from manim import DecimalNumber, Text
+
+    found: list[SmallDigits] = []
+    roots = list(mobject) if isinstance(mobject, (list, tuple)) else [mobject]
+    seen: set[int] = set()
+    for root in roots:
+        for mob in root.get_family():
+            if id(mob) in seen or not isinstance(mob, (Text, DecimalNumber)):
+                continue
+            seen.add(id(mob))
+            height = digit_height(mob)
+            if height is not None and height < minimum - 1e-9:
+                text = mob.text if isinstance(mob, Text) else mob._get_num_string(mob.number)
+                found.append(SmallDigits(text, round(float(height), 4)))
+    return found
