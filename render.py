@@ -36,7 +36,7 @@ if __name__ == "__main__":
 import sys
 
 if __name__ == "__main__":
-    from scenes import signals as _signals
+    from scenes.pipeline import signals as _signals
 
     _signals.install()
     try:
@@ -48,7 +48,6 @@ if __name__ == "__main__":
         sys.exit(_stop.exit_code)
 
 import dataclasses
-import importlib
 import math
 import os
 import shutil
@@ -59,12 +58,13 @@ from typing import Any
 
 import click
 
-from scenes import exports, load_topics, signals
+from scenes import load_topics
 from scenes.kit.base import flag_name, flag_text
-from scenes.manifest import Manifest
-from scenes.pacing import PAUSE
-from scenes.publish import recover
-from scenes.render_job import (
+from scenes.pipeline import exports, signals
+from scenes.pipeline.manifest import Manifest
+from scenes.pipeline.pacing import PAUSE
+from scenes.pipeline.publish import recover
+from scenes.pipeline.render_job import (
     FORMATS,
     QUALITIES,
     THEME_NAMES,
@@ -355,7 +355,7 @@ def topic_param_options(topic: Any) -> Callable[[Callable], Callable]:
 
 def load_script(topic: Any, params: Any, path: Path) -> dict[str, str]:
     """The texts of ``--script FILE`` for this topic's steps; one clear line on any problem."""
-    from scenes.script_file import ScriptError, load, step_names
+    from scenes.pipeline.script_file import ScriptError, load, step_names
 
     try:
         return load(path, step_names(topic, params))
@@ -416,102 +416,8 @@ def result_line(path: str, skipped: bool, seconds: float) -> str:
     return f"{path}  ({seconds:.1f} s)"
 
 
-def _watch_parent(parent: int) -> None:
-    """In a worker: stop (SIGTERM, cleanly) as soon as the parent is gone, even after its SIGKILL."""
-    import threading
-
-    try:  # Linux: the kernel sends SIGTERM when the parent dies
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os.kill(os.getpid(), 15)
-
-    if os.getppid() != parent:
-        os.kill(os.getpid(), 15)
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-def _topic_in(module: str, slug: str) -> Any:
-    """The Topic called ``slug`` that module ``module`` defines (its ``TOPIC``, or another)."""
-    found = vars(importlib.import_module(module))
-    topic = found.get("TOPIC")
-    if getattr(topic, "slug", None) == slug:
-        return topic
-    return next(v for v in found.values() if getattr(v, "slug", None) == slug and hasattr(v, "Params"))
-
-
-def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any) -> None:
-    """One topic in a worker process: SIGINT is ignored (the parent coordinates), SIGTERM stops it
-    cleanly (its work folder removed, nothing published); the result goes back through ``conn``."""
-    import signal as _signal
-
-    code = 0
-    try:
-        _signal.signal(_signal.SIGTERM, signals._handler)
-        _watch_parent(parent)
-        started = time.monotonic()
-        topic = _topic_in(module, slug)
-        outcome = render_or_skip(topic, topic.Params(), opts)
-        conn.send(("ok", str(Path(opts.out) / topic.slug / outcome.manifest.primary.path), outcome.skipped,
-                   time.monotonic() - started))
-    except signals.Interrupted as stop:
-        code = stop.exit_code
-    except Exception as err:  # noqa: BLE001 - reported by the parent, one line
-        conn.send(("error", f"{type(err).__name__}: {err}"))
-    finally:
-        conn.close()
-    if code:
-        os._exit(code)
-
-
-def _start_ignoring_sigint(process: Any) -> None:
-    """Start ``process`` with SIGINT ignored (inherited), so a Ctrl-C reaches only the parent's plan."""
-    import signal as _signal
-
-    previous = _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
-    try:
-        process.start()
-    finally:
-        _signal.signal(_signal.SIGINT, previous)
-
-
-def _stop_workers(running: dict, grace: float = 20.0) -> list[str]:
-    """SIGTERM every live worker, wait for their clean-up, SIGKILL what is left; their slugs."""
-    stopped = []
-    for process, _, slug in running.values():
-        if process.is_alive():
-            process.terminate()
-            stopped.append(slug)
-    deadline = time.monotonic() + grace
-    for process, conn, _ in running.values():
-        process.join(max(0.0, deadline - time.monotonic()))
-        if process.is_alive():
-            process.kill()
-            process.join()
-        conn.close()
-    return stopped
-
-
-def _stop_resource_tracker() -> None:
-    """Stop the helper process multiprocessing starts with the first spawned worker (and reap it)."""
-    from multiprocessing import resource_tracker
-
-    stop = getattr(getattr(resource_tracker, "_resource_tracker", None), "_stop", None)
-    if stop is not None:
-        try:
-            stop()
-        except Exception:  # noqa: BLE001 - best effort: it also ends by itself when we exit
-            pass
-
-
 def render_all(opts: RenderOptions, jobs: int) -> None:
-    """Render every topic with its defaults, ``jobs`` at a time (worker processes)."""
+    """Render every topic with its defaults, ``jobs`` at a time (worker processes: scenes/pipeline/pool.py)."""
     for topic in TOPICS.values():
         check_tools(topic)
     slugs = list(TOPICS)
@@ -521,44 +427,18 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
             render_one(TOPICS[slug], TOPICS[slug].Params(), opts, prefix=f"[{i}/{len(slugs)}] {slug:<10} ")
         click.echo(f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s")
         return
-    import multiprocessing
-    import multiprocessing.connection
+    from scenes.pipeline import pool
 
-    ctx = multiprocessing.get_context("spawn")
-    queue = [(slug, TOPICS[slug].Scene.__module__) for slug in slugs]
-    running: dict[int, tuple] = {}
-    failures, done = [], 0
+    done: list[str] = []
+
+    def report(slug: str, path: str, skipped: bool, seconds: float) -> None:
+        done.append(slug)
+        if not skipped:
+            PUBLISHED.append(path)
+        click.echo(f"[{len(done)}/{len(slugs)}] {slug:<10} {result_line(path, skipped, seconds)}")
+
     click.echo(f"rendering {len(slugs)} topics, {jobs} at a time: {', '.join(slugs)}", err=True)
-    try:
-        while queue or running:
-            while queue and len(running) < jobs:
-                slug, module = queue.pop(0)
-                receive, send = ctx.Pipe(duplex=False)
-                process = ctx.Process(target=_worker, args=(module, slug, opts, os.getpid(), send),
-                                      name=f"tblock-{slug}", daemon=True)
-                _start_ignoring_sigint(process)
-                send.close()
-                running[process.sentinel] = (process, receive, slug)
-            for sentinel in multiprocessing.connection.wait(list(running)):
-                process, receive, slug = running.pop(sentinel)
-                message = receive.recv() if receive.poll() else None
-                receive.close()
-                process.join()
-                done += 1
-                if message and message[0] == "ok":
-                    _, path, skipped, seconds = message
-                    if not skipped:
-                        PUBLISHED.append(path)
-                    click.echo(f"[{done}/{len(slugs)}] {slug:<10} {result_line(path, skipped, seconds)}")
-                else:
-                    reason = message[1] if message else f"the worker ended with exit code {process.exitcode}"
-                    failures.append(f"{slug}: {reason}")
-    except signals.Interrupted:
-        _stop_workers(running)
-        recover(Path(opts.out).absolute() / ".cache")  # folders of workers that had to be killed
-        raise
-    finally:
-        _stop_resource_tracker()
+    failures = pool.render_all(TOPICS, opts, jobs, report)
     total = f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s ({jobs} at a time)"
     if failures:
         click.echo(f"{total}; {len(failures)} failed", err=True)
@@ -766,7 +646,7 @@ class ScriptGroup(click.Group):
 
 def script_command(topic: Any) -> click.Command:
     """Print ``topic``'s default narration for its flags as TOML (edit it, then ``--script FILE``)."""
-    from scenes.script_file import default_script, dump, step_names
+    from scenes.pipeline.script_file import default_script, dump, step_names
 
     def run(**kwargs: Any) -> None:
         apply_aliases(topic, kwargs, click.get_current_context())
@@ -796,7 +676,7 @@ def render_every_topic(jobs: int, **kwargs: Any) -> None:
     render_all(opts, jobs)
 
 
-# -- slides and the web (the work is in scenes/exports.py) ---------------------------
+# -- slides and the web (the work is in scenes/pipeline/exports.py) ---------------------------
 
 def topics_named(names: tuple[str, ...]) -> list[Any]:
     """The topics called ``names`` (``all`` for every topic), each once, in the order given."""

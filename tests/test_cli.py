@@ -11,7 +11,7 @@ import pytest
 
 import render
 from scenes import load_topics
-from scenes.render_job import RenderOptions, output_name
+from scenes.pipeline.render_job import RenderOptions, output_name
 
 
 def test_list_names_every_topic_with_a_description(cli):
@@ -205,7 +205,7 @@ def test_parameter_values_that_are_not_plain_ascii_get_distinct_stable_names():
 
 
 def test_a_still_and_a_video_of_one_name_have_separate_manifests():
-    from scenes.manifest import manifest_name
+    from scenes.pipeline.manifest import manifest_name
 
     assert manifest_name("heads", "video") == "heads.json"
     assert manifest_name("heads", "still") == "heads.png.json"

@@ -16,8 +16,8 @@ import pytest
 from manim import tempconfig
 
 from scenes.kit.narration import SpeechService, pronounce
-from scenes.manifest import SCHEMA, Cue, Manifest, StepRecord
-from scenes.pacing import PAUSE
+from scenes.pipeline.manifest import SCHEMA, Cue, Manifest, StepRecord
+from scenes.pipeline.pacing import PAUSE
 
 sys.path.insert(0, str(Path(__file__).parent))
 from narration_demo import DEMO, DemoScene  # noqa: E402
@@ -121,7 +121,7 @@ def test_the_manifest_keeps_cues_and_reads_one_written_before_them(tmp_path):
 
 
 def test_pause_is_a_render_option_in_the_input_key_when_narrated():
-    from scenes.render_job import OptionError, RenderOptions, input_key, validate_options
+    from scenes.pipeline.render_job import OptionError, RenderOptions, input_key, validate_options
 
     topic = DEMO
     params = topic.Params()

@@ -10,7 +10,7 @@ readers (deck, storyboard, ``--reuse``) trust a file only through a manifest tha
 Example::
 
     from pathlib import Path
-    from scenes.manifest import Manifest
+    from scenes.pipeline.manifest import Manifest
     m = Manifest.read(Path("media/residual/residual.json"))
     m.primary.path, m.duration, [s.name for s in m.steps]
     m.verify(Path("media/residual"))       # [] when every file is intact
@@ -159,7 +159,7 @@ class Manifest:
     numbers: dict[str, Any] = field(default_factory=dict)
     created: str = ""
     voice: dict[str, Any] | None = None  # the voice and its synthesis counts, for a narrated render
-    inputs: str = ""  # the render's input key (scenes/render_job.py: input_key); "" if unknown
+    inputs: str = ""  # the render's input key (scenes/pipeline/render_job.py: input_key); "" if unknown
     schema: int = SCHEMA
 
     def __post_init__(self) -> None:

@@ -3,15 +3,15 @@
 Everything here works on files a render already wrote (a video and its
 manifest, or the per-step section clips), so nothing is rendered twice. Like
 the render itself, every output is first written to a temporary file beside
-its target (scenes/fsutil.py's ``atomic_path``; a deck: a folder under ``OUT/.cache/work``
-published as one move, scenes/publish.py) and moved into place only when it is complete, so
+its target (scenes/pipeline/fsutil.py's ``atomic_path``; a deck: a folder under ``OUT/.cache/work``
+published as one move, scenes/pipeline/publish.py) and moved into place only when it is complete, so
 a failure never leaves half a file behind. A render is read only through its manifest
-(scenes/manifest.py), and reused only when its files match the manifest's sizes and SHA-256.
+(scenes/pipeline/manifest.py), and reused only when its files match the manifest's sizes and SHA-256.
 
 Example::
 
     from pathlib import Path
-    from scenes import exports
+    from scenes.pipeline import exports
     out = Path("media")
     manifest = exports.load_manifest(out / "residual" / "residual.json")  # a Manifest
     exports.to_gif(out / "residual" / "residual.mp4", Path("/tmp/residual.gif"), width=480)
