@@ -676,7 +676,7 @@ def render_every_topic(jobs: int, **kwargs: Any) -> None:
     render_all(opts, jobs)
 
 
-# -- slides and the web (the work is in scenes/pipeline/exports.py) ---------------------------
+# -- slides and the web (the work is in scenes/pipeline/exports/) ---------------------------
 
 def topics_named(names: tuple[str, ...]) -> list[Any]:
     """The topics called ``names`` (``all`` for every topic), each once, in the order given."""

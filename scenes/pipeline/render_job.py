@@ -532,7 +532,7 @@ def manim_format(opts: RenderOptions) -> str:
 
 
 def _finish_clip(path: Path, opts: RenderOptions, whole: bool) -> list[Path]:
-    """Turn what Manim wrote into what was asked (see scenes/pipeline/exports.py); the asked format first.
+    """Turn what Manim wrote into what was asked (see scenes/pipeline/exports/); the asked format first.
 
     GIF: converted from the mp4. --transparent: the whole video comes as webm (browsers) and mov
     (video editors), both checked to carry alpha; a per-step clip comes in the asked format only.
