@@ -156,11 +156,12 @@ def test_no_step_rests_long_after_its_last_animation(slug, flags, tmp_path):
 @pytest.mark.parametrize("command", ["residual", "all"])
 def test_pause_flag_reaches_the_render_options(cli, tmp_path, monkeypatch, command):
     import render
+    from scenes.pipeline import api as pipeline_api
 
     calls = []
     monkeypatch.setattr(render, "check_tools", lambda topic: None)
     monkeypatch.setattr(render, "render_one", lambda topic, params, opts, **k: calls.append(opts))
-    monkeypatch.setattr(render, "render_or_skip", lambda topic, params, opts, **k: calls.append(opts))
+    monkeypatch.setattr(pipeline_api, "render_or_skip", lambda topic, params, opts, **k: calls.append(opts))
     result = cli(command, "--voice", "--pause", "2.5", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert calls and all(opts.pause == 2.5 and opts.voice for opts in calls)
