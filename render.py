@@ -104,7 +104,7 @@ class OutDir(click.ParamType):
         if isinstance(value, Path):
             return value
         if not str(value).strip():
-            self.fail("must not be empty; give a folder, e.g. --out media", param, ctx)
+            self.fail(api.OUT_EMPTY, param, ctx)  # here: click turns "" into Path(".") otherwise
         return Path(value)
 
 

@@ -145,6 +145,8 @@ def make_params(topic: Any, values: dict, given: set[str] | None = None) -> Any:
 
 # -- options --------------------------------------------------------------------------
 
+OUT_EMPTY = "must not be empty; give a folder, e.g. --out media"  # an empty --out would mean the current folder
+
 def make_options(*, quality: str = "preview", format: str | None = None, width: int | None = None,  # noqa: A002
                  last_frame: bool = False, transparent: bool = False, sections: bool = False,
                  theme: str = "dark", out: Any = "media", name: str | None = None,
@@ -154,7 +156,7 @@ def make_options(*, quality: str = "preview", format: str | None = None, width: 
     mp4 otherwise, ``voice_model`` implies ``voice``; a combination that cannot render is a
     :class:`RenderError` with the CLI's line."""
     if not str(out).strip():
-        raise RenderError("Invalid value for '--out': must not be empty; give a folder, e.g. --out media")
+        raise RenderError(f"Invalid value for '--out': {OUT_EMPTY}")
     opts = RenderOptions(quality=quality, format=format or ("webm" if transparent else "mp4"), width=width,
                          last_frame=last_frame, transparent=transparent, sections=sections, theme=theme,
                          out=Path(out), name=name, burn_captions=burn_captions, verbose=verbose,
