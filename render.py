@@ -36,7 +36,7 @@ if __name__ == "__main__":
 import sys
 
 if __name__ == "__main__":
-    from scenes import signals as _signals
+    from scenes.pipeline import signals as _signals
 
     _signals.install()
     try:
@@ -47,35 +47,31 @@ if __name__ == "__main__":
         print(f"Error: interrupted by {_stop.name} while starting; nothing was written", file=sys.stderr)
         sys.exit(_stop.exit_code)
 
+import contextlib
 import dataclasses
-import importlib
-import math
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
 import click
 
-from scenes import exports, load_topics, signals
+from scenes import load_topics
 from scenes.kit.base import flag_name, flag_text
-from scenes.manifest import Manifest
-from scenes.pacing import PAUSE
-from scenes.publish import recover
-from scenes.render_job import (
+from scenes.pipeline import api, exports, signals
+from scenes.pipeline.manifest import Manifest
+from scenes.pipeline.pacing import PAUSE
+from scenes.pipeline.publish import recover
+from scenes.pipeline.render_job import (
     FORMATS,
     QUALITIES,
     THEME_NAMES,
     OptionError,
     RenderOptions,
-    missing_latex_tools,
     output_name,
-    render_or_skip,
-    render_topic,  # noqa: F401 - part of this module's surface (tests patch it)
     validate_name,
-    validate_options,
 )
 
 TOPICS = load_topics()
@@ -108,18 +104,19 @@ class OutDir(click.ParamType):
         if isinstance(value, Path):
             return value
         if not str(value).strip():
-            self.fail("must not be empty; give a folder, e.g. --out media", param, ctx)
+            self.fail(api.OUT_EMPTY, param, ctx)  # here: click turns "" into Path(".") otherwise
         return Path(value)
 
 
-class FiniteFloat(click.FloatRange):
-    """A float in a range that refuses nan and inf, whatever the range."""
-
-    def convert(self, value: Any, param: Any, ctx: Any) -> float:
-        number = click.FLOAT.convert(value, param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        return super().convert(number, param, ctx)
+@contextlib.contextmanager
+def cli_errors() -> Iterator[None]:
+    """The API's errors as click's: bad input a usage error (one line, exit 2), a failed render exit 1."""
+    try:
+        yield
+    except api.RenderError as err:
+        raise click.UsageError(str(err)) from None
+    except api.RenderFailed as err:
+        raise click.ClickException(str(err)) from None
 
 
 # -- options shared by the commands, declared once ------------------------------------
@@ -168,8 +165,9 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
         "--open", "open_result", is_flag=True, help="Open the result in the system's player or viewer when "
         "it is done (xdg-open, or open on macOS)."),
     "pause": lambda: click.option(
-        "--pause", type=click.FloatRange(0, 10), default=PAUSE, show_default=True, metavar="SECONDS",
-        help="With --voice: the quiet rest after each step's narration before the next step starts."),
+        "--pause", type=click.FLOAT, default=PAUSE, show_default=True, metavar="SECONDS",
+        help="With --voice: the quiet rest after each step's narration before the next step starts, "
+        "0 to 10."),
     "force": lambda: click.option(
         "--force", is_flag=True, help="Render even when the output in OUT is up to date (same parameters, "
         "options, engine and source code, files matching their manifest)."),
@@ -200,22 +198,14 @@ def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
     old_width = kwargs.pop("old_width", None)
     if old_width is not None:
         kwargs["width"] = renamed_value("--width", "--gif-width", old_width, kwargs.get("width"))
-    transparent = kwargs.pop("transparent")
-    fmt = kwargs.pop("fmt") or ("webm" if transparent else "mp4")
-    opts = RenderOptions(quality=kwargs.pop("quality"), format=fmt, width=kwargs.pop("width"),
-                         last_frame=kwargs.pop("last_frame"), transparent=transparent,
-                         sections=kwargs.pop("sections"), theme=kwargs.pop("theme"),
-                         out=kwargs.pop("out"), name=name, burn_captions=kwargs.pop("burn_captions"),
-                         verbose=kwargs.pop("verbose"), voice_model=kwargs.pop("voice_model", None),
-                         voice=kwargs.pop("voice", False), force=kwargs.pop("force", False),
-                         pause=kwargs.pop("pause", PAUSE))
-    if opts.voice_model is not None:
-        opts = dataclasses.replace(opts, voice=True)
-    try:
-        validate_options(opts)
-    except OptionError as err:
-        raise click.UsageError(str(err)) from None
-    return opts
+    with cli_errors():
+        return api.make_options(
+            quality=kwargs.pop("quality"), format=kwargs.pop("fmt"), width=kwargs.pop("width"),
+            last_frame=kwargs.pop("last_frame"), transparent=kwargs.pop("transparent"),
+            sections=kwargs.pop("sections"), theme=kwargs.pop("theme"), out=kwargs.pop("out"), name=name,
+            burn_captions=kwargs.pop("burn_captions"), verbose=kwargs.pop("verbose"),
+            voice_model=kwargs.pop("voice_model", None), voice=kwargs.pop("voice", False),
+            force=kwargs.pop("force", False), pause=kwargs.pop("pause", PAUSE))
 
 
 def renamed_value(old: str, new: str, value: Any, new_value: Any) -> Any:
@@ -235,20 +225,8 @@ def param_option(f: dataclasses.Field) -> Callable:
     if isinstance(f.default, bool):
         return click.option(f"{flag}/--no-{flag[2:]}", f.name, default=f.default, show_default=True,
                             help=meta.get("help"))
-    return click.option(flag, f.name, type=click_type(f), default=f.default, show_default=True,
+    return click.option(flag, f.name, type=api.param_type(f), default=f.default, show_default=True,
                         help=meta.get("help"))
-
-
-def click_type(f: dataclasses.Field) -> click.ParamType:
-    """The click type that checks a field's range or choices while parsing."""
-    meta = f.metadata
-    if meta.get("choices"):
-        return click.Choice(list(meta["choices"]))
-    if isinstance(f.default, int):
-        return click.IntRange(meta.get("low"), meta.get("high"))
-    if isinstance(f.default, float):
-        return FiniteFloat(meta.get("low"), meta.get("high"))
-    return click.STRING
 
 
 def range_text(f: dataclasses.Field) -> str:
@@ -266,12 +244,10 @@ def range_text(f: dataclasses.Field) -> str:
     return f"{'' if low is None else low}..{'' if high is None else high}"
 
 
-def make_params(topic: Any, values: dict) -> Any:
-    """Build a topic's Params, turning its cross-field errors into usage errors."""
-    try:
-        return topic.Params(**values)
-    except ValueError as err:
-        raise click.UsageError(str(err)) from None
+def make_params(topic: Any, values: dict, given: set[str]) -> Any:
+    """Build a topic's Params with the API's checks (scenes/pipeline/api.py); errors as usage errors."""
+    with cli_errors():
+        return api.make_params(topic, values, given)
 
 
 def alias_option(old: str, alias: Any) -> Callable:
@@ -297,32 +273,21 @@ def apply_aliases(topic: Any, kwargs: dict, ctx: click.Context) -> set[str]:
         why = f" ({alias.help})" if alias.help else ""
         notice(f"note: --{old} is now {new_flag}{why}; using {new_flag} {kwargs[alias.field]}")
         given.add(alias.field)
-    refuse_unused(topic, kwargs, given)
+    with cli_errors():  # --seed beside --weights: refused before the other checks, as before
+        api.refuse_unused(topic, kwargs, given)
     return given
-
-
-def refuse_unused(topic: Any, kwargs: dict, given: set[str]) -> None:
-    """One line, exit 2, for a flag given beside the flag that overrides it (``--seed`` with ``--weights``)."""
-    unused: dict[str, list[str]] = {}
-    for f in dataclasses.fields(topic.Params):
-        master = f.metadata.get("unused_with")
-        if master and f.name in given and kwargs.get(master):
-            unused.setdefault(master, []).append(flag_name(f.name))
-    for master, flags in unused.items():
-        them = " and ".join([", ".join(flags[:-1]), flags[-1]] if len(flags) > 1 else flags)
-        does, it = ("do", "them") if len(flags) > 1 else ("does", "it")
-        raise click.UsageError(f"{them} {does} nothing beside {flag_name(master)}, which replaces {it}; drop {them}")
 
 
 def topic_command(topic: Any) -> click.Command:
     """The click command that renders ``topic``, with one flag per Params field."""
 
     def run(name: str | None, script: Path | None, open_result: bool, **kwargs: Any) -> None:
-        apply_aliases(topic, kwargs, click.get_current_context())
+        given = apply_aliases(topic, kwargs, click.get_current_context())
         opts = options_from(kwargs, name)
-        params = make_params(topic, kwargs)
+        params = make_params(topic, kwargs, given)
         if script is not None:
-            opts = dataclasses.replace(opts, voice=True, script=load_script(topic, params, script))
+            with cli_errors():
+                opts = api.with_script(topic, params, opts, script)
         flush_notices()
         check_tools(topic)
         manifest = render_one(topic, params, opts)
@@ -353,42 +318,23 @@ def topic_param_options(topic: Any) -> Callable[[Callable], Callable]:
     return attach
 
 
-def load_script(topic: Any, params: Any, path: Path) -> dict[str, str]:
-    """The texts of ``--script FILE`` for this topic's steps; one clear line on any problem."""
-    from scenes.script_file import ScriptError, load, step_names
-
-    try:
-        return load(path, step_names(topic, params))
-    except ScriptError as err:
-        raise click.UsageError(str(err)) from None
-
-
 # -- running renders ----------------------------------------------------------------
 
 def check_tools(topic: Any) -> None:
     """Stop with what to install when a topic needs LaTeX and it is missing."""
-    missing = missing_latex_tools() if topic.needs_latex else []
-    if missing:
-        raise click.ClickException(
-            f"{', '.join(missing)} not found on PATH; run `bash scripts/setup.sh` (Debian) or "
-            "`brew install --cask mactex-no-gui` (macOS)")
+    with cli_errors():
+        api.check_tools(topic)
 
 
 def render_one(topic: Any, params: Any, opts: RenderOptions, prefix: str = "") -> Manifest:
     """Render one topic (or find it up to date), print one line: where it is and what it cost;
     turn failures into one clear line."""
-    started = time.monotonic()
-    try:
-        outcome = render_or_skip(topic, params, opts)
-    except Exception as err:  # noqa: BLE001 - one line for the user, details with -v
-        if opts.verbose:
-            raise
-        raise click.ClickException(f"{topic.slug}: render failed: {type(err).__name__}: {err} "
-                                   "(run again with -v for details)") from None
+    with cli_errors():
+        outcome, seconds = api.render_checked(topic, params, opts)
     path = Path(opts.out) / topic.slug / outcome.manifest.primary.path
     if not outcome.skipped:
         PUBLISHED.append(str(path))
-    click.echo(prefix + result_line(str(path), outcome.skipped, time.monotonic() - started))
+    click.echo(prefix + result_line(str(path), outcome.skipped, seconds))
     return outcome.manifest
 
 
@@ -416,102 +362,8 @@ def result_line(path: str, skipped: bool, seconds: float) -> str:
     return f"{path}  ({seconds:.1f} s)"
 
 
-def _watch_parent(parent: int) -> None:
-    """In a worker: stop (SIGTERM, cleanly) as soon as the parent is gone, even after its SIGKILL."""
-    import threading
-
-    try:  # Linux: the kernel sends SIGTERM when the parent dies
-        import ctypes
-
-        ctypes.CDLL(None, use_errno=True).prctl(1, 15)  # PR_SET_PDEATHSIG, SIGTERM
-    except (OSError, AttributeError):
-        pass
-
-    def watch() -> None:
-        while os.getppid() == parent:
-            time.sleep(0.5)
-        os.kill(os.getpid(), 15)
-
-    if os.getppid() != parent:
-        os.kill(os.getpid(), 15)
-    threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-def _topic_in(module: str, slug: str) -> Any:
-    """The Topic called ``slug`` that module ``module`` defines (its ``TOPIC``, or another)."""
-    found = vars(importlib.import_module(module))
-    topic = found.get("TOPIC")
-    if getattr(topic, "slug", None) == slug:
-        return topic
-    return next(v for v in found.values() if getattr(v, "slug", None) == slug and hasattr(v, "Params"))
-
-
-def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any) -> None:
-    """One topic in a worker process: SIGINT is ignored (the parent coordinates), SIGTERM stops it
-    cleanly (its work folder removed, nothing published); the result goes back through ``conn``."""
-    import signal as _signal
-
-    code = 0
-    try:
-        _signal.signal(_signal.SIGTERM, signals._handler)
-        _watch_parent(parent)
-        started = time.monotonic()
-        topic = _topic_in(module, slug)
-        outcome = render_or_skip(topic, topic.Params(), opts)
-        conn.send(("ok", str(Path(opts.out) / topic.slug / outcome.manifest.primary.path), outcome.skipped,
-                   time.monotonic() - started))
-    except signals.Interrupted as stop:
-        code = stop.exit_code
-    except Exception as err:  # noqa: BLE001 - reported by the parent, one line
-        conn.send(("error", f"{type(err).__name__}: {err}"))
-    finally:
-        conn.close()
-    if code:
-        os._exit(code)
-
-
-def _start_ignoring_sigint(process: Any) -> None:
-    """Start ``process`` with SIGINT ignored (inherited), so a Ctrl-C reaches only the parent's plan."""
-    import signal as _signal
-
-    previous = _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
-    try:
-        process.start()
-    finally:
-        _signal.signal(_signal.SIGINT, previous)
-
-
-def _stop_workers(running: dict, grace: float = 20.0) -> list[str]:
-    """SIGTERM every live worker, wait for their clean-up, SIGKILL what is left; their slugs."""
-    stopped = []
-    for process, _, slug in running.values():
-        if process.is_alive():
-            process.terminate()
-            stopped.append(slug)
-    deadline = time.monotonic() + grace
-    for process, conn, _ in running.values():
-        process.join(max(0.0, deadline - time.monotonic()))
-        if process.is_alive():
-            process.kill()
-            process.join()
-        conn.close()
-    return stopped
-
-
-def _stop_resource_tracker() -> None:
-    """Stop the helper process multiprocessing starts with the first spawned worker (and reap it)."""
-    from multiprocessing import resource_tracker
-
-    stop = getattr(getattr(resource_tracker, "_resource_tracker", None), "_stop", None)
-    if stop is not None:
-        try:
-            stop()
-        except Exception:  # noqa: BLE001 - best effort: it also ends by itself when we exit
-            pass
-
-
 def render_all(opts: RenderOptions, jobs: int) -> None:
-    """Render every topic with its defaults, ``jobs`` at a time (worker processes)."""
+    """Render every topic with its defaults, ``jobs`` at a time (worker processes: scenes/pipeline/pool.py)."""
     for topic in TOPICS.values():
         check_tools(topic)
     slugs = list(TOPICS)
@@ -521,44 +373,18 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
             render_one(TOPICS[slug], TOPICS[slug].Params(), opts, prefix=f"[{i}/{len(slugs)}] {slug:<10} ")
         click.echo(f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s")
         return
-    import multiprocessing
-    import multiprocessing.connection
+    from scenes.pipeline import pool
 
-    ctx = multiprocessing.get_context("spawn")
-    queue = [(slug, TOPICS[slug].Scene.__module__) for slug in slugs]
-    running: dict[int, tuple] = {}
-    failures, done = [], 0
+    done: list[str] = []
+
+    def report(slug: str, path: str, skipped: bool, seconds: float) -> None:
+        done.append(slug)
+        if not skipped:
+            PUBLISHED.append(path)
+        click.echo(f"[{len(done)}/{len(slugs)}] {slug:<10} {result_line(path, skipped, seconds)}")
+
     click.echo(f"rendering {len(slugs)} topics, {jobs} at a time: {', '.join(slugs)}", err=True)
-    try:
-        while queue or running:
-            while queue and len(running) < jobs:
-                slug, module = queue.pop(0)
-                receive, send = ctx.Pipe(duplex=False)
-                process = ctx.Process(target=_worker, args=(module, slug, opts, os.getpid(), send),
-                                      name=f"tblock-{slug}", daemon=True)
-                _start_ignoring_sigint(process)
-                send.close()
-                running[process.sentinel] = (process, receive, slug)
-            for sentinel in multiprocessing.connection.wait(list(running)):
-                process, receive, slug = running.pop(sentinel)
-                message = receive.recv() if receive.poll() else None
-                receive.close()
-                process.join()
-                done += 1
-                if message and message[0] == "ok":
-                    _, path, skipped, seconds = message
-                    if not skipped:
-                        PUBLISHED.append(path)
-                    click.echo(f"[{done}/{len(slugs)}] {slug:<10} {result_line(path, skipped, seconds)}")
-                else:
-                    reason = message[1] if message else f"the worker ended with exit code {process.exitcode}"
-                    failures.append(f"{slug}: {reason}")
-    except signals.Interrupted:
-        _stop_workers(running)
-        recover(Path(opts.out).absolute() / ".cache")  # folders of workers that had to be killed
-        raise
-    finally:
-        _stop_resource_tracker()
+    failures = pool.render_all(TOPICS, opts, jobs, report)
     total = f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s ({jobs} at a time)"
     if failures:
         click.echo(f"{total}; {len(failures)} failed", err=True)
@@ -572,19 +398,12 @@ USAGE = ("TOPIC [FLAGS] | list | show TOPIC | all | deck TOPIC... | storyboard T
          "script TOPIC [FLAGS] | vocab WEIGHTS")
 
 
-def did_you_mean(word: str, choices: list[str]) -> str:
-    """``"; did you mean 'residual'?"`` for the closest of ``choices`` (a prefix counts), else ``""``."""
-    import difflib
-
-    starts = [c for c in choices if c.startswith(word)] if len(word.lstrip("-")) >= 2 else []
-    close = starts[:1] or difflib.get_close_matches(word, choices, n=1, cutoff=0.7)
-    return f"; did you mean {close[0]!r}?" if close else ""
+did_you_mean = api.did_you_mean
 
 
 def unknown_topic(name: str) -> click.UsageError:
     """The one-line error for a topic that does not exist, with the closest name."""
-    return click.UsageError(f"unknown topic {name!r} (`python render.py list` shows the topics)"
-                            f"{did_you_mean(name, list(TOPICS))}")
+    return click.UsageError(str(api.unknown_topic(name, list(TOPICS))))
 
 
 def option_names(command: click.Command) -> list[str]:
@@ -766,11 +585,11 @@ class ScriptGroup(click.Group):
 
 def script_command(topic: Any) -> click.Command:
     """Print ``topic``'s default narration for its flags as TOML (edit it, then ``--script FILE``)."""
-    from scenes.script_file import default_script, dump, step_names
+    from scenes.pipeline.script_file import default_script, dump, step_names
 
     def run(**kwargs: Any) -> None:
-        apply_aliases(topic, kwargs, click.get_current_context())
-        params = make_params(topic, kwargs)
+        given = apply_aliases(topic, kwargs, click.get_current_context())
+        params = make_params(topic, kwargs, given)
         flush_notices()
         flags = " ".join(flag_text(k, v) for k, v in params.changed().items())
         script = default_script(topic, params)
@@ -796,7 +615,7 @@ def render_every_topic(jobs: int, **kwargs: Any) -> None:
     render_all(opts, jobs)
 
 
-# -- slides and the web (the work is in scenes/exports.py) ---------------------------
+# -- slides and the web (the work is in scenes/pipeline/exports/) ---------------------------
 
 def topics_named(names: tuple[str, ...]) -> list[Any]:
     """The topics called ``names`` (``all`` for every topic), each once, in the order given."""
@@ -864,10 +683,8 @@ def deck(topic_names: tuple[str, ...], name: str, offline: bool, reveal_js: Path
                                "(sphinx-revealjs ships one), or --reveal-js DIR (an unpacked npm "
                                "reveal.js@5)")
     out = Path(kwargs["out"])
-    try:
-        validate_options(RenderOptions(out=out))
-    except OptionError as err:
-        raise click.UsageError(str(err)) from None
+    with cli_errors():
+        api.make_options(out=out)
     recover_out(out)
     renders = [(m, exports.section_clips(out, m)) for m in
                (rendered(topic, kwargs, sections=True) for topic in topics)]
@@ -918,15 +735,13 @@ def storyboard_command(topic: Any | None) -> click.Command:
         params = None
         if topic is not None:
             given = apply_aliases(topic, kwargs, ctx)
-            params = make_params(topic, kwargs)
+            params = make_params(topic, kwargs, given)
             if given and len(topics) > 1:
                 flags = ", ".join(flag_name(g) for g in sorted(given))
                 raise click.UsageError(f"{flags}: topic flags go with one topic (storyboard {slug} {flags} ...); "
                                        "several topics take their defaults")
-        try:
-            validate_options(RenderOptions(out=look["out"]))
-        except OptionError as err:
-            raise click.UsageError(str(err)) from None
+        with cli_errors():
+            api.make_options(out=look["out"])
         flush_notices()
         recover_out(look["out"])
         for each in topics:

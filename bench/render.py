@@ -14,7 +14,7 @@ user + system, peak RSS), in fresh temporary folders:
 - force: ``--force`` (renders again; every animation comes from the step cache);
 - change: one parameter changed (only the animations it changes are drawn and encoded);
 - null: one static Text held for the same number of frames, manim with tblock's encoder
-  (its settings and its frame path, scenes/encoder.py) and with Manim's defaults (what encoding
+  (its settings and its frame path, scenes/pipeline/encoder.py) and with Manim's defaults (what encoding
   alone costs);
 - plain: ``manim -qm/-qh scenes/TOPIC/scene.py`` with Manim's default settings (its cache on, as
   by default, in an empty media folder), cold.
@@ -98,7 +98,7 @@ def encoder_cfg(folder: Path, options: dict[str, str]) -> Path:
 def plain_manim(scene_file: Path, scene: str, quality: str, media: Path, cfg: Path | None = None,
                 tblock_frames: bool = False) -> dict:
     """``manim render`` in a child, Manim's defaults unless ``cfg`` sets the encoder options;
-    ``tblock_frames``: with tblock's segment encoder installed (scenes/encoder.py)."""
+    ``tblock_frames``: with tblock's segment encoder installed (scenes/pipeline/encoder.py)."""
     launcher = [PY, __file__, "--manim-child"] if tblock_frames else [PY, "-m", "manim"]
     argv = launcher + ["render", MANIM_Q[quality], "--media_dir", str(media)]
     if cfg is not None:
@@ -112,7 +112,7 @@ def manim_child(args: list[str]) -> None:
     """Manim's command line, with tblock's segment encoder installed."""
     from manim.__main__ import main as manim_main
 
-    from scenes.encoder import installed
+    from scenes.pipeline.encoder import installed
 
     with installed():
         manim_main(args, standalone_mode=False)
@@ -126,7 +126,7 @@ def scene_class(topic: str) -> str:
 
 def tblock_encoder(quality: str) -> dict[str, str]:
     """The libx264 options tblock renders ``quality`` with."""
-    from scenes.render_job import RenderOptions, encoder_settings
+    from scenes.pipeline.render_job import RenderOptions, encoder_settings
 
     return dict(encoder_settings(RenderOptions(quality=quality))["video_encoder_options"])
 
@@ -259,8 +259,8 @@ def bench_frames(qualities: list[str], tmp: Path) -> None:
     from manim._config.video_encoder import VideoEncoderSpec
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-    from scenes.encoder import SegmentEncoder
-    from scenes.render_job import QUALITIES, X264_OPTIONS
+    from scenes.pipeline.encoder import SegmentEncoder
+    from scenes.pipeline.render_job import QUALITIES, X264_OPTIONS
 
     print(f"\nframe path: libx264 {X264_OPTIONS}, 60 moving frames then one held 60 frames; ms per frame")
     print(f"  {'quality':<8} {'moving: manim':>13} {'tblock':>7} {'ratio':>6}   {'held: manim':>11} {'tblock':>7} "
@@ -314,8 +314,9 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
 
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-    from scenes import encoder, load_topics
-    from scenes import render_job as rj
+    from scenes import load_topics
+    from scenes.pipeline import encoder
+    from scenes.pipeline import render_job as rj
 
     settings = json.loads(overrides)
     frames = settings.pop("frames", "tblock")
@@ -363,7 +364,7 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
 
 
 def bench_memory(topic: str, quality: str, tmp: Path) -> None:
-    from scenes.render_job import X264_OPTIONS
+    from scenes.pipeline.render_job import X264_OPTIONS
 
     manim_default = {"crf": "23"}
     variants = [

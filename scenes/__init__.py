@@ -4,7 +4,9 @@ A topic lives in ``scenes/<slug>/``: ``numbers.py`` (NumPy only: what the video
 shows, asked of the engine), ``scene.py`` (the steps and the module-level
 ``TOPIC``) and, where the topic needs its own mobjects, ``parts.py``.
 ``TOPIC_MODULES`` lists the topics in the order render.py shows and renders
-them. Importing this package imports nothing heavy: :func:`load_topics` does.
+them. The render pipeline (render job, publishing, manifest, exports, the worker pool) is
+``scenes.pipeline``; :func:`render` is its public entry. Importing this package imports nothing
+heavy: :func:`load_topics` and :func:`render` do, when called.
 """
 
 from __future__ import annotations
@@ -24,3 +26,18 @@ def load_topics() -> dict:
         module = importlib.import_module(f"scenes.{name}.scene")
         topics[module.TOPIC.slug] = module.TOPIC
     return topics
+
+
+def render(topic, quality: str = "preview", voice: bool = False, out="media", **options):
+    """Render ``topic`` (a slug such as ``"bank"``, or a Topic) and return its Manifest.
+
+    Takes the topic's parameters by field name (``depth=6``, ``residual=False``) and the render
+    options of ``python render.py TOPIC`` as keywords (``format``, ``theme``, ``last_frame``,
+    ``sections``, ``burn_captions``, ``force``, ``pause``, ``script``, ``voice_model``, ``name``, ...),
+    checked as the CLI checks them: bad input raises ``scenes.pipeline.api.RenderError`` (a
+    ``ValueError``) with the CLI's one-line message, a failed render ``RenderFailed``. In Jupyter the
+    returned manifest shows the video with its captions. See scenes/pipeline/api.py.
+    """
+    from scenes.pipeline.api import render as render_topic
+
+    return render_topic(topic, quality=quality, voice=voice, out=out, **options)

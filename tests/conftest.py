@@ -42,7 +42,7 @@ def render_topic_cli(cli, tmp_path):
 
     The manifest is read through ``Manifest.read`` (the newest in the topic folder).
     """
-    from scenes.manifest import Manifest
+    from scenes.pipeline.manifest import Manifest
 
     def run(topic: str, *args: str):
         out = tmp_path / "out"

@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from scenes import load_topics
-from scenes import render_job as rj
-from scenes.manifest import Manifest
-from scenes.render_job import RenderOptions, input_key, render_or_skip
+from scenes.pipeline import render_job as rj
+from scenes.pipeline.manifest import Manifest
+from scenes.pipeline.render_job import RenderOptions, input_key, render_or_skip
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -78,7 +78,7 @@ def test_the_key_changes_when_a_caption_or_a_number_in_a_scene_file_changes(resi
 
 
 def test_up_to_date_trusts_an_output_only_through_its_manifest(tmp_path, residual):
-    from scenes.manifest import FileRecord
+    from scenes.pipeline.manifest import FileRecord
 
     folder = tmp_path / "residual"
     folder.mkdir()
@@ -169,7 +169,7 @@ def test_an_edited_scene_file_gives_a_new_video_never_stale_output(tmp_path):
         assert longer.manifest.primary.sha256 != first.manifest.primary.sha256
         # the step's reading hold absorbs the longer animation; the manifest tells the file's true length
         # (it once said 2.257 s for a 2.2 s file: cached animations were timed by run time, not frames)
-        from scenes.soundtrack import video_duration
+        from scenes.pipeline.soundtrack import video_duration
         assert longer.manifest.duration == pytest.approx(video_duration(folder / "tiny.mp4"), abs=0.5 / 15)
         assert len(segments(out) - cached) >= 1
 
@@ -187,7 +187,7 @@ def test_a_checkpoint_replaced_in_place_changes_the_key(tmp_path):
     import os
 
     from scenes import load_topics
-    from scenes.render_job import RenderOptions, input_key
+    from scenes.pipeline.render_job import RenderOptions, input_key
 
     topic = load_topics()["heads"]
     folder = tmp_path / "ckpt"

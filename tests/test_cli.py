@@ -11,7 +11,8 @@ import pytest
 
 import render
 from scenes import load_topics
-from scenes.render_job import RenderOptions, output_name
+from scenes.pipeline import api as pipeline_api
+from scenes.pipeline.render_job import RenderOptions, output_name
 
 
 def test_list_names_every_topic_with_a_description(cli):
@@ -58,7 +59,7 @@ def test_every_params_field_is_a_flag_of_its_topic(cli):
     (("deck",), "Missing argument"),
 ])
 def test_bad_input_is_one_clear_line_exit_2_nothing_written(cli, tmp_path, monkeypatch, args, message):
-    monkeypatch.setattr(render, "render_topic", lambda *a: pytest.fail("rendered despite bad input"))
+    monkeypatch.setattr(pipeline_api, "render_or_skip", lambda *a: pytest.fail("rendered despite bad input"))
     out = tmp_path / "out"
     result = cli(*args, "--out", out) if args[0] != "show" and "--out" not in args else cli(*args)
     assert result.exit_code == 2
@@ -80,7 +81,7 @@ def test_nan_and_inf_are_refused_for_every_float_flag_before_rendering(cli, tmp_
     flags = float_flags()
     assert len(flags) >= 2, flags  # the topics have float flags, or this test checks nothing
     calls = []
-    monkeypatch.setattr(render, "render_topic", lambda *a: calls.append(a))
+    monkeypatch.setattr(pipeline_api, "render_or_skip", lambda *a: calls.append(a))
     for slug, flag in flags:
         result = cli(slug, flag, value, "--out", tmp_path / "o")
         assert result.exit_code == 2, (slug, flag, result.output)
@@ -90,7 +91,7 @@ def test_nan_and_inf_are_refused_for_every_float_flag_before_rendering(cli, tmp_
 
 def test_a_name_too_long_for_the_file_system_is_refused_before_rendering(cli, tmp_path, monkeypatch):
     calls = []
-    monkeypatch.setattr(render, "render_topic", lambda *a: calls.append(a))
+    monkeypatch.setattr(pipeline_api, "render_or_skip", lambda *a: calls.append(a))
     result = cli("residual", "--name", "n" * 241, "--out", tmp_path / "o")
     assert result.exit_code == 2 and "at most 240" in result.output
     assert calls == []
@@ -110,7 +111,7 @@ def test_out_path_errors_name_the_real_cause(cli, tmp_path):
 def test_out_of_range_values_are_refused_before_rendering(cli, tmp_path, monkeypatch):
     topics = load_topics()
     calls = []
-    monkeypatch.setattr(render, "render_topic", lambda *a: calls.append(a))
+    monkeypatch.setattr(pipeline_api, "render_or_skip", lambda *a: calls.append(a))
     for slug, topic in topics.items():
         for name, f in topic.Params.__dataclass_fields__.items():
             flag = "--" + name.replace("_", "-")
@@ -144,7 +145,7 @@ def test_out_that_is_a_file_is_refused(cli, tmp_path):
 
 
 def test_missing_latex_says_what_to_install(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr(render, "missing_latex_tools", lambda: ["dvisvgm"])
+    monkeypatch.setattr(pipeline_api, "missing_latex_tools", lambda: ["dvisvgm"])
     result = cli("residual", "--out", tmp_path / "o")
     assert result.exit_code == 1
     assert "dvisvgm not found" in result.output and "setup.sh" in result.output
@@ -205,7 +206,7 @@ def test_parameter_values_that_are_not_plain_ascii_get_distinct_stable_names():
 
 
 def test_a_still_and_a_video_of_one_name_have_separate_manifests():
-    from scenes.manifest import manifest_name
+    from scenes.pipeline.manifest import manifest_name
 
     assert manifest_name("heads", "video") == "heads.json"
     assert manifest_name("heads", "still") == "heads.png.json"
@@ -286,7 +287,7 @@ def test_show_says_when_a_range_depends_on_other_flags(cli):
     (("heads", "--weights", "tiny", "--text", "the cat", "--seed", "0"), "--seed does nothing beside --weights"),
 ])
 def test_a_flag_that_weights_replaces_is_refused_in_one_line(cli, tmp_path, monkeypatch, args, message):
-    monkeypatch.setattr(render, "render_topic", lambda *a: pytest.fail("rendered despite bad input"))
+    monkeypatch.setattr(pipeline_api, "render_or_skip", lambda *a: pytest.fail("rendered despite bad input"))
     result = cli(*args, "--out", tmp_path / "o")
     assert result.exit_code == 2 and message in result.output
     assert len(result.output.strip().splitlines()) == 1, result.output

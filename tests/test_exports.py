@@ -19,8 +19,8 @@ from click.testing import CliRunner
 from PIL import Image
 
 import render
-from scenes import exports
-from scenes.manifest import Manifest
+from scenes.pipeline import exports
+from scenes.pipeline.manifest import Manifest
 
 SLUG = "residual"
 pytestmark = pytest.mark.render

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from scenes import soundtrack
 from scenes.kit.narration import SpeechService, read_wav, speakable, split_sentences
+from scenes.pipeline import soundtrack
 
 
 class ToneService(SpeechService):

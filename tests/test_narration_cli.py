@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 import render
+from scenes.pipeline import api as pipeline_api
 
 
 @pytest.mark.parametrize("command", ["residual", "all"])
@@ -15,7 +16,7 @@ import render
 ])
 def test_voice_model_refuses_a_missing_model_or_config_in_one_line(cli, tmp_path, monkeypatch, command,
                                                                    files, message):
-    monkeypatch.setattr(render, "render_topic", lambda *a, **k: pytest.fail("rendered despite a bad voice"))
+    monkeypatch.setattr(pipeline_api, "render_or_skip", lambda *a, **k: pytest.fail("rendered despite a bad voice"))
     monkeypatch.setattr(render, "render_one", lambda *a, **k: pytest.fail("rendered despite a bad voice"))
     for name in files:
         (tmp_path / name).write_text("{}")
@@ -44,7 +45,7 @@ def test_all_passes_the_voice_to_every_topic(cli, tmp_path, monkeypatch, flags, 
 
 
 def test_all_voice_names_every_output_with_the_voice_suffix(tmp_path):
-    from scenes.render_job import RenderOptions, output_name
+    from scenes.pipeline.render_job import RenderOptions, output_name
 
     opts = RenderOptions(out=tmp_path, voice=True)
     for slug, topic in render.TOPICS.items():

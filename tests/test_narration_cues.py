@@ -16,8 +16,8 @@ import pytest
 from manim import tempconfig
 
 from scenes.kit.narration import SpeechService, pronounce
-from scenes.manifest import SCHEMA, Cue, Manifest, StepRecord
-from scenes.pacing import PAUSE
+from scenes.pipeline.manifest import SCHEMA, Cue, Manifest, StepRecord
+from scenes.pipeline.pacing import PAUSE
 
 sys.path.insert(0, str(Path(__file__).parent))
 from narration_demo import DEMO, DemoScene  # noqa: E402
@@ -121,7 +121,7 @@ def test_the_manifest_keeps_cues_and_reads_one_written_before_them(tmp_path):
 
 
 def test_pause_is_a_render_option_in_the_input_key_when_narrated():
-    from scenes.render_job import OptionError, RenderOptions, input_key, validate_options
+    from scenes.pipeline.render_job import OptionError, RenderOptions, input_key, validate_options
 
     topic = DEMO
     params = topic.Params()
@@ -156,11 +156,12 @@ def test_no_step_rests_long_after_its_last_animation(slug, flags, tmp_path):
 @pytest.mark.parametrize("command", ["residual", "all"])
 def test_pause_flag_reaches_the_render_options(cli, tmp_path, monkeypatch, command):
     import render
+    from scenes.pipeline import api as pipeline_api
 
     calls = []
     monkeypatch.setattr(render, "check_tools", lambda topic: None)
     monkeypatch.setattr(render, "render_one", lambda topic, params, opts, **k: calls.append(opts))
-    monkeypatch.setattr(render, "render_or_skip", lambda topic, params, opts, **k: calls.append(opts))
+    monkeypatch.setattr(pipeline_api, "render_or_skip", lambda topic, params, opts, **k: calls.append(opts))
     result = cli(command, "--voice", "--pause", "2.5", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert calls and all(opts.pause == 2.5 and opts.voice for opts in calls)

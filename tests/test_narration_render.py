@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 from click.testing import CliRunner
 
-from scenes import exports, soundtrack
-from scenes.manifest import Manifest
+from scenes.pipeline import exports, soundtrack
+from scenes.pipeline.manifest import Manifest
 
 sys.path.insert(0, str(Path(__file__).parent))
 from narration_demo import DEMO  # noqa: E402
@@ -64,7 +64,7 @@ def test_srt_and_soft_captions_follow_the_manifest(narrated):
 
 
 def soundtrack_time(seconds):
-    from scenes.render_job import _srt_time
+    from scenes.pipeline.render_job import _srt_time
 
     return _srt_time(seconds)
 

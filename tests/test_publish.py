@@ -20,10 +20,10 @@ from pathlib import Path
 
 import pytest
 
-from scenes import signals
-from scenes.fsutil import atomic_write, merge_cache, owned_dir, seed_cache, sweep_work_dirs, write_text
-from scenes.manifest import SCHEMA, FileRecord, Manifest, ManifestError, StepRecord
-from scenes.publish import Move, publish, recover
+from scenes.pipeline import signals
+from scenes.pipeline.fsutil import atomic_write, merge_cache, owned_dir, seed_cache, sweep_work_dirs, write_text
+from scenes.pipeline.manifest import SCHEMA, FileRecord, Manifest, ManifestError, StepRecord
+from scenes.pipeline.publish import Move, publish, recover
 
 REPO = Path(__file__).resolve().parents[1]
 NAME = "clip"
@@ -166,7 +166,7 @@ def test_a_recovery_killed_after_any_move_is_finished_by_the_next(tmp_path):
 
 def test_sigterm_during_the_moves_rolls_them_back(tmp_path, monkeypatch):
     """A signal during a publish: the moves are undone (nothing published), then the stop is raised."""
-    import scenes.publish as pub
+    import scenes.pipeline.publish as pub
 
     out = tmp_path / "out"
     old = write_output(out / "t", "old")
@@ -224,7 +224,7 @@ HOLD = textwrap.dedent("""
     import sys, time
     sys.path.insert(0, sys.argv[1])
     from pathlib import Path
-    from scenes.fsutil import owned_dir
+    from scenes.pipeline.fsutil import owned_dir
     with owned_dir(Path(sys.argv[2]), prefix="hold") as work:
         (work / "scratch").write_text("x")
         print(work.name, flush=True)

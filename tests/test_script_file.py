@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from scenes.script_file import ScriptError, default_script, dump, load, step_names
+from scenes.pipeline.script_file import ScriptError, default_script, dump, load, step_names
 
 sys.path.insert(0, str(Path(__file__).parent))
 from narration_demo import DEMO  # noqa: E402

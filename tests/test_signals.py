@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import session_processes, tiny_command, wait_session_empty
 
-from scenes.manifest import Manifest
+from scenes.pipeline.manifest import Manifest
 
 pytestmark = pytest.mark.render
 NO_SHARED_CACHE = {"TBLOCK_TEXT_CACHE": ""}  # each OUT's own .cache, as for a user

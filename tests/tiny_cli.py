@@ -25,7 +25,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path[:0] = [os.path.dirname(HERE), HERE]
 
 if __name__ == "__main__":
-    from scenes import signals
+    from scenes.pipeline import signals
 
     signals.install()  # as render.py does: before the heavy imports
     try:

@@ -31,7 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenes.pacing import PAUSE
+from scenes.pipeline.pacing import PAUSE
 
 VERSION = "1"        # bump when the way audio is made changes: every cached file is made again
 SENTENCE_GAP = 0.25  # seconds of quiet between two sentences of one step

@@ -25,7 +25,7 @@ same inside a recovery.
 Example::
 
     from pathlib import Path
-    from scenes.publish import Move, publish
+    from scenes.pipeline.publish import Move, publish
     publish(Path("media/.cache"), work, [Move(work / "stage/a.mp4", Path("media/t/a.mp4"))])
 """
 

@@ -8,7 +8,7 @@ noted; the code there calls :func:`pending` to roll back, then the signal is rai
 
 Example::
 
-    from scenes import signals
+    from scenes.pipeline import signals
     signals.install()
     try:
         long_work()

@@ -14,7 +14,7 @@ manim below 0.23; tests/test_encoder.py fails if that name or its behaviour move
 
 Example::
 
-    from scenes.encoder import installed
+    from scenes.pipeline.encoder import installed
     with installed():
         scene.render()
 """

@@ -12,7 +12,7 @@ silent. No manim here: it works on files and the manifest's steps.
 Example::
 
     from pathlib import Path
-    from scenes import soundtrack
+    from scenes.pipeline import soundtrack
     soundtrack.narrate(Path("media/residual/residual.mp4"), scene.steps)                 # whole video
     soundtrack.narrate(clip, scene.steps, start=step["start"], end=step["end"])          # one step's clip
 """

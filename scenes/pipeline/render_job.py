@@ -1,8 +1,8 @@
 """One render of one topic: options, output names, and the safe write into ``OUT/<topic>/``.
 
 The render runs in a work folder under ``OUT/.cache/work/`` that this process owns
-(scenes/fsutil.py); its finished files, with a manifest listing each file's size and
-SHA-256 (scenes/manifest.py), are published as one transaction (scenes/publish.py): a
+(scenes/pipeline/fsutil.py); its finished files, with a manifest listing each file's size and
+SHA-256 (scenes/pipeline/manifest.py), are published as one transaction (scenes/pipeline/publish.py): a
 failed, interrupted or killed render never leaves a mix of old and new files, and an
 earlier good output is kept until the new one is complete. Tex and text glyphs are cached
 in ``OUT/.cache`` and shared by every job, each file added whole (never read half-written).
@@ -10,7 +10,7 @@ in ``OUT/.cache`` and shared by every job, each file added whole (never read hal
 Example::
 
     from scenes import load_topics
-    from scenes.render_job import RenderOptions, render_topic
+    from scenes.pipeline.render_job import RenderOptions, render_topic
     topic = load_topics()["residual"]
     manifest = render_topic(topic, topic.Params(), RenderOptions(quality="preview"))
     print(manifest.primary.path, manifest.primary.sha256)
@@ -316,7 +316,7 @@ def render_or_skip(topic: Any, params: Any, opts: RenderOptions) -> Outcome:
 
 # -- up to date ----------------------------------------------------------------------------
 
-PROJECT = Path(__file__).resolve().parents[1]
+PROJECT = Path(__file__).resolve().parents[2]
 SOURCE_ROOTS = ("tblock", "scenes", "render.py")  # the project's own code, relative to PROJECT
 
 
@@ -488,7 +488,7 @@ def _stage_outputs(scene: Any, opts: RenderOptions, name: str, stage: Path) -> l
     files = []
     primary = Path(plan.primary_artifact)
     shutil.move(str(primary), stage / f"{name}{primary.suffix}")
-    from scenes import soundtrack
+    from scenes.pipeline import soundtrack
 
     made = _finish_clip(stage / f"{name}{primary.suffix}", opts, whole=True)
     for path in made:
@@ -503,7 +503,7 @@ def _stage_outputs(scene: Any, opts: RenderOptions, name: str, stage: Path) -> l
 
 
 def _stage_sections(plan: Any, opts: RenderOptions, name: str, stage: Path, steps: list[dict]) -> list[str]:
-    from scenes import soundtrack
+    from scenes.pipeline import soundtrack
 
     index = json.loads(Path(plan.section_index).read_text())
     folder = stage / f"{name}_sections"
@@ -532,12 +532,12 @@ def manim_format(opts: RenderOptions) -> str:
 
 
 def _finish_clip(path: Path, opts: RenderOptions, whole: bool) -> list[Path]:
-    """Turn what Manim wrote into what was asked (see scenes/exports.py); the asked format first.
+    """Turn what Manim wrote into what was asked (see scenes/pipeline/exports/); the asked format first.
 
     GIF: converted from the mp4. --transparent: the whole video comes as webm (browsers) and mov
     (video editors), both checked to carry alpha; a per-step clip comes in the asked format only.
     """
-    from scenes import exports
+    from scenes.pipeline import exports
 
     if opts.last_frame or path.suffix == f".{opts.format}" and not (opts.transparent and whole):
         return [path]

@@ -10,7 +10,7 @@ owner is gone (killed, even with SIGKILL) and never a live job's.
 Example::
 
     from pathlib import Path
-    from scenes.fsutil import atomic_write, owned_dir
+    from scenes.pipeline.fsutil import atomic_write, owned_dir
     with atomic_write(Path("/tmp/hello.txt")) as f:
         f.write(b"hello")
     with owned_dir(Path("/tmp/out/.cache")) as work:
@@ -167,7 +167,7 @@ def sweep_work_dirs(cache: Path, keep: set[str] = frozenset()) -> list[str]:
 
     A folder's owner is alive exactly while it holds the lock on ``<id>.lock`` (the kernel
     drops it when the process ends, even on SIGKILL), so no live job's folder is touched.
-    ``keep`` names folders an unfinished publish still needs (see scenes/publish.py).
+    ``keep`` names folders an unfinished publish still needs (see scenes/pipeline/publish.py).
     """
     root = Path(cache) / WORK
     if not root.is_dir():

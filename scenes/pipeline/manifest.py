@@ -10,7 +10,7 @@ readers (deck, storyboard, ``--reuse``) trust a file only through a manifest tha
 Example::
 
     from pathlib import Path
-    from scenes.manifest import Manifest
+    from scenes.pipeline.manifest import Manifest
     m = Manifest.read(Path("media/residual/residual.json"))
     m.primary.path, m.duration, [s.name for s in m.steps]
     m.verify(Path("media/residual"))       # [] when every file is intact
@@ -18,9 +18,13 @@ Example::
 
 from __future__ import annotations
 
+import base64
 import dataclasses
+import html
 import json
 import math
+import os
+import re
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -159,12 +163,55 @@ class Manifest:
     numbers: dict[str, Any] = field(default_factory=dict)
     created: str = ""
     voice: dict[str, Any] | None = None  # the voice and its synthesis counts, for a narrated render
-    inputs: str = ""  # the render's input key (scenes/render_job.py: input_key); "" if unknown
+    inputs: str = ""  # the render's input key (scenes/pipeline/render_job.py: input_key); "" if unknown
     schema: int = SCHEMA
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ManifestError(f"manifest kind must be one of {', '.join(KINDS)}; got {self.kind!r}")
+        object.__setattr__(self, "_folder", None)
+
+    def at(self, folder: Path) -> Manifest:
+        """This manifest, knowing the topic folder its files are in (for :meth:`_repr_html_`)."""
+        object.__setattr__(self, "_folder", Path(folder))
+        return self
+
+    @property
+    def folder(self) -> Path | None:
+        """The topic folder the files are in, when known (read from a file, or set by :meth:`at`)."""
+        return self._folder
+
+    # -- in a notebook -----------------------------------------------------------------
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: a ``<video controls>`` with the step captions as a WebVTT ``<track>``, or an
+        ``<img>`` for a still. Files are addressed relative to the kernel's working folder (the
+        notebook's folder in Jupyter, whose server serves the files under it); a file outside it gets
+        an absolute ``file://`` URL, which a browser may refuse to load from a served page. The
+        captions are embedded as a ``data:`` URL (converted from the .srt), so nothing is written."""
+        src = html.escape(_notebook_url(self.folder, self.primary.path), quote=True)
+        alt = html.escape(f"{self.topic}: {self.name}", quote=True)
+        if self.kind == "still" or self.format in ("png", "gif"):
+            return f'<img src="{src}" alt="{alt}" style="max-width: 100%">'
+        track = ""
+        srt = next((p for p in self.paths if p.endswith(".srt")), None)
+        vtt = self._captions_vtt(srt)
+        if vtt:
+            data = "data:text/vtt;base64," + base64.b64encode(vtt.encode("utf-8")).decode("ascii")
+            track = f'\n  <track kind="captions" src="{data}" srclang="en" label="captions" default>'
+        width = self.resolution[0] if self.resolution else 854
+        return (f'<video controls preload="metadata" src="{src}" title="{alt}" '
+                f'style="max-width: 100%" width="{width}">{track}\n</video>')
+
+    def _captions_vtt(self, srt: str | None) -> str:
+        """The captions as WebVTT: the .srt's text converted, or (no readable .srt) the steps."""
+        if srt is not None and self.folder is not None:
+            try:
+                return srt_to_vtt((self.folder / srt).read_text(encoding="utf-8"))
+            except OSError:
+                pass
+        cues = [f"{_vtt_time(s.start)} --> {_vtt_time(s.end)}\n{s.caption}" for s in self.steps if s.caption]
+        return "WEBVTT\n\n" + "\n\n".join(cues) + "\n" if cues else ""
 
     # -- where things are ----------------------------------------------------------
 
@@ -244,7 +291,7 @@ class Manifest:
             data = json.loads(Path(path).read_text(encoding="utf-8"))
         except (UnicodeDecodeError, json.JSONDecodeError) as err:
             raise ManifestError(f"{Path(path).name} is not JSON: {err}") from None
-        return cls.from_dict(data)
+        return cls.from_dict(data).at(Path(path).parent)
 
     load = read
 
@@ -273,6 +320,37 @@ class Manifest:
         if key in {f.name for f in dataclasses.fields(self)}:
             return getattr(self, key)
         raise KeyError(key)
+
+
+def srt_to_vtt(srt: str) -> str:
+    """WebVTT (what a browser's ``<track>`` reads) from SubRip text: a header, dots for the
+    milliseconds' commas, no cue numbers."""
+    blocks = []
+    for block in re.split(r"\n\s*\n", srt.replace("\r\n", "\n").strip()):
+        lines = block.split("\n")
+        if lines and lines[0].strip().isdigit():
+            lines = lines[1:]
+        if lines and "-->" in lines[0]:
+            lines[0] = re.sub(r"(\d\d:\d\d:\d\d),(\d\d\d)", r"\1.\2", lines[0])
+            blocks.append("\n".join(lines))
+    return "WEBVTT\n\n" + "\n\n".join(blocks) + "\n"
+
+
+def _vtt_time(seconds: float) -> str:
+    millis = round(max(0.0, seconds) * 1000)
+    return f"{millis // 3_600_000:02d}:{millis // 60_000 % 60:02d}:{millis // 1000 % 60:02d}.{millis % 1000:03d}"
+
+
+def _notebook_url(folder: Path | None, rel: str) -> str:
+    """The address of ``folder/rel`` for a notebook page: relative to the working folder when the file
+    is under it (Jupyter serves that folder), else an absolute ``file://`` URL."""
+    if folder is None:
+        return Path(rel).as_posix()
+    path = (Path(folder) / rel).absolute()
+    here = Path.cwd().absolute()
+    if path.is_relative_to(here):
+        return Path(os.path.relpath(path, here)).as_posix()
+    return path.as_uri()
 
 
 def _jsonable(value: Any) -> Any:

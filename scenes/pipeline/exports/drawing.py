@@ -1,0 +1,57 @@
+"""Fonts, colours, word wrap and atomic PNG writing for the pictures (storyboard, handout, decks)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from ..fsutil import atomic_path
+
+
+def _font(size: int, bold: bool = False) -> Any:
+    """The kit's font (DejaVu Sans) at ``size`` pixels, or Pillow's own when it is not installed."""
+    from PIL import ImageFont
+
+    for name in (("DejaVuSans-Bold.ttf", "DejaVu Sans Bold") if bold else ("DejaVuSans.ttf", "DejaVu Sans")):
+        try:
+            return ImageFont.truetype(name, size)
+        except OSError:
+            continue
+    return ImageFont.load_default(size)
+
+
+def _theme(name: str) -> Any:
+    from scenes.kit.theme import THEMES
+
+    return THEMES.get(name, THEMES["dark"])
+
+
+def _wrap(text: str, font: Any, width: int) -> list[str]:
+    """Greedy word wrap by measured pixel width."""
+    lines: list[str] = []
+    for paragraph in text.splitlines() or [""]:
+        line = ""
+        for word in paragraph.split():
+            trial = f"{line} {word}".strip()
+            if font.getlength(trial) <= width or not line:
+                line = trial
+            else:
+                lines.append(line)
+                line = word
+        lines.append(line)
+    return lines
+
+
+def save_png(image: Any, dst: Path, palette: bool = True, text: dict[str, str] | None = None) -> Path:
+    """Write ``image`` as a PNG atomically; with ``palette``, as a small 256-colour PNG; ``text``
+    goes into the PNG's text chunks."""
+    from PIL import Image, PngImagePlugin
+
+    if palette:
+        image = image.quantize(colors=256, method=Image.Quantize.FASTOCTREE, dither=Image.Dither.NONE)
+    info = PngImagePlugin.PngInfo()
+    for key, value in (text or {}).items():
+        info.add_text(key, value)
+    with atomic_path(dst) as tmp:
+        image.save(tmp, format="PNG", optimize=True, pnginfo=info)
+    return dst
