@@ -38,14 +38,14 @@ from .layout import (
                    stack_below,
 )
 from .parts import AddNode, HeatStrip, Plane2D, VectorColumn, WeightBars, label, number, tick_step
-from .speech import say_int, say_list, say_number, say_ordinal, say_percent, say_vector
+from .speech import ROUNDING_EXPONENT, say_bound, say_int, say_list, say_number, say_ordinal, say_percent, say_vector
 from .theme import (
                    FONT,
                    MONO,
                    THEMES,
                    Theme,
                    fmt,
-                   fmt_diff,
+                   fmt_bound,
                    fmt_vec,
                    head_color,
                    pct,
@@ -65,8 +65,8 @@ __all__ = [
     "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "Columns", "fit_inside", "keep_on_screen", "on_screen", "rows", "spread",
     "stack_below",
     "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number", "tick_step",
-    "say_int", "say_list", "say_number", "say_ordinal", "say_percent", "say_vector",
-    "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_diff", "fmt_vec", "head_color", "pct", "theme", "use_theme",
+    "ROUNDING_EXPONENT", "say_bound", "say_int", "say_list", "say_number", "say_ordinal", "say_percent", "say_vector",
+    "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_bound", "fmt_vec", "head_color", "pct", "theme", "use_theme",
     "value_color", "value_rgb",
     "Vector", "colour_scale", "shows_numbers",
 ]  # fmt: skip
