@@ -16,7 +16,8 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -132,3 +133,66 @@ def stack_below(mobs: Sequence[Any], top: float, gap: float = 0.2) -> None:
     for mob in mobs:
         mob.shift(np.array([0.0, y - mob.get_top()[1], 0.0]))
         y = mob.get_bottom()[1] - gap
+
+
+# -- readable numbers ----------------------------------------------------------------------------
+
+MIN_DIGIT_HEIGHT = 0.13  # frame units: 8 units are the frame's height, so about 12 px at 720p, 8 px at 480p
+TEX_DIGIT_PER_POINT = 0.3427 / 48  # the height of a typeset "0" per point of font size (measured once)
+TEX_INDEX = re.compile(r"[_^](\{[^{}]*\}|\\?[A-Za-z0-9])")  # sub- and superscripts: indices, not numbers
+SUBSCRIPTS = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"  # x₀, W₁: indices, not numbers
+
+
+@dataclass(frozen=True)
+class SmallDigit:
+    """A digit drawn below the minimum height: the text it belongs to, the digit, its height on screen."""
+
+    text: str
+    digit: str
+    height: float
+
+
+def small_digits(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT) -> list[SmallDigit]:
+    """The visible digits among ``mobjects`` (and their families) whose height on screen is below ``minimum``.
+
+    Measured as drawn, so any scaling counts: a ``Text``'s digit glyphs one by one (superscripts
+    too, as in 10⁻¹²; subscripts such as W₁ are indices, not numbers), a ``DecimalNumber``'s digit
+    parts, and a ``MathTex`` that writes a digit outside its sub- and superscripts (set smaller by
+    TeX, and indices) by its font size at its current scale. Invisible ones (no fill, no stroke)
+    do not count.
+    """
+    from manim import DecimalNumber, SingleStringMathTex, Text
+
+    found: list[SmallDigit] = []
+
+    def visit(mob: Any) -> None:
+        if isinstance(mob, Text):
+            glyphs = zip(mob.text.replace(" ", ""), mob.submobjects)
+            found.extend(SmallDigit(mob.text, ch, g.height) for ch, g in glyphs
+                         if ch.isdigit() and ch not in SUBSCRIPTS and visible(g) and g.height < minimum)
+        elif isinstance(mob, DecimalNumber):
+            found.extend(SmallDigit(number_text(mob), part.tex_string, part.height) for part in mob.submobjects
+                         if part.tex_string.isdigit() and visible(part) and part.height < minimum)
+        elif isinstance(mob, SingleStringMathTex):
+            body = TEX_INDEX.sub("", mob.tex_string)
+            height = mob.font_size * TEX_DIGIT_PER_POINT
+            if visible(mob) and height < minimum:
+                found.extend(SmallDigit(mob.tex_string, ch, height) for ch in body if ch.isdigit())
+        else:
+            for sub in mob.submobjects:
+                visit(sub)
+
+    for mob in mobjects:
+        visit(mob)
+    return found
+
+
+def visible(mob: Any) -> bool:
+    """True when some point of ``mob`` or its family is drawn with a fill or a stroke."""
+    return any(m.has_points() and (m.get_fill_opacity() > 0 or m.get_stroke_opacity() > 0)
+               for m in mob.get_family() if hasattr(m, "get_fill_opacity"))
+
+
+def number_text(mob: Any) -> str:
+    """The characters a DecimalNumber draws, e.g. '−0.25'."""
+    return "".join(getattr(part, "tex_string", "") for part in mob.submobjects)
