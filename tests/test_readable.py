@@ -26,6 +26,9 @@ def test_the_checker_measures_digits_as_drawn():
     assert small_digits([number(1.5, 2, 28)]) == [] and len(small_digits([number(1.5, 2, 28).scale(0.3)])) == 3
     hidden = label("12", 12).set_opacity(0)
     assert small_digits([hidden]) == []
+    assert small_digits([label("W₁ x₀", 20)]) == []  # subscripts are indices
+    ligature = label("difference < 10⁻¹²", 20)  # 'ff' is one glyph: the exponent is still found
+    assert [d.digit for d in small_digits([ligature])] == ["¹", "²"] and small_digits([ligature.scale(1.3)]) == []
 
 
 def settled_digits(topic) -> dict[str, list]:

@@ -388,7 +388,7 @@ class SumCheck:
         self.names_to = self.names(tokens, self.total)
         self.error = b.recon["error"]
         self.verdict = label(f"largest |X + Δattn + Δffn − Z| over all {b.recon['sum'].size} numbers: "
-                             f"{fmt_bound(self.error, prose=True)}", 22, t.update if self.error < 1e-9 else t.negative)
+                             f"{fmt_bound(self.error, prose=True)}", 24, t.update if self.error < 1e-9 else t.negative)
         self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.5)
 
     @staticmethod

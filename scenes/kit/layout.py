@@ -16,6 +16,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
@@ -167,9 +168,7 @@ def small_digits(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT) -> 
 
     def visit(mob: Any) -> None:
         if isinstance(mob, Text):
-            glyphs = zip(mob.text.replace(" ", ""), mob.submobjects)
-            found.extend(SmallDigit(mob.text, ch, g.height) for ch, g in glyphs
-                         if ch.isdigit() and ch not in SUBSCRIPTS and visible(g) and g.height < minimum)
+            found.extend(SmallDigit(mob.text, ch, h) for ch, h in text_digits(mob) if h < minimum)
         elif isinstance(mob, DecimalNumber):
             found.extend(SmallDigit(number_text(mob), part.tex_string, part.height) for part in mob.submobjects
                          if part.tex_string.isdigit() and visible(part) and part.height < minimum)
@@ -185,6 +184,30 @@ def small_digits(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT) -> 
     for mob in mobjects:
         visit(mob)
     return found
+
+
+def text_digits(mob: Any) -> list[tuple[str, float]]:
+    """(digit, height on screen) of each visible digit of a Text, its subscripts left out.
+
+    Glyph by glyph when the Text has one glyph per character; a ligature (the 'ff' of
+    'difference') joins two, so then each digit is measured on a Text of the same font and size.
+    """
+    chars = mob.text.replace(" ", "")
+    if not visible(mob):
+        return []
+    if len(chars) == len(mob.submobjects):
+        return [(ch, g.height) for ch, g in zip(chars, mob.submobjects)
+                if ch.isdigit() and ch not in SUBSCRIPTS and visible(g)]
+    return [(ch, glyph_height(ch, mob.font, round(float(mob.font_size), 3))) for ch in chars
+            if ch.isdigit() and ch not in SUBSCRIPTS]
+
+
+@functools.lru_cache(maxsize=256)
+def glyph_height(ch: str, font: str, size: float) -> float:
+    """The height of one character set alone in ``font`` at ``size``."""
+    from manim import Text
+
+    return float(Text(ch, font=font, font_size=size).height)
 
 
 def visible(mob: Any) -> bool:
