@@ -109,3 +109,14 @@ def test_no_caption_or_narration_prints_a_residue_digit_for_digit():
         for step, line in topics[slug.removesuffix("-tiny")].Scene.script(params).items():
             assert not SCIENTIFIC.search(line.caption), (slug, step, line.caption)
             assert "exact" not in line.speech.replace("exactly zero", ""), (slug, step, line.speech)
+
+
+def test_the_ulp_plugin_moves_inputs_and_keeps_zeros():
+    """The plugin really changes what the scenes read (else the ulp variant would prove nothing)."""
+    code = ("import numpy as np, tests.ulp_inputs as u; from tblock.worlds import eiffel, tiny; "
+            "a = eiffel().x.copy(); w0 = tiny().weights; u.pytest_configure(None); "
+            "b = eiffel().x; w1 = tiny().weights; "
+            "assert np.all((b == np.nextafter(a, np.inf)) | (a == 0)) and np.any(b != a), (a, b); "
+            "assert np.all((w1.b_O == 0) == (w0.b_O == 0)) and np.any(w1.W_Q != w0.W_Q); print('nudged')")
+    done = subprocess.run([sys.executable, "-c", code], cwd=TESTS.parent, capture_output=True, text=True, timeout=120)
+    assert done.stdout.strip() == "nudged", done.stderr[-2000:]

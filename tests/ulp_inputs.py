@@ -52,6 +52,8 @@ def pytest_configure(config) -> None:
     for cls in (BlockWeights, Example, HeadsWorld):
         assert dataclasses.is_dataclass(cls), cls
         cls.__init__ = nudge_arguments(cls.__init__)
+    seeded = BlockWeights.random.__func__  # fills a zero block by setattr, past __init__: rebuild it through __init__
+    BlockWeights.random = classmethod(lambda cls, *a, **k: dataclasses.replace(seeded(cls, *a, **k)))
     Checkpoint.embed = nudge_result(Checkpoint.embed)
     for name in ("apply_rope", "rope_2d_score", "rope_score_by_offset", "rotate_2d"):
         wrapped = nudge_arguments(getattr(positions, name))
