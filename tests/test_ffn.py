@@ -256,6 +256,7 @@ def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", tokens=4
     np.testing.assert_allclose(numbers["rows"]["out"], np.round(again, 2) if look.table_numbers else again,
                                atol=1e-12)
     assert numbers["check"]["max_diff"] == pytest.approx(float(np.max(np.abs(again - out[perm]))), abs=1e-15)
+    assert numbers["check"]["max_diff_shown"] == "< 10⁻¹²"  # what the screen prints, beside the raw value
     assert numbers["numbers_shown"] == {"stream": look.stream_numbers, "hidden": look.hidden_numbers,
                                         "table": look.table_numbers}
 
