@@ -13,15 +13,15 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
-from scenes.kit.layout import MIN_DIGIT_HEIGHT, SmallDigits, small_digits
+from scenes.kit.layout import MIN_DIGIT_HEIGHT, SmallDigit, small_digits
 
 
 def step_offenders(scene_class: type, minimum: float = MIN_DIGIT_HEIGHT,
-                   **kwargs: Any) -> dict[str, list[SmallDigits]]:
+                   **kwargs: Any) -> dict[str, list[SmallDigit]]:
     """Each step's name -> the pieces of text on screen at its end whose digits are below ``minimum``."""
     from manim import tempconfig
 
-    found: dict[str, list[SmallDigits]] = {}
+    found: dict[str, list[SmallDigit]] = {}
 
     class Probe(scene_class):
         def end_step(self) -> None:

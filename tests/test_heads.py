@@ -191,6 +191,7 @@ def check_numbers(numbers: dict, world, receiver: int, shown: int, places: float
     np.testing.assert_allclose(numbers["x"], hand["x"], atol=atol)
     np.testing.assert_allclose(numbers["y"], hand["y"], atol=atol)
     assert numbers["concat_difference"] < 1e-12
+    assert numbers["concat_difference_shown"] == "< 10⁻¹²"  # what the screen prints, beside the raw value
 
 
 @pytest.mark.render

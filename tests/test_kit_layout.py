@@ -78,24 +78,32 @@ def test_stack_below_leaves_the_gap_between_parts():
 # -- readable numbers --------------------------------------------------------------------------
 
 
+def shortest(mob):
+    """The shortest digit of a Text on screen (None when it shows none)."""
+    from scenes.kit.layout import text_digits
+
+    heights = [h for _, h in text_digits(mob)]
+    return min(heights) if heights else None
+
+
 def test_small_digits_finds_numbers_below_the_minimum_and_only_those():
     from manim import VGroup
 
     from scenes.kit import label, number
-    from scenes.kit.layout import MIN_DIGIT_HEIGHT, digit_height, small_digits
+    from scenes.kit.layout import MIN_DIGIT_HEIGHT, small_digits
 
     big, tiny, words = label("0.25", 24), number(3.25, 2, 12), label("no digits here", 6)
     found = small_digits(VGroup(big, tiny, words))
-    assert [d.text for d in found] == ["3.25"] and found[0].height < MIN_DIGIT_HEIGHT
-    assert digit_height(big) > MIN_DIGIT_HEIGHT and digit_height(words) is None
-    assert small_digits([big.copy().scale(0.5)])[0].height == pytest.approx(digit_height(big) / 2, abs=1e-4)
+    assert {d.text for d in found} == {"3.25"} and max(d.height for d in found) < MIN_DIGIT_HEIGHT
+    assert shortest(big) > MIN_DIGIT_HEIGHT and shortest(words) is None
+    half = small_digits([big.copy().scale(0.5)])
+    assert min(d.height for d in half) == pytest.approx(shortest(big) / 2, abs=1e-4)
     tiny.set_opacity(0)  # faded out: not on screen any more
     assert small_digits(VGroup(big, tiny)) == []
 
 
 def test_a_ligature_falls_back_to_the_font_size():
     from scenes.kit import label
-    from scenes.kit.layout import digit_height
 
     plain, merged = label("0.25 fine", 20), label("0.25 office", 20)  # 'ffi' may draw as one glyph
-    assert digit_height(merged) == pytest.approx(digit_height(plain), rel=0.05)
+    assert shortest(merged) == pytest.approx(shortest(plain), rel=0.05)

@@ -52,7 +52,7 @@ from scenes.kit import (
     MatrixGrid,
     fit_inside,
     fmt,
-    fmt_diff,
+    fmt_bound,
     head_color,
     label,
     pct,
@@ -409,7 +409,7 @@ class SumCheck:
         self.names_to = self.names(tokens, self.total)
         self.error = b.recon["error"]
         self.verdict = label(f"largest |X + Δattn + Δffn − Z| over all {b.recon['sum'].size} numbers: "
-                             f"{fmt_diff(self.error)}", 22, t.update if self.error < 1e-9 else t.negative)
+                             f"{fmt_bound(self.error, prose=True)}", 24, t.update if self.error < 1e-9 else t.negative)
         self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.5)
 
     @staticmethod
@@ -425,7 +425,8 @@ class SumCheck:
     @property
     def displayed(self) -> dict:
         """The sum and the output as drawn, and the largest difference the verdict prints."""
-        return {"sum": self.total.displayed, "output": self.output.displayed, "error": self.error}
+        return {"sum": self.total.displayed, "output": self.output.displayed, "error": self.error,
+                "error_shown": fmt_bound(self.error, prose=True)}
 
 
 class PlacementCompare:

@@ -12,7 +12,7 @@ import numpy as np
 
 from scenes.block.numbers import ACT_NAMES, NORM_NAMES, BlockNumbers, block_numbers
 from scenes.block.params import Params
-from scenes.kit import Line, fmt, fmt_diff, fmt_vec, pct, say_int, say_number, say_percent
+from scenes.kit import Line, fmt, fmt_bound, fmt_vec, pct, say_bound, say_int, say_number, say_percent
 
 SPOKEN_NORMS = {"rms": "R M S norm", "layer": "layer norm"}
 SPOKEN_ACTS = {"gelu": "gelu", "gelu_tanh": "tanh gelu", "relu": "relu"}
@@ -211,26 +211,17 @@ def shares(b: BlockNumbers, p: Params) -> Line:
     }[p.placement]
 
 
-def spoken_difference(err: float) -> str:
-    """A largest difference as spoken: 'zero, exactly', 'a rounding error', or the number."""
-    if err == 0:
-        return "zero, exactly"
-    if err < 1e-3:
-        return "only a rounding error"
-    return say_number(err)
-
-
 def check(b: BlockNumbers, p: Params) -> Line:
     err = b.recon["error"]
     return {
         "pre": Line(f"The check: X + Δattn + Δffn equals the output Z; the largest difference over all {b.n * b.d} "
-                    f"numbers is {fmt_diff(err)}.",
+                    f"numbers is {fmt_bound(err, prose=True)}.",
                     "The check: X plus delta attention plus delta F F N equals the output Z. The largest "
-                    f"difference over all {say_int(b.n * b.d)} numbers is {spoken_difference(err)}."),
+                    f"difference over all {say_int(b.n * b.d)} numbers is {say_bound(err)}."),
         "post": Line("In post-norm the output is not X + Δattn + Δffn: the normalisations rescale the sums; the "
-                     f"largest difference is {fmt_diff(err)}.",
+                     f"largest difference is {fmt_bound(err, prose=True)}.",
                      "In post-norm the output is not X plus delta attention plus delta F F N: the normalisations "
-                     f"rescale the sums. The largest difference is {spoken_difference(err)}."),
+                     f"rescale the sums. The largest difference is {say_bound(err)}."),
     }[p.placement]
 
 

@@ -22,7 +22,7 @@ from manim import RIGHT, Circumscribe, Create, FadeIn, FadeOut, FadeTransform, I
 from scenes.ffn import script as words
 from scenes.ffn.params import Params
 from scenes.ffn.parts import ActivationPlot, Look, OnePosition, Readout, RowTable, morph
-from scenes.kit import StepScene, Topic, Vector, fit_inside, step, theme
+from scenes.kit import StepScene, Topic, Vector, fit_inside, fmt_bound, step, theme
 
 LEDGER_GAP = 1.1   # from the last table row down to the ledger line
 RESULT_GAP = 0.55  # from the ledger line down to the permutation result
@@ -157,7 +157,8 @@ class FFNScene(StepScene):
             self.play(Indicate(hidden, color=theme().accent, scale_factor=1.04), FadeIn(fresh, shift=RIGHT * 0.6),
                       FadeOut(stale), run_time=0.45)
         old, final = table.retitle(*words.AGAIN_TITLE)
-        result = Readout(words.result_text(self.story), 20, theme().text, max_diff=check["max_diff"])
+        result = Readout(words.result_text(self.story), 24, theme().text, max_diff=check["max_diff"],
+                         max_diff_shown=fmt_bound(check["max_diff"]))  # 24: its exponent's glyphs readable
         result.move_to([0, self.ledger.get_y() - RESULT_GAP, 0])
         self.track("rows", table)
         self.track("check", result)

@@ -17,7 +17,7 @@ import numpy as np
 from scenes.ffn.numbers import ACT_NAMES, ACT_SPOKEN, Story, ffn_story, trained_story
 from scenes.ffn.params import Params
 from scenes.ffn.parts import Look
-from scenes.kit import Line, fmt, fmt_diff, fmt_vec, pct, say_int, say_number
+from scenes.kit import Line, fmt, fmt_bound, fmt_vec, pct, say_bound, say_int, say_number
 
 LISTED_MAX = 6  # the longest vector a caption writes out (a longer one is only drawn)
 
@@ -58,15 +58,6 @@ def units_text(units: np.ndarray, limit: int = 16) -> str:
     """Unit numbers as '1, 6, 12', shortened past ``limit``."""
     shown = ", ".join(str(int(u)) for u in units[:limit])
     return shown + (", …" if len(units) > limit else "")
-
-
-def say_diff(value: float) -> str:
-    """A measured difference as spoken: exactly zero, rounding size, or the number."""
-    if value == 0:
-        return "exactly zero"
-    if abs(value) < 1e-3:
-        return "a rounding error, far below a thousandth"
-    return say_number(value)
 
 
 def count_of(k: int, f: int, noun: str) -> str:
@@ -165,10 +156,10 @@ def script(p: Params) -> dict[str, Line]:
     diff = s.check["max_diff"]
     lines["permute_rows"] = Line(
         f"Permute the rows (each moves up one, token 1 goes last) and run the FFN again: the outputs are "
-        f"the old outputs, permuted the same way. Largest difference: {fmt_diff(diff)}.",
+        f"the old outputs, permuted the same way. Largest difference {fmt_bound(diff)}.",
         f"Now permute the rows: each moves up one, and token one goes last. Run the feed-forward network "
         f"again, and the outputs are the old outputs, permuted the same way. The largest difference is "
-        f"{say_diff(diff)}.")
+        f"{say_bound(diff)}.")
     return lines
 
 
@@ -224,4 +215,4 @@ def ledger_text(p: Params, s: Story, look: Look) -> str:
 
 
 def result_text(s: Story) -> str:
-    return f"max |FFN(P·u) − P·FFN(u)| = {fmt_diff(s.check['max_diff'])}"
+    return f"max |FFN(P·u) − P·FFN(u)| {fmt_bound(s.check['max_diff'])}"

@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-import math
-
 from scenes.heads.numbers import HeadsNumbers, heads_numbers, trained_numbers
 from scenes.heads.params import Params
 from scenes.heads.parts import COLUMNS
 from scenes.kit import (
     Line,
     fmt,
-    fmt_diff,
+    fmt_bound,
     fmt_vec,
     pct,
+    say_bound,
     say_head,
     say_int,
     say_number,
@@ -56,15 +55,6 @@ def plural(count: int, word: str) -> str:
 def sentence(text: str) -> str:
     """The text with its first letter capital (the rest untouched: 'Eiffel' stays)."""
     return text[:1].upper() + text[1:]
-
-
-def say_difference(value: float) -> str:
-    """A measured difference as spoken: 'exactly zero', 'below ten to the minus seventeen', or its value."""
-    if value == 0:
-        return "exactly zero"
-    if abs(value) < 1e-3:
-        return f"below ten to the minus {say_int(math.floor(-math.log10(abs(value))))}, a rounding error"
-    return say_number(value)
 
 
 def script(p: Params) -> dict[str, Line]:
@@ -120,11 +110,11 @@ def script(p: Params) -> dict[str, Line]:
             + (f", with all {say_int(h)} heads included." if n.folded else ".")),
         "concat_route": Line(
             f"The usual code concatenates the mixtures and projects once with one {d}×{d} output matrix: "
-            f"the same update, largest difference {fmt_diff(v['concat_difference'])}.",
+            f"the same update, largest difference {fmt_bound(v['concat_difference'], prose=True)}.",
             "The usual code concatenates the mixtures. "
             f"Then it projects once, with one {say_int(d)} by {say_int(d)} output matrix. "
             "It reaches the same delta attention. "
-            f"The largest difference is {say_difference(v['concat_difference'])}."),
+            f"The largest difference is {say_bound(v['concat_difference'])}."),
     }
     if n.changed_view is not None:
         c = n.changed_view

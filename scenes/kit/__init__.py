@@ -46,14 +46,24 @@ from .layout import (
                    stack_below,
 )
 from .parts import AddNode, HeatStrip, Plane2D, VectorColumn, WeightBars, label, number, tick_step
-from .speech import say_head, say_int, say_list, say_number, say_ordinal, say_percent, say_vector
+from .speech import (
+                   ROUNDING_EXPONENT,
+                   say_bound,
+                   say_head,
+                   say_int,
+                   say_list,
+                   say_number,
+                   say_ordinal,
+                   say_percent,
+                   say_vector,
+)
 from .theme import (
                    FONT,
                    MONO,
                    THEMES,
                    Theme,
                    fmt,
-                   fmt_diff,
+                   fmt_bound,
                    fmt_vec,
                    head_color,
                    pct,
@@ -75,8 +85,9 @@ __all__ = [
     "rows", "spread",
     "small_digits", "stack_below",
     "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number", "tick_step",
-    "say_head", "say_int", "say_list", "say_number", "say_ordinal", "say_percent", "say_vector",
-    "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_diff", "fmt_vec", "head_color", "pct", "theme", "use_theme",
+    "ROUNDING_EXPONENT", "say_bound", "say_head", "say_int", "say_list", "say_number", "say_ordinal", "say_percent",
+    "say_vector",
+    "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_bound", "fmt_vec", "head_color", "pct", "theme", "use_theme",
     "value_color", "value_rgb",
     "Vector", "colour_scale", "shows_numbers",
 ]  # fmt: skip

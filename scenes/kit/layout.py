@@ -16,7 +16,9 @@ Example::
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import functools
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -134,66 +136,86 @@ def stack_below(mobs: Sequence[Any], top: float, gap: float = 0.2) -> None:
         y = mob.get_bottom()[1] - gap
 
 
-# -- readable numbers ----------------------------------------------------------------------
+# -- readable numbers ----------------------------------------------------------------------------
 
-MIN_DIGIT_HEIGHT = 0.13  # frame units: the frame is 8 tall, so about 12 px at 720p, readable on a projector
-TEXT_DIGIT_PER_FONT_SIZE = 0.0105  # a house-font (DejaVu Sans) digit's height per point of Text font size
+MIN_DIGIT_HEIGHT = 0.13  # frame units: 8 units are the frame's height, so about 12 px at 720p, 8 px at 480p
+TEX_DIGIT_PER_POINT = 0.3427 / 48  # the height of a typeset "0" per point of font size (measured once)
+TEX_INDEX = re.compile(r"[_^](\{[^{}]*\}|\\?[A-Za-z0-9])")  # sub- and superscripts: indices, not numbers
+SUBSCRIPTS = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"  # x₀, W₁: indices, not numbers
 
 
 @dataclass(frozen=True)
-class SmallDigits:
-    """One piece of text whose digits are drawn shorter than the minimum: what it says and how tall they are."""
+class SmallDigit:
+    """A digit drawn below the minimum height: the text it belongs to, the digit, its height on screen."""
 
     text: str
+    digit: str
     height: float
 
 
-def digit_height(mob: Any) -> float | None:
-    """The height of the shortest visible digit of a Text or DecimalNumber, or None when it shows none.
+def small_digits(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT) -> list[SmallDigit]:
+    """The visible digits among ``mobjects`` (and their families) whose height on screen is below ``minimum``.
 
-    A DecimalNumber's glyphs are its number string's characters, one each; a Text's glyphs are its
-    non-space characters, unless a ligature merged some (then the digit height follows its font size).
+    Measured as drawn, so any scaling counts: a ``Text``'s digit glyphs one by one (superscripts
+    too, as in 10⁻¹²; subscripts such as W₁ are indices, not numbers), a ``DecimalNumber``'s digit
+    parts, and a ``MathTex`` that writes a digit outside its sub- and superscripts (set smaller by
+    TeX, and indices) by its font size at its current scale. Invisible ones (no fill, no stroke)
+    do not count.
     """
-    from manim import DecimalNumber, Text
+    from manim import DecimalNumber, SingleStringMathTex, Text
 
-    if isinstance(mob, DecimalNumber):
-        chars = mob._get_num_string(mob.number)
-        glyphs = mob.submobjects[:len(chars)]
-    elif isinstance(mob, Text):
-        chars, glyphs = mob.text, mob.submobjects
-        if len(chars) != len(glyphs):  # a ligature (fi, ffi, ...): glyphs no longer match characters
-            return mob.font_size * TEXT_DIGIT_PER_FONT_SIZE if any(c.isdigit() for c in chars) else None
-    else:
-        return None
-    heights = [g.height for c, g in zip(chars, glyphs) if c.isdigit() and visible(g)]
-    return min(heights) if heights else None
+    found: list[SmallDigit] = []
+
+    def visit(mob: Any) -> None:
+        if isinstance(mob, Text):
+            found.extend(SmallDigit(mob.text, ch, h) for ch, h in text_digits(mob) if h < minimum)
+        elif isinstance(mob, DecimalNumber):
+            found.extend(SmallDigit(number_text(mob), part.tex_string, part.height) for part in mob.submobjects
+                         if part.tex_string.isdigit() and visible(part) and part.height < minimum)
+        elif isinstance(mob, SingleStringMathTex):
+            body = TEX_INDEX.sub("", mob.tex_string)
+            height = mob.font_size * TEX_DIGIT_PER_POINT
+            if visible(mob) and height < minimum:
+                found.extend(SmallDigit(mob.tex_string, ch, height) for ch in body if ch.isdigit())
+        else:
+            for sub in mob.submobjects:
+                visit(sub)
+
+    for mob in ([mobjects] if hasattr(mobjects, "get_family") else mobjects):
+        visit(mob)
+    return found
+
+
+def text_digits(mob: Any) -> list[tuple[str, float]]:
+    """(digit, height on screen) of each visible digit of a Text, its subscripts left out.
+
+    Glyph by glyph when the Text has one glyph per character; a ligature (the 'ff' of
+    'difference') joins two, so then each digit is measured on a Text of the same font and size.
+    """
+    chars = mob.text.replace(" ", "")
+    if not visible(mob):
+        return []
+    if len(chars) == len(mob.submobjects):
+        return [(ch, g.height) for ch, g in zip(chars, mob.submobjects)
+                if ch.isdigit() and ch not in SUBSCRIPTS and visible(g)]
+    return [(ch, glyph_height(ch, mob.font, round(float(mob.font_size), 3))) for ch in chars
+            if ch.isdigit() and ch not in SUBSCRIPTS]
+
+
+@functools.lru_cache(maxsize=256)
+def glyph_height(ch: str, font: str, size: float) -> float:
+    """The height of one character set alone in ``font`` at ``size``."""
+    from manim import Text
+
+    return float(Text(ch, font=font, font_size=size).height)
 
 
 def visible(mob: Any) -> bool:
-    """True when a glyph is drawn at all (a faded-out part stays in the scene with opacity 0)."""
-    return mob.get_fill_opacity() > 0.01 or (mob.get_stroke_width() > 0 and mob.get_stroke_opacity() > 0.01)
+    """True when some point of ``mob`` or its family is drawn with a fill or a stroke."""
+    return any(m.has_points() and (m.get_fill_opacity() > 0 or m.get_stroke_opacity() > 0)
+               for m in mob.get_family() if hasattr(m, "get_fill_opacity"))
 
 
-def small_digits(mobject: Any, minimum: float = MIN_DIGIT_HEIGHT) -> list[SmallDigits]:
-    """Every Text or DecimalNumber under ``mobject`` (one mobject or a list, e.g. ``scene.mobjects``)
-    whose digits are shorter than ``minimum`` frame units; empty when every number is readable.
-
-    >>> from manim import Text, VGroup
-    >>> small_digits(VGroup(Text("12", font_size=24), Text("3", font_size=6)))
-    [SmallDigits(text='3', height=0.0633)]
-    """
-    from manim import DecimalNumber, Text
-
-    found: list[SmallDigits] = []
-    roots = list(mobject) if isinstance(mobject, (list, tuple)) else [mobject]
-    seen: set[int] = set()
-    for root in roots:
-        for mob in root.get_family():
-            if id(mob) in seen or not isinstance(mob, (Text, DecimalNumber)):
-                continue
-            seen.add(id(mob))
-            height = digit_height(mob)
-            if height is not None and height < minimum - 1e-9:
-                text = mob.text if isinstance(mob, Text) else mob._get_num_string(mob.number)
-                found.append(SmallDigits(text, round(float(height), 4)))
-    return found
+def number_text(mob: Any) -> str:
+    """The characters a DecimalNumber draws, e.g. '−0.25'."""
+    return "".join(getattr(part, "tex_string", "") for part in mob.submobjects)

@@ -13,6 +13,8 @@ digits after the point one by one, a spoken minus, no brackets or symbols.
 'one, and zero point five'
 >>> say_int(768), say_ordinal(3)
 ('seven hundred sixty-eight', 'third')
+>>> say_bound(3.5e-18)
+'below ten to the minus twelve: rounding'
 """
 
 from __future__ import annotations
@@ -103,3 +105,36 @@ def say_head(head: int, layer: int | None = None) -> str:
     head_label(head, layer)  # the same checks as the written name
     spoken = f"head {say_int(head)}"
     return spoken if layer is None else f"{spoken} of layer {say_int(layer)}"
+
+
+# -- measured differences: never a digit that depends on the machine ---------------------------
+
+ROUNDING_EXPONENT = 12  # a difference below 10^-12 is float64 rounding (its digits vary with CPU and BLAS)
+
+
+def bound_kind(value: float, places: int = 2, exponent: int = ROUNDING_EXPONENT) -> str:
+    """How a measured difference is shown: 'rounding' (below 10^-exponent), 'small' (rounds to 0 at
+    ``places``, so shown as below one unit of the last place) or 'value' (shown in the house format).
+
+    Zero is 'rounding' too: a zero that rounding happened to give here may be 10^-14 elsewhere.
+    """
+    size = abs(float(value))
+    if size < 10.0 ** -exponent:
+        return "rounding"
+    if round(size, places) == 0:
+        return "small"
+    return "value"
+
+
+def say_bound(value: float, places: int = 2, exponent: int = ROUNDING_EXPONENT) -> str:
+    """A measured difference as spoken, with no machine-dependent digit (the words of ``fmt_bound``).
+
+    >>> say_bound(0.0), say_bound(0.0004), say_bound(0.4321)
+    ('below ten to the minus twelve: rounding', 'below one hundredth', 'zero point four three')
+    """
+    kind = bound_kind(value, places, exponent)
+    if kind == "rounding":
+        return f"below ten to the minus {say_int(exponent)}: rounding"
+    if kind == "small":
+        return "below one " + say_ordinal(10 ** places).removeprefix("one ")
+    return say_number(value, places)

@@ -20,6 +20,7 @@ import numpy as np
 from manim import ManimColor, interpolate_color
 
 from .layout import CAPTION_TOP  # noqa: F401  (kept importable from here; the layout lives in kit.layout)
+from .speech import ROUNDING_EXPONENT, bound_kind
 
 FONT = "DejaVu Sans"
 MONO = "DejaVu Sans Mono"
@@ -127,13 +128,34 @@ def fmt_vec(values, places: int = 2) -> str:
     return "[" + ", ".join(fmt(v, places) for v in values) + "]"
 
 
-def fmt_diff(value: float) -> str:
-    """A measured difference: '0 (exact)', rounding-size ones as '3.5e−18', larger ones as fmt."""
-    if value == 0:
-        return "0 (exact)"
-    if abs(value) < 1e-3:
-        return f"{value:.1e}".replace("-", "\u2212")
-    return fmt(value)
+SUPERSCRIPT = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
+
+
+def power_of_ten(exponent: int) -> str:
+    """10 to a power in Unicode superscripts: -12 -> '10⁻¹²'."""
+    return "10" + str(exponent).translate(SUPERSCRIPT)
+
+
+def fmt_bound(value: float, places: int = 2, exponent: int = ROUNDING_EXPONENT, prose: bool = False) -> str:
+    """A measured difference with no digit that depends on the machine, relation included.
+
+    Below 10^-exponent it is rounding and shown as that bound; one that rounds to zero at
+    ``places`` is shown as below the last place; larger ones in the house format. ``prose`` gives
+    words for a sentence ('below 10⁻¹²', '0.43') instead of symbols ('< 10⁻¹²', '= 0.43').
+    The exact value belongs in the manifest, beside this text.
+
+    >>> fmt_bound(3.5e-18), fmt_bound(0.0), fmt_bound(0.0004), fmt_bound(-0.4321)
+    ('< 10⁻¹²', '< 10⁻¹²', '< 0.01', '= −0.43')
+    >>> fmt_bound(5.7e-14, prose=True)
+    'below 10⁻¹²'
+    """
+    less, equal = ("below ", "") if prose else ("< ", "= ")
+    kind = bound_kind(value, places, exponent)
+    if kind == "rounding":
+        return less + power_of_ten(-exponent)
+    if kind == "small":
+        return less + fmt(10.0 ** -places, places)
+    return equal + fmt(value, places)
 
 
 def pct(fraction: float, places: int = 2) -> str:
