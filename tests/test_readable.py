@@ -14,8 +14,6 @@ from scenes import TOPIC_MODULES, load_topics
 from scenes.kit.layout import MIN_DIGIT_HEIGHT, small_digits
 from scenes.kit.parts import label, number
 
-ELSEWHERE = {"heads", "block", "induction"}  # their layouts are being redone on branch frames
-
 
 def test_the_checker_measures_digits_as_drawn():
     assert MIN_DIGIT_HEIGHT == 0.13
@@ -46,9 +44,7 @@ def settled_digits(topic) -> dict[str, list]:
 
 
 @pytest.mark.render
-@pytest.mark.parametrize("slug", [
-    pytest.param(s, marks=pytest.mark.xfail(reason="fixed on branch frames", strict=False)) if s in ELSEWHERE else s
-    for s in TOPIC_MODULES])
+@pytest.mark.parametrize("slug", TOPIC_MODULES)
 def test_no_number_on_screen_is_below_the_minimum_height(slug, tmp_path):
     topic = load_topics()[slug]
     with tempconfig({"media_dir": str(tmp_path), "pixel_width": 320, "pixel_height": 180, "frame_rate": 15,

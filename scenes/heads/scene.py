@@ -251,7 +251,7 @@ class HeadsScene(StepScene):
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
         cat_label = MathTex(r"[H_0|\cdots|H_{h-1}]\,W_O", font_size=28, color=theme().text)
         cat_label.next_to(cat_view, UP, buff=0.1)
-        diff = label(f"max |difference| {fmt_bound(v['concat_difference'])}", 20, theme().accent)
+        diff = label(f"max |difference| {fmt_bound(v['concat_difference'])}", 24, theme().accent)
         diff.next_to(cat_view, DOWN, buff=0.12).align_to(cat_view, LEFT)
         seg = width / c.n_heads  # the mixtures slide down into their places in the concatenation
         ghosts = [(self.mixtures[r].copy(), CONCAT_X - width / 2 + (r + 0.5) * seg) for r in range(self.k)]
