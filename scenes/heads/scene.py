@@ -335,5 +335,5 @@ class HeadsScene(StepScene):
                                  "concat_difference": float(c["concat_difference"])})
 
 
-TOPIC = Topic("heads", "several heads' mixtures, projected by W_O^(r) into stream coordinates, summed "
+TOPIC = Topic("heads", "several heads' mixtures, projected by their output matrices into stream coordinates, summed "
               "into one update added to the stream", Params, HeadsScene)
