@@ -216,8 +216,8 @@ def check(b: BlockNumbers, p: Params) -> Line:
     return {
         "pre": Line(f"The check: X + Δattn + Δffn equals the output Z; the largest difference over all {b.n * b.d} "
                     f"numbers is {fmt_bound(err, prose=True)}.",
-                    "The check: X plus delta attention plus delta F F N equals the output Z. The largest "
-                    f"difference over all {say_int(b.n * b.d)} numbers is {say_bound(err)}."),
+                    "The check: X plus delta attention plus delta F F N equals the output Z, in all "
+                    f"{say_int(b.n * b.d)} numbers. The largest difference is {say_bound(err)}."),
         "post": Line("In post-norm the output is not X + Δattn + Δffn: the normalisations rescale the sums; the "
                      f"largest difference is {fmt_bound(err, prose=True)}.",
                      "In post-norm the output is not X plus delta attention plus delta F F N: the normalisations "
