@@ -13,15 +13,15 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
-from scenes.kit.layout import MIN_DIGIT_HEIGHT, SmallDigit, small_digits
+from scenes.kit.layout import MIN_DIGIT_HEIGHT, DrawnDigit, small_digits
 
 
 def step_offenders(scene_class: type, minimum: float = MIN_DIGIT_HEIGHT,
-                   **kwargs: Any) -> dict[str, list[SmallDigit]]:
+                   **kwargs: Any) -> dict[str, list[DrawnDigit]]:
     """Each step's name -> the pieces of text on screen at its end whose digits are below ``minimum``."""
     from manim import tempconfig
 
-    found: dict[str, list[SmallDigit]] = {}
+    found: dict[str, list[DrawnDigit]] = {}
 
     class Probe(scene_class):
         def end_step(self) -> None:
@@ -34,9 +34,3 @@ def step_offenders(scene_class: type, minimum: float = MIN_DIGIT_HEIGHT,
                                                   "verbosity": "WARNING"}):
         Probe(**kwargs).render()
     return found
-
-
-def shortest(scene_class: type, **kwargs: Any) -> dict[str, float]:
-    """Each step's shortest digit on screen (for reports: how far below or above the minimum)."""
-    return {name: min((d.height for d in found), default=float("inf"))
-            for name, found in step_offenders(scene_class, minimum=10.0, **kwargs).items()}

@@ -208,21 +208,11 @@ def test_attribution_last_frame(scene):
     AttributionScene.construct(scene)
 
 
-DIGITS = set("0123456789⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
 def digit_heights(mobjects) -> list[tuple[float, str]]:
-    """(height, what) of every digit glyph drawn: Text glyphs by character, DecimalNumber glyphs by tex string."""
-    from manim import DecimalNumber, Text
+    """(height, what) of every digit drawn now, measured by the kit."""
+    from scenes.kit import drawn_digits
 
-    found = []
-    for mob in mobjects:
-        for m in mob.get_family():
-            if isinstance(m, Text):
-                found += [(g.height, m.text) for ch, g in zip(m.text, m.submobjects) if ch in DIGITS]
-            elif isinstance(m, DecimalNumber):
-                found += [(g.height, g.tex_string) for g in m.submobjects if getattr(g, "tex_string", "") in DIGITS]
-    return found
+    return [(d.height, d.text) for d in drawn_digits(mobjects)]
 
 
 @pytest.mark.render
@@ -232,7 +222,7 @@ def test_every_digit_on_screen_is_tall_enough(tmp_path, params):
 
     from scenes.kit import layout
 
-    least = getattr(layout, "MIN_DIGIT_HEIGHT", 0.13)  # the kit's rule once it has one: ≈ 12 px at 720p
+    least = layout.MIN_DIGIT_HEIGHT  # ≈ 12 px at 720p
     seen: dict[str, list] = {}
 
     class Watched(AttributionScene):

@@ -283,32 +283,6 @@ def test_number_words():
 
 # -- renders ---------------------------------------------------------------------------------------
 
-MIN_DIGIT_HEIGHT = 0.13  # frame units: about 12 px at 720p
-
-
-def small_digits(mobjects) -> list[tuple[str, float]]:
-    """(text, height) of every digit glyph of a Text below MIN_DIGIT_HEIGHT."""
-    from manim import Text
-
-    found = []
-    for mob in mobjects:
-        for m in mob.get_family():
-            if not isinstance(m, Text):
-                continue
-            chars = [ch for ch in m.text if not ch.isspace()]
-            if not any(ch.isdigit() for ch in chars):
-                continue
-            if len(chars) != len(m.submobjects):  # glyphs not one per character: measure its size's digits
-                digits = Text("0123456789", font=m.font, font_size=m.font_size)
-                height = min(g.height for g in digits.submobjects)
-                if height < MIN_DIGIT_HEIGHT:
-                    found.append((m.text, height))
-                continue
-            found += [(m.text, g.height) for ch, g in zip(chars, m.submobjects)
-                      if ch.isdigit() and g.height < MIN_DIGIT_HEIGHT]
-    return found
-
-
 def assert_manifest_numbers(numbers: dict, shapes: Shapes) -> None:
     d, N = shapes.d_model, shapes.layers
     led = model_ledger(BlockConfig(d, shapes.n_heads, shapes.d_head, shapes.d_ff), N, vocab=shapes.vocab,
@@ -348,6 +322,7 @@ def test_tiny_weights_show_the_checkpoint_count(render_topic_cli):
 
 from manim.utils.testing.frames_comparison import frames_comparison  # noqa: E402
 
+from scenes.kit import small_digits  # noqa: E402
 from scenes.ledger.scene import LedgerScene  # noqa: E402  (manim scenes after the fast tests' imports)
 
 

@@ -271,27 +271,13 @@ def test_tiny_weights_draw_the_learned_table(render_topic_cli):
     assert list(n["equivariance_error"]) == ["none", "absolute"]
 
 
+from scenes.kit import MIN_DIGIT_HEIGHT, drawn_digits  # noqa: E402
 from scenes.positions.scene import PositionsScene  # noqa: E402  (manim scenes after the fast tests' imports)
-
-MIN_DIGIT_HEIGHT = 0.13  # frame units: about 12 px at 720p
 
 
 def digit_heights(mobjects) -> list[tuple[str, float]]:
-    """Every digit drawn now (Text glyphs, superscripts included; DecimalNumbers whole) with its height."""
-    from manim import DecimalNumber, Text
-
-    found = []
-    for top in mobjects:
-        for mob in top.get_family():
-            if isinstance(mob, DecimalNumber):
-                found.append((f"{mob.get_value():.2f} (a number)", mob.height))
-            elif isinstance(mob, Text) and any(c.isdigit() for c in mob.text):
-                # glyphs need not map to characters one to one (ligatures such as 'ff'): measure the
-                # text's own digits set alone at its font and current size
-                digits = "".join(dict.fromkeys(c for c in mob.text if c.isdigit()))
-                alone = Text(digits, font=mob.font, font_size=mob.font_size)
-                found += [(f"{c} in {mob.text!r}", g.height) for c, g in zip(digits, alone.submobjects)]
-    return found
+    """(what, height) of every digit drawn now, measured by the kit."""
+    return [(f"{d.digit} in {d.text!r}", d.height) for d in drawn_digits(mobjects)]
 
 
 class MeasuredPositionsScene(PositionsScene):

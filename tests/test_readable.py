@@ -8,7 +8,7 @@ animation jumps to its end), and at the end of every step the digits on screen a
 from __future__ import annotations
 
 import pytest
-from manim import Text, VGroup, tempconfig
+from manim import Text, VGroup
 
 from scenes import TOPIC_MODULES, load_topics
 from scenes.kit.layout import MIN_DIGIT_HEIGHT, small_digits
@@ -29,28 +29,12 @@ def test_the_checker_measures_digits_as_drawn():
     assert [d.digit for d in small_digits([ligature])] == ["¹", "²"] and small_digits([ligature.scale(1.3)]) == []
 
 
-def settled_digits(topic) -> dict[str, list]:
-    """{step: the small digits on screen when it settles} for ``topic`` at its defaults, animations skipped."""
-    found: dict[str, list] = {}
-
-    class Measured(topic.Scene):
-        def end_step(self) -> None:
-            found[self.steps[-1]["name"]] = small_digits(self.mobjects)
-            super().end_step()
-
-    Measured.__name__ = topic.Scene.__name__
-    Measured().render()
-    return found
-
-
 @pytest.mark.render
 @pytest.mark.parametrize("slug", TOPIC_MODULES)
-def test_no_number_on_screen_is_below_the_minimum_height(slug, tmp_path):
-    topic = load_topics()[slug]
-    with tempconfig({"media_dir": str(tmp_path), "pixel_width": 320, "pixel_height": 180, "frame_rate": 15,
-                     "disable_caching": True, "verbosity": "WARNING", "write_to_movie": False,
-                     "save_last_frame": True}):
-        found = settled_digits(topic)
+def test_no_number_on_screen_is_below_the_minimum_height(slug):
+    from tests.readable import step_offenders
+
+    found = step_offenders(load_topics()[slug].Scene)
     assert found, f"{slug}: no step ended"
     small = {step: sorted({(d.text, round(float(d.height), 3)) for d in digits})
              for step, digits in found.items() if digits}

@@ -145,16 +145,16 @@ SUBSCRIPTS = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"  # x
 
 
 @dataclass(frozen=True)
-class SmallDigit:
-    """A digit drawn below the minimum height: the text it belongs to, the digit, its height on screen."""
+class DrawnDigit:
+    """A digit on screen: the text it belongs to, the digit, its height on screen."""
 
     text: str
     digit: str
     height: float
 
 
-def small_digits(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT) -> list[SmallDigit]:
-    """The visible digits among ``mobjects`` (and their families) whose height on screen is below ``minimum``.
+def drawn_digits(mobjects: Iterable[Any]) -> list[DrawnDigit]:
+    """Every visible digit among ``mobjects`` (and their families), with its height on screen.
 
     Measured as drawn, so any scaling counts: a ``Text``'s digit glyphs one by one (superscripts
     too, as in 10⁻¹²; subscripts such as W₁ are indices, not numbers), a ``DecimalNumber``'s digit
@@ -164,19 +164,19 @@ def small_digits(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT) -> 
     """
     from manim import DecimalNumber, SingleStringMathTex, Text
 
-    found: list[SmallDigit] = []
+    found: list[DrawnDigit] = []
 
     def visit(mob: Any) -> None:
         if isinstance(mob, Text):
-            found.extend(SmallDigit(mob.text, ch, h) for ch, h in text_digits(mob) if h < minimum)
+            found.extend(DrawnDigit(mob.text, ch, h) for ch, h in text_digits(mob))
         elif isinstance(mob, DecimalNumber):
-            found.extend(SmallDigit(number_text(mob), part.tex_string, part.height) for part in mob.submobjects
-                         if part.tex_string.isdigit() and visible(part) and part.height < minimum)
+            found.extend(DrawnDigit(number_text(mob), part.tex_string, part.height) for part in mob.submobjects
+                         if part.tex_string.isdigit() and visible(part))
         elif isinstance(mob, SingleStringMathTex):
-            body = TEX_INDEX.sub("", mob.tex_string)
-            height = mob.font_size * TEX_DIGIT_PER_POINT
-            if visible(mob) and height < minimum:
-                found.extend(SmallDigit(mob.tex_string, ch, height) for ch in body if ch.isdigit())
+            if visible(mob):
+                height = mob.font_size * TEX_DIGIT_PER_POINT
+                found.extend(DrawnDigit(mob.tex_string, ch, height)
+                             for ch in TEX_INDEX.sub("", mob.tex_string) if ch.isdigit())
         else:
             for sub in mob.submobjects:
                 visit(sub)
@@ -184,6 +184,11 @@ def small_digits(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT) -> 
     for mob in ([mobjects] if hasattr(mobjects, "get_family") else mobjects):
         visit(mob)
     return found
+
+
+def small_digits(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT) -> list[DrawnDigit]:
+    """The digits of :func:`drawn_digits` whose height on screen is below ``minimum``."""
+    return [d for d in drawn_digits(mobjects) if d.height < minimum]
 
 
 def text_digits(mob: Any) -> list[tuple[str, float]]:
