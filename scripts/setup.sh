@@ -11,7 +11,8 @@ VENV=".venv"
 STAMP="$VENV/.tblock-installed"
 
 DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base
-    texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm fonts-dejavu-core)
+    texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm fonts-dejavu-core
+    chromium)  # chromium: the studio's browser tests (Playwright drives it; nothing downloads a browser)
 
 missing_debian_packages() {
     local pkgs=("${DEBIAN_PACKAGES[@]}")
