@@ -126,7 +126,7 @@ def test_the_attributions_sum_to_the_logit(against):
 
 
 def test_on_the_repeated_sequence_the_induction_head_writes_the_most():
-    """A fact about the trained model, not a constant of the code: the README's induction head leads."""
+    """A fact about the trained model, not a constant of the code: docs/weights.md's induction head leads."""
     cache = run_with_cache(CKPT, IDS)
     names, stack = decompose_resid(cache, -1)
     token = int(np.argmax(cache.logits[-1]))

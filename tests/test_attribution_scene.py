@@ -254,8 +254,8 @@ def test_narrated_video_keeps_to_its_voice(cli, tmp_path):
     assert manifest["numbers"]["ablated"]["L1H2"]["top_token"] == ","
 
 
-def test_the_readmes_numbers_are_the_engines():
-    text = " ".join((ROOT / "README.md").read_text().split())
+def test_the_docs_numbers_are_the_engines():
+    text = " ".join((ROOT / "docs" / "weights.md").read_text().split())
     n = numbers_of(Params())
     first, second = n.ablated
     assert f"the induction head {n.leading} leads ({n.attrs[n.leading]:.2f} of {n.logit:.2f})" in text

@@ -1,4 +1,4 @@
-"""The shipped tiny model: tblock reproduces its recorded logits, and its heads do the jobs the README says."""
+"""The shipped tiny model: tblock reproduces its recorded logits, and its heads do the jobs docs/weights.md says."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_head_scores_recomputed_with_tblock(tiny):
     assert prev.max() >= 0.5  # a previous-token head
     assert ind.max() >= 0.4  # an induction head
     assert np.unravel_index(prev.argmax(), prev.shape)[0] < np.unravel_index(ind.argmax(), ind.shape)[0]
-    for key, s in SCORES["heads"].items():  # the README's numbers (torch's patterns) agree with tblock's
+    for key, s in SCORES["heads"].items():  # docs/weights.md's numbers (torch's patterns) agree with tblock's
         layer, head = int(key[1]), int(key[3])
         assert prev[layer, head] == pytest.approx(s["previous_token"], abs=1e-3)
         assert ind[layer, head] == pytest.approx(s["induction"], abs=1e-3)
