@@ -88,7 +88,8 @@ def kernel_manager(tmp: Path):
     spec = json.loads((tmp / "kernels" / "tblock-test" / "kernel.json").read_text())
     assert spec["argv"][0] == sys.executable, spec
     specs = KernelSpecManager(kernel_dirs=[str(tmp / "kernels")])
-    return AsyncKernelManager(kernel_name="tblock-test", kernel_spec_manager=specs)
+    return AsyncKernelManager(kernel_name="tblock-test", kernel_spec_manager=specs,
+                              connection_file=str(tmp / "connection.json"))  # not in ~/.local/share/jupyter
 
 
 @pytest.fixture(scope="module")
@@ -102,7 +103,7 @@ def executed(tmp_path_factory):
     nb = read_notebook()
     nb.cells.append(nbformat.v4.new_code_cell(PROBE))
     path = [str(ROOT), *filter(None, [os.environ.get("PYTHONPATH")])]  # the checkout before the installed copy
-    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path)}
+    env = {**os.environ, "PYTHONPATH": os.pathsep.join(path), "IPYTHONDIR": str(tmp / "ipython")}
     client = NotebookClient(nb, km=kernel_manager(tmp), timeout=240, resources={"metadata": {"path": str(folder)}})
     client.execute(env=env)
     return nb, folder
