@@ -2,7 +2,8 @@
 
 Commands are taken from fenced code blocks (one per line, ``# comments`` dropped) and from inline
 code spans (the tables); each is parsed by click as the CLI would parse it (types and ranges
-checked), but nothing runs.
+checked), but nothing runs. The topics tables' "try" flags are parsed after their topic, and the front
+door's table and links are checked against the topics and the files.
 """
 
 from __future__ import annotations
@@ -121,3 +122,21 @@ def test_the_readmes_links_lead_somewhere():
 
 # Docs that other branches write, linked from the front door already; empty this set once they are merged.
 COMING = {"docs/lessons.md", "docs/parallel.md", "docs/studio.md"}
+
+
+TRY = [(doc, slug, span) for doc in ("README.md", "docs/reference.md")
+       for slug, tries in re.findall(r"^\| `([a-z_]+)` \|[^|]+\| (.+?) \|", (ROOT / doc).read_text(), re.M)
+       for span in re.findall(r"`([^`]+)`", tries)]
+
+
+@pytest.mark.parametrize("doc, slug, flags", TRY, ids=[f"{d}:{s} {f[:30]}" for d, s, f in TRY])
+def test_the_topics_tables_flags_to_try_parse(doc, slug, flags):
+    """The topics tables' "try" column: flags written without the command, parsed as `render.py TOPIC FLAGS`."""
+    try:
+        dry_parse([slug, *shlex.split(flags)])
+    except click.UsageError as err:
+        pytest.fail(f"{doc}: `render.py {slug} {flags}` does not parse: {err.format_message()}")
+
+
+def test_both_topics_tables_have_flags_to_try():
+    assert {doc for doc, _, _ in TRY} == {"README.md", "docs/reference.md"} and len(TRY) >= 20, TRY
