@@ -794,16 +794,21 @@ def storyboard_group() -> None:
 @click.option("--pdf", is_flag=True, help="Build OUT/<lesson>/<lesson>.pdf, a handout: each step's last frame "
               "and its caption.")
 @click.option("--storyboard", is_flag=True, help="Build OUT/<lesson>/storyboards/NN_<topic>.png, one sheet per clip.")
+@click.option("--offline", is_flag=True, help="Bundle a local copy of reveal.js so the deck opens from disk "
+              "with no network.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 16), default=1, show_default=True,
               help="Render this many clips in parallel processes.")
 @click.option("--check", "check_only", is_flag=True, help="Check the file and print what would render and what "
               "is up to date; render nothing.")
 @common_options("out", "force", "verbose")
-def lesson_command(lesson_file: Path, make_deck: bool, pptx: bool, pdf: bool, storyboard: bool, jobs: int,
-                   check_only: bool, out: Path, force: bool, verbose: bool) -> None:
+def lesson_command(lesson_file: Path, make_deck: bool, pptx: bool, pdf: bool, storyboard: bool, offline: bool,
+                   jobs: int, check_only: bool, out: Path, force: bool, verbose: bool) -> None:
     """Render a lesson file's clips in order, then its deck, pptx, handout and storyboards (docs/lessons.md)."""
     from scenes.pipeline import lesson
 
+    if offline and exports.find_reveal_js() is None:
+        raise click.UsageError("--offline needs a local copy of reveal.js 5: pip install -e '.[slides]' "
+                               "(sphinx-revealjs ships one)")
     with cli_errors():
         plan = lesson.load(lesson_file, TOPICS)
         api.make_options(out=out)
@@ -823,8 +828,8 @@ def lesson_command(lesson_file: Path, make_deck: bool, pptx: bool, pdf: bool, st
             click.echo(f"[{clip.index}/{len(plan.clips)}] {clip.topic.slug:<10} {result_line(path, skipped, seconds)}")
 
         try:
-            result = lesson.render(plan, out, deck=make_deck, pptx=pptx, pdf=pdf, storyboard=storyboard, jobs=jobs,
-                                   force=force, verbose=verbose, report=report)
+            result = lesson.render(plan, out, deck=make_deck, pptx=pptx, pdf=pdf, storyboard=storyboard,
+                                   offline=offline, jobs=jobs, force=force, verbose=verbose, report=report)
         except exports.ExportError as err:
             raise click.ClickException(str(err)) from None
     for path in result.files:

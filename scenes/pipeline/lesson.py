@@ -24,11 +24,16 @@ import dataclasses
 import hashlib
 import json
 import re
-import time
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 from . import api
 from .manifest import Manifest
@@ -95,7 +100,11 @@ def load(path: Any, topics: dict | None = None) -> Lesson:
         data = read_toml(path, "lesson")
     except ScriptError as err:
         raise LessonError(str(err)) from None
-    topics = load_topics() if topics is None else topics
+    return parse(data, path, load_topics() if topics is None else topics)
+
+
+def parse(data: dict, path: Path, topics: dict) -> Lesson:
+    """The lesson in ``data`` (a lesson file's TOML as read from ``path``), every key checked."""
     where = str(path)
     _known_keys(data, LESSON_KEYS, where, "")
     title = _text(data, "title", where, default=path.stem)
@@ -355,11 +364,12 @@ class LessonResult:
 
 
 def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = False, pdf: bool = False,
-           storyboard: bool = False, jobs: int = 1, force: bool = False, verbose: bool = False,
-           report: Report | None = None) -> LessonResult:
+           storyboard: bool = False, offline: bool = False, jobs: int = 1, force: bool = False,
+           verbose: bool = False, report: Report | None = None) -> LessonResult:
     """Render every clip of ``lesson`` (a path or a :class:`Lesson`) and build, in lesson order, the
     files asked for, under ``OUT/<lesson-name>/``: ``deck/index.html``, ``<name>.pptx``, ``<name>.pdf``,
-    ``storyboards/NN_<topic>.png``. Those files are published together or not at all."""
+    ``storyboards/NN_<topic>.png``. Those files are published together or not at all. ``offline``: the
+    deck carries its own copy of reveal.js (see :func:`exports.build_deck`)."""
     if not isinstance(lesson, Lesson):
         lesson = load(lesson)
     api.make_options(out=out)  # an --out that cannot be used: refused before anything renders
@@ -369,12 +379,20 @@ def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = 
     recover(folder / ".cache")
     manifests = render_clips(lesson, out, jobs=jobs, force=force, verbose=verbose, report=report)
     parts = [(clip, shown(clip, m, folder / clip.topic.slug)) for clip, m in zip(lesson.clips, manifests)]
-    files = build_files(lesson, folder, parts, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard)
+    files = build_files(lesson, folder, parts, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard,
+                        offline=offline)
     return LessonResult(lesson, manifests, files)
 
 
+def render_lesson(path: Any, out: Any = "media", **options: Any) -> list[Manifest]:
+    """Render the lesson file ``path`` (and, with ``deck=True``, ``pptx``, ``pdf``, ``storyboard``, its
+    files) as ``python render.py lesson FILE`` does; the clips' manifests in lesson order. Bad input
+    raises :class:`LessonError` (a ``RenderError``) before anything renders."""
+    return render(path, out, **options).manifests
+
+
 def build_files(lesson: Lesson, folder: Path, parts: list, *, deck: bool, pptx: bool, pdf: bool,
-                storyboard: bool) -> list[Path]:
+                storyboard: bool, offline: bool = False) -> list[Path]:
     """Stage the deck, pptx, handout and storyboards of ``parts`` ([(clip, (manifest, clips))]) in a work
     folder, then publish them into ``folder`` as one transaction; the published paths."""
     from . import exports
@@ -391,7 +409,7 @@ def build_files(lesson: Lesson, folder: Path, parts: list, *, deck: bool, pptx: 
         stage = work / "stage"
         stage.mkdir()
         if deck:
-            exports.build_deck(renders, stage / "deck", title=lesson.title, cache=cache, titles=titles,
+            exports.build_deck(renders, stage / "deck", title=lesson.title, cache=cache, titles=titles, offline=offline,
                                subtitles=[clip.flags for clip, _ in parts])
             moves.append(Move(stage / "deck", folder / "deck", folder=True))
         if pptx:
@@ -428,16 +446,15 @@ def add_clip(path: Any, topic: str, flags: dict | None = None, *, title: str | N
     if flags:
         lines.append("flags = { " + ", ".join(f"{_key(k)} = {_toml(v)}" for k, v in flags.items()) + " }")
     new_text = text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
-    trial = path.with_name(f".{path.name}.add-{time.monotonic_ns()}")
-    trial.write_text(new_text, encoding="utf-8")
+    from scenes import load_topics
+
     try:
-        lesson = load(trial)
-    except LessonError as err:
-        raise LessonError(str(err).replace(str(trial), str(path))) from None
-    finally:
-        trial.unlink()
+        data = tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError as err:
+        raise LessonError(f"lesson {path}: not valid TOML ({err})") from None
+    lesson = parse(data, path, load_topics())
     write_text(path, new_text)
-    return dataclasses.replace(lesson, path=path)
+    return lesson
 
 
 BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
