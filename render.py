@@ -800,7 +800,9 @@ def storyboard_group() -> None:
               help="Render this many clips in parallel processes.")
 @click.option("--check", "check_only", is_flag=True, help="Check the file and print what would render and what "
               "is up to date; render nothing.")
-@common_options("out", "force", "verbose")
+@click.option("--out", type=OutDir(), default=Path("media"), show_default=True,
+              help="Output folder; the lesson goes to OUT/<name>/ (its clips, caches, deck, pptx, handout).")
+@common_options("force", "verbose")
 def lesson_command(lesson_file: Path, make_deck: bool, pptx: bool, pdf: bool, storyboard: bool, offline: bool,
                    jobs: int, check_only: bool, out: Path, force: bool, verbose: bool) -> None:
     """Render a lesson file's clips in order, then its deck, pptx, handout and storyboards (docs/lessons.md)."""

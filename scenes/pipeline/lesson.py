@@ -443,8 +443,9 @@ def add_clip(path: Any, topic: str, flags: dict | None = None, *, title: str | N
     lines = ["", "[[clip]]", f"topic = {_toml(topic)}"]
     if title:
         lines.append(f"title = {_toml(title)}")
-    if flags:
-        lines.append("flags = { " + ", ".join(f"{_key(k)} = {_toml(v)}" for k, v in flags.items()) + " }")
+    if flags:  # written by field name: "--d-model" and "d-model" are d_model
+        lines.append("flags = { " + ", ".join(f"{_key(k.lstrip('-').replace('-', '_'))} = {_toml(v)}"
+                                             for k, v in flags.items()) + " }")
     new_text = text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
     from scenes import load_topics
 
