@@ -50,6 +50,8 @@ title = "A big dot"
 flags = {{ size = 2.0 }}
 [clip.captions]
 show_dot = "{caption}"
+[clip.speech]
+move_dot = "It goes right. It comes back."
 """
 
 
@@ -76,6 +78,7 @@ def test_an_edited_caption_rerenders_only_its_clip_and_reaches_every_output(tmp_
     assert len(manifests) == 2
     edited = next(m for m in manifests if "_words-" in m.name)
     assert edited.steps[0].caption == "Our own words about the big dot." and edited.burn_captions
+    assert edited.steps[1].narration == "It goes right. It comes back." and edited.steps[1].audio_duration > 0.5
     assert "Our own words about the big dot." in (folder / "demo" / f"{edited.name}.srt").read_text()
     cues = soundtrack.subtitles_of(folder / "demo" / edited.primary.path)
     assert cues[0][2] == "Our own words about the big dot."  # the soft subtitle track
