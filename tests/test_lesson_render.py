@@ -90,6 +90,10 @@ def test_an_edited_caption_rerenders_only_its_clip_and_reaches_every_output(tmp_
     before_frame = exports.frames_at(clip, [-1])[0].to_ndarray()
 
     assert run_cli("lesson", path, "--check", "--out", out, demo=True).output.count("up to date") == 2
+    from scenes.pipeline import lesson
+
+    alone = lesson.render_clip(lesson.load(path, {"demo": DEMO}), 2, out)  # the studio's preview of one clip
+    assert alone.to_json() == edited.to_json() and alone.folder == folder / "demo"
     path.write_text(DEMO_LESSON.format(caption="Other words, drawn and spoken."))
     second = run_cli("lesson", path, "--deck", "--pdf", "--out", out, demo=True)
     assert second.exit_code == 0, second.output

@@ -330,6 +330,17 @@ def render_clips(lesson: Lesson, out: Any = "media", *, jobs: int = 1, force: bo
     return [_manifest_of(clip, opts) for clip, opts in plan]
 
 
+def render_clip(lesson: Lesson, index: int, out: Any = "media", *, force: bool = False) -> Manifest:
+    """Render (or find up to date) clip ``index`` (1-based) alone, as the whole lesson renders it: to
+    preview a lesson clip by clip (the studio). Its manifest knows its folder."""
+    if not 1 <= index <= len(lesson.clips):
+        raise LessonError(f"{lesson.path}: there is no clip {index}; the lesson has {len(lesson.clips)}")
+    clip = lesson.clips[index - 1]
+    api.check_tools(clip.topic)
+    outcome, _ = api.render_checked(clip.topic, clip.params, clip_options(lesson, clip, out, force=force))
+    return outcome.manifest
+
+
 def _manifest_of(clip: Clip, opts: RenderOptions) -> Manifest:
     folder = Path(opts.out) / clip.topic.slug
     manifest = Manifest.find(folder, opts.name, "video")
