@@ -75,7 +75,7 @@ from scenes.pipeline.render_job import (
 )
 
 TOPICS = load_topics()
-BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard", "script", "vocab")
+BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard", "script", "vocab", "lesson")
 PUBLISHED: list[str] = []  # what this command has published so far (for the interruption message)
 NOTICES: list[str] = []  # old flag names used: printed once the input is known to be good
 
@@ -395,7 +395,7 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
 # -- the command group --------------------------------------------------------------
 
 USAGE = ("TOPIC [FLAGS] | list | show TOPIC | all | deck TOPIC... | storyboard TOPIC [FLAGS] | "
-         "script TOPIC [FLAGS] | vocab WEIGHTS")
+         "script TOPIC [FLAGS] | lesson FILE | vocab WEIGHTS")
 
 
 did_you_mean = api.did_you_mean
@@ -585,7 +585,7 @@ class ScriptGroup(click.Group):
 
 def script_command(topic: Any) -> click.Command:
     """Print ``topic``'s default narration for its flags as TOML (edit it, then ``--script FILE``)."""
-    from scenes.pipeline.script_file import default_script, dump, step_names
+    from scenes.pipeline.script_file import default_captions, default_script, dump, step_names
 
     def run(**kwargs: Any) -> None:
         given = apply_aliases(topic, kwargs, click.get_current_context())
@@ -594,15 +594,16 @@ def script_command(topic: Any) -> click.Command:
         flags = " ".join(flag_text(k, v) for k, v in params.changed().items())
         script = default_script(topic, params)
         rest = [n for n in step_names(topic, params) if n not in script]
-        click.echo(dump(script, topic=topic.slug, flags=flags, unscripted=rest), nl=False)
+        click.echo(dump(script, topic=topic.slug, flags=flags, unscripted=rest,
+                        captions=default_captions(topic, params)), nl=False)
 
     run = topic_param_options(topic)(run)
-    return click.command(topic.slug, help=f"Print {topic.slug}'s narration as TOML.")(run)
+    return click.command(topic.slug, help=f"Print {topic.slug}'s captions and narration as TOML.")(run)
 
 
 @cli.group("script", cls=ScriptGroup, subcommand_metavar="TOPIC [FLAGS]")
 def script_group() -> None:
-    """Print a topic's default narration as TOML: python render.py script TOPIC [topic flags] > FILE.toml"""
+    """Print a topic's captions and narration as TOML: python render.py script TOPIC [topic flags] > FILE.toml"""
 
 
 @cli.command("all")
@@ -783,6 +784,58 @@ def storyboard_group() -> None:
     python render.py storyboard heads --weights tiny --layer 1 --text "the cat sees the cat";
     storyboard residual heads (defaults); storyboard all.
     """
+
+
+@cli.command("lesson")
+@click.argument("lesson_file", metavar="FILE", type=click.Path(path_type=Path))
+@click.option("--deck", "make_deck", is_flag=True, help="Build OUT/<lesson>/deck/index.html: a title slide per "
+              "clip, then one slide per step, the captions as speaker notes.")
+@click.option("--pptx", is_flag=True, help="Build OUT/<lesson>/<lesson>.pptx: one slide per step, in lesson order.")
+@click.option("--pdf", is_flag=True, help="Build OUT/<lesson>/<lesson>.pdf, a handout: each step's last frame "
+              "and its caption.")
+@click.option("--storyboard", is_flag=True, help="Build OUT/<lesson>/storyboards/NN_<topic>.png, one sheet per clip.")
+@click.option("--offline", is_flag=True, help="Bundle a local copy of reveal.js so the deck opens from disk "
+              "with no network.")
+@click.option("--jobs", "-j", type=click.IntRange(1, 16), default=1, show_default=True,
+              help="Render this many clips in parallel processes.")
+@click.option("--check", "check_only", is_flag=True, help="Check the file and print what would render and what "
+              "is up to date; render nothing.")
+@click.option("--out", type=OutDir(), default=Path("media"), show_default=True,
+              help="Output folder; the lesson goes to OUT/<name>/ (its clips, caches, deck, pptx, handout).")
+@common_options("force", "verbose")
+def lesson_command(lesson_file: Path, make_deck: bool, pptx: bool, pdf: bool, storyboard: bool, offline: bool,
+                   jobs: int, check_only: bool, out: Path, force: bool, verbose: bool) -> None:
+    """Render a lesson file's clips in order, then its deck, pptx, handout and storyboards (docs/lessons.md)."""
+    from scenes.pipeline import lesson
+
+    if offline and exports.find_reveal_js() is None:
+        raise click.UsageError("--offline needs a local copy of reveal.js 5: pip install -e '.[slides]' "
+                               "(sphinx-revealjs ships one)")
+    with cli_errors():
+        plan = lesson.load(lesson_file, TOPICS)
+        api.make_options(out=out)
+        if check_only:
+            for state in lesson.check(plan, out):
+                what = "up to date" if state.up_to_date and not force else "would render"
+                click.echo(f"{state.clip.index:>2}  {state.clip.topic.slug:<11} {what:<13} {state.path}")
+            asked = [n for n, on in (("deck", make_deck), ("pptx", pptx), ("pdf", pdf), ("storyboard", storyboard))
+                     if on]
+            click.echo(f"{plan.path}: {len(plan.clips)} clips, valid"
+                       + (f"; then {', '.join(asked)} into {lesson.lesson_dir(plan, out)}" if asked else ""))
+            return
+
+        def report(clip: Any, path: str, skipped: bool, seconds: float) -> None:
+            if not skipped:
+                PUBLISHED.append(path)
+            click.echo(f"[{clip.index}/{len(plan.clips)}] {clip.topic.slug:<10} {result_line(path, skipped, seconds)}")
+
+        try:
+            result = lesson.render(plan, out, deck=make_deck, pptx=pptx, pdf=pdf, storyboard=storyboard,
+                                   offline=offline, jobs=jobs, force=force, verbose=verbose, report=report)
+        except exports.ExportError as err:
+            raise click.ClickException(str(err)) from None
+    for path in result.files:
+        click.echo(path / "index.html" if path.name == "deck" else path)
 
 
 @cli.command("vocab")

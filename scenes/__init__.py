@@ -41,3 +41,16 @@ def render(topic, quality: str = "preview", voice: bool = False, out="media", **
     from scenes.pipeline.api import render as render_topic
 
     return render_topic(topic, quality=quality, voice=voice, out=out, **options)
+
+
+def render_lesson(path, out="media", **options):
+    """Render the lesson file ``path`` (docs/lessons.md) and return its clips' manifests, in lesson order.
+
+    Takes ``deck``, ``pptx``, ``pdf``, ``storyboard`` (build those files under ``OUT/<lesson-name>/``),
+    ``jobs``, ``force`` and ``verbose`` as ``python render.py lesson FILE`` does; a bad file raises
+    ``scenes.pipeline.lesson.LessonError`` (a ``RenderError``) naming the clip and the key. See
+    scenes/pipeline/lesson.py.
+    """
+    from scenes.pipeline.lesson import render_lesson as render_file
+
+    return render_file(path, out, **options)

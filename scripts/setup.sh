@@ -12,7 +12,8 @@ STAMP="$VENV/.tblock-installed"
 
 DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base
     texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm fonts-dejavu-core
-    chromium)  # chromium: the studio's browser tests (Playwright drives it; nothing downloads a browser)
+    chromium libreoffice-impress poppler-utils)  # chromium: the browser tests (Playwright drives it; nothing
+# downloads a browser); libreoffice-impress and poppler-utils: the lesson tests open the pptx and read the PDFs
 
 missing_debian_packages() {
     local pkgs=("${DEBIAN_PACKAGES[@]}")

@@ -267,7 +267,7 @@ def test_the_script_header_writes_real_flags(cli):
     result = cli("script", "bank", "--no-residual", "--depth", "4", "--compare")
     assert result.exit_code == 0, result.output
     header = result.stdout.splitlines()[0]
-    assert header.endswith("bank --depth 4 --no-residual --compare: one key per step, the text the voice speaks.")
+    assert header.endswith("bank --depth 4 --no-residual --compare: the caption and the spoken text of each step.")
     assert "False" not in header and "True" not in header
     assert "python render.py bank --depth 4 --no-residual --compare --script FILE" in result.stdout  # how to use it
 

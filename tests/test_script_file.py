@@ -55,8 +55,9 @@ def test_script_command_prints_toml_for_the_flags(demo_cli):
     result = demo_cli("script", "demo", "--size", "2")
     assert result.exit_code == 0, result.output
     data = tomllib.loads(result.output)
-    assert data == {"show_dot": "Here is a dot of size two.",
-                    "move_dot": "Now the dot moves to the right. And then it comes back to the left."}
+    assert data == {"captions": {"show_dot": "A dot of size 2.0.", "move_dot": "The dot moves right, then left."},
+                    "speech": {"show_dot": "Here is a dot of size two.",
+                               "move_dot": "Now the dot moves to the right. And then it comes back to the left."}}
     assert result.output.startswith("# Narration of demo --size 2.0")
 
 

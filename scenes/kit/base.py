@@ -257,13 +257,15 @@ class StepScene(Scene):
 
     def __init__(self, params: TopicParams | None = None, theme_name: str | None = None,
                  burn_captions: bool | None = None, narrator: Any = None,
-                 speech: dict[str, str] | None = None, pause: float = PAUSE, **kwargs: Any) -> None:
+                 speech: dict[str, str] | None = None, pause: float = PAUSE,
+                 captions: dict[str, str] | None = None, **kwargs: Any) -> None:
         self.params = params if params is not None else self.Params()
         self.theme: Theme = use_theme(theme_name or "dark")
         if burn_captions is not None:
             self.burn_captions = burn_captions
         self.lines: dict[str, Line] = self.script(self.params)
         self.spoken: dict[str, str] = dict(speech or {})  # an edited script's texts (render.py --script FILE)
+        self.captioned: dict[str, str] = dict(captions or {})  # edited captions (a lesson, --script's [captions])
         self.narrator = narrator  # a scenes.kit.narration.SpeechService, or None: a silent video
         self.pause = pause  # seconds a narrated step rests after its narration ends (render.py --pause)
         if narrator is not None:  # the scripted texts are made while the scene draws
@@ -317,9 +319,11 @@ class StepScene(Scene):
         """Set the current step's caption (one per step; the last call wins).
 
         A step with no scripted speech speaks its first caption, made speakable
-        (:func:`scenes.kit.speech.speakable`), when it has a narrator.
+        (:func:`scenes.kit.speech.speakable`), when it has a narrator. An edited caption
+        (``captions`` by step name) replaces every caption the step sets.
         """
         current = self.steps[-1]
+        text = self.captioned.get(current["name"], text)
         current["caption"] = text
         if self.burn_captions:
             self._show_burned_caption(text)

@@ -171,14 +171,17 @@ def make_options(*, quality: str = "preview", format: str | None = None, width: 
 
 
 def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> RenderOptions:
-    """``opts`` speaking the TOML file ``path``'s texts (from ``render.py script``; implies a voice)."""
-    from .script_file import ScriptError, load, step_names
+    """``opts`` with the TOML file ``path``'s texts (from ``render.py script``): its ``[speech]`` spoken
+    (implies a voice), its ``[captions]`` drawn, in the .srt and the subtitle track."""
+    from .script_file import ScriptError, load_tables, step_names
 
     try:
-        script = load(Path(path), step_names(topic, params))
+        captions, speech = load_tables(Path(path), step_names(topic, params))
     except ScriptError as err:
         raise RenderError(str(err)) from None
-    return dataclasses.replace(opts, voice=True, script=script)
+    spoken = bool(speech) or not captions  # a file of captions alone leaves the video silent
+    return dataclasses.replace(opts, voice=opts.voice or spoken, script=speech if spoken else None,
+                               captions=captions or None)
 
 
 # -- rendering ------------------------------------------------------------------------

@@ -49,7 +49,7 @@ def _topic_in(module: str, slug: str) -> Any:
     return next(v for v in found.values() if getattr(v, "slug", None) == slug and hasattr(v, "Params"))
 
 
-def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any) -> None:
+def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any, params: Any = None) -> None:
     """One topic in a worker process: SIGINT is ignored (the parent coordinates), SIGTERM stops it
     cleanly (its work folder removed, nothing published); the result goes back through ``conn``."""
     import signal as _signal
@@ -60,7 +60,7 @@ def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any)
         _watch_parent(parent)
         started = time.monotonic()
         topic = _topic_in(module, slug)
-        outcome = render_or_skip(topic, topic.Params(), opts)
+        outcome = render_or_skip(topic, topic.Params() if params is None else params, opts)
         conn.send(("ok", str(Path(opts.out) / topic.slug / outcome.manifest.primary.path), outcome.skipped,
                    time.monotonic() - started))
     except signals.Interrupted as stop:
@@ -120,37 +120,47 @@ def render_all(topics: dict, opts: RenderOptions, jobs: int, report: Report) -> 
     """Render every topic of ``topics`` ({slug: Topic}) with its defaults, ``jobs`` worker processes
     at a time; ``report`` hears each finished topic as it ends. The failures, one line each
     (``slug: reason``); a SIGINT/SIGTERM stops every worker and raises :class:`signals.Interrupted`."""
+    return render_each([(slug, topic, None, opts) for slug, topic in topics.items()], jobs, report)
+
+
+def render_each(renders: list[tuple[str, Any, Any, RenderOptions]], jobs: int, report: Report) -> list[str]:
+    """Render each ``(label, topic, params, opts)`` (``params`` None: the topic's defaults), ``jobs``
+    worker processes at a time (a lesson's clips: ``render.py lesson --jobs N``); ``report(label, path,
+    skipped, seconds)`` hears each as it ends. The failures, one line each (``label: reason``); a
+    SIGINT/SIGTERM stops every worker and raises :class:`signals.Interrupted`."""
     import multiprocessing
     import multiprocessing.connection
 
     ctx = multiprocessing.get_context("spawn")
-    queue = [(slug, topic.Scene.__module__) for slug, topic in topics.items()]
+    queue = list(renders)
     running: dict[int, tuple] = {}
     failures: list[str] = []
     try:
         while queue or running:
             while queue and len(running) < jobs:
-                slug, module = queue.pop(0)
+                label, topic, params, opts = queue.pop(0)
                 receive, send = ctx.Pipe(duplex=False)
-                process = ctx.Process(target=_worker, args=(module, slug, opts, os.getpid(), send),
-                                      name=f"tblock-{slug}", daemon=True)
+                process = ctx.Process(target=_worker, args=(topic.Scene.__module__, topic.slug, opts, os.getpid(),
+                                                            send, params),
+                                      name=f"tblock-{topic.slug}", daemon=True)
                 _start_ignoring_sigint(process)
                 send.close()
-                running[process.sentinel] = (process, receive, slug)
+                running[process.sentinel] = (process, receive, label)
             for sentinel in multiprocessing.connection.wait(list(running)):
-                process, receive, slug = running.pop(sentinel)
+                process, receive, label = running.pop(sentinel)
                 message = receive.recv() if receive.poll() else None
                 receive.close()
                 process.join()
                 if message and message[0] == "ok":
                     _, path, skipped, seconds = message
-                    report(slug, path, skipped, seconds)
+                    report(label, path, skipped, seconds)
                 else:
                     reason = message[1] if message else f"the worker ended with exit code {process.exitcode}"
-                    failures.append(f"{slug}: {reason}")
+                    failures.append(f"{label}: {reason}")
     except signals.Interrupted:
         _stop_workers(running)
-        recover(Path(opts.out).absolute() / ".cache")  # folders of workers that had to be killed
+        for out in {Path(r[3].out).absolute() for r in renders}:
+            recover(out / ".cache")  # folders of workers that had to be killed
         raise
     finally:
         _stop_resource_tracker()

@@ -74,6 +74,7 @@ class RenderOptions:
     script: dict[str, str] | None = None  # spoken texts by step name from --script FILE (implies voice)
     force: bool = False  # render even when the output is up to date (--force)
     pause: float = PAUSE  # seconds of quiet after each narrated step (--pause); no effect without a voice
+    captions: dict[str, str] | None = None  # edited captions by step name (a lesson, --script's [captions])
 
     @property
     def extension(self) -> str:
@@ -376,6 +377,8 @@ def input_key(topic: Any, params: Any, opts: RenderOptions) -> str:
     options = {k: v for k, v in dataclasses.asdict(opts).items() if k not in KEY_EXCLUDED}
     if not opts.voice:
         options.pop("pause")  # a silent video has no narration to pause after
+    if not opts.captions:
+        options.pop("captions")  # no edited captions: the key of every render made before they existed
     payload = {
         "topic": topic.slug,
         "parameters": json.loads(json.dumps(dataclasses.asdict(params), default=str)),
@@ -477,7 +480,7 @@ def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Pa
         narrator = PiperService(voice_cache, opts.voice_model)
     with tempconfig(settings), installed():
         scene = topic.Scene(params=params, theme_name=opts.theme, burn_captions=opts.burn_captions,
-                            narrator=narrator, speech=opts.script, pause=opts.pause)
+                            narrator=narrator, speech=opts.script, pause=opts.pause, captions=opts.captions)
         scene.render()
     return scene
 

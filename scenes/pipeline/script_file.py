@@ -48,43 +48,93 @@ def default_script(topic: Any, params: Any) -> dict[str, str]:
     return {name: line.speech or speakable(line.caption) for name, line in topic.Scene.script(params).items()}
 
 
-def dump(script: dict[str, str], topic: str = "", flags: str = "", unscripted: list[str] | None = None) -> str:
+def default_captions(topic: Any, params: Any) -> dict[str, str]:
+    """Each scripted step's caption for these parameters (drawn with --burn-captions, the .srt, notes)."""
+    return {name: line.caption for name, line in topic.Scene.script(params).items()}
+
+
+TABLES = ("captions", "speech")  # the two tables of a script file (a lesson clip has the same two)
+
+
+def dump(script: dict[str, str], topic: str = "", flags: str = "", unscripted: list[str] | None = None,
+         captions: dict[str, str] | None = None) -> str:
     """The script as TOML: a comment on how to use it, then ``step = "text"`` lines in step order.
+    With ``captions``: a ``[captions]`` table and a ``[speech]`` table, so one file edits both.
     ``unscripted`` steps (no default text: they speak their caption) are named in a comment."""
-    head = [f"# Narration of {topic}{' ' + flags if flags else ''}: one key per step, the text the voice speaks.",
-            f"# Edit the texts, then: python render.py {topic or 'TOPIC'}{' ' + flags if flags else ''} --script FILE.",
-            "# A step left out keeps its default; a new sentence starts after . ! or ? and a space."]
+    command = f"python render.py {topic or 'TOPIC'}{' ' + flags if flags else ''}"
+    what = "the caption and the spoken text of each step" if captions is not None else \
+        "one key per step, the text the voice speaks"
+    head = [f"# Narration of {topic}{' ' + flags if flags else ''}: {what}.",
+            f"# Edit the texts, then: {command} --script FILE."]
+    if captions is not None:
+        head.append("# Or paste the two tables into a lesson clip as [clip.captions] and [clip.speech] "
+                    "(docs/lessons.md).")
+    head.append("# A step left out keeps its default; a new sentence starts after . ! or ? and a space.")
     if unscripted:
         head.append(f"# These steps have no script yet (they speak their caption) and can be added: "
                     f"{', '.join(unscripted)}")
     head.append("")
-    body = [f"{name} = {json.dumps(text, ensure_ascii=False)}" for name, text in script.items()]
+    if captions is None:
+        return "\n".join(head + _lines(script)) + "\n"
+    body = ["[captions]", *_lines(captions), "", "[speech]", *_lines(script)]
     return "\n".join(head + body) + "\n"
 
 
-def load(path: Path, known: list[str]) -> dict[str, str]:
-    """The texts of script file ``path`` for steps in ``known``; raise :class:`ScriptError` on any problem."""
+def _lines(texts: dict[str, str]) -> list[str]:
+    return [f"{name} = {json.dumps(text, ensure_ascii=False)}" for name, text in texts.items()]
+
+
+def read_toml(path: Path, what: str) -> dict[str, Any]:
+    """The TOML file ``path`` as a dict; :class:`ScriptError` ``"<what> PATH: ..."`` if it cannot be read."""
     path = Path(path)
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        raise ScriptError(f"--script {path}: no such file") from None
+        raise ScriptError(f"{what} {path}: no such file") from None
+    except IsADirectoryError:
+        raise ScriptError(f"{what} {path}: a folder, not a file") from None
     except OSError as err:
-        raise ScriptError(f"--script {path}: cannot read it ({err.strerror})") from None
+        raise ScriptError(f"{what} {path}: cannot read it ({err.strerror})") from None
     try:
-        data = tomllib.loads(raw.decode("utf-8"))
+        return tomllib.loads(raw.decode("utf-8"))
     except UnicodeDecodeError:
-        raise ScriptError(f"--script {path}: not UTF-8 text") from None
+        raise ScriptError(f"{what} {path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as err:
-        raise ScriptError(f"--script {path}: not valid TOML ({err})") from None
-    script = {}
+        raise ScriptError(f"{what} {path}: not valid TOML ({err})") from None
+
+
+def checked_texts(data: dict[str, Any], known: list[str], where: str) -> dict[str, str]:
+    """``data``'s texts by step, each step in ``known`` and each a non-empty text (spaces collapsed);
+    :class:`ScriptError` ``"<where>: ..."`` for the first that is not."""
+    texts = {}
     for name, text in data.items():
         if name not in known:
-            raise ScriptError(f"--script {path}: unknown step {name!r}; the steps are {', '.join(known)}")
+            raise ScriptError(f"{where}: unknown step {name!r}; the steps are {', '.join(known)}")
         if not isinstance(text, str):
-            raise ScriptError(f"--script {path}: step {name!r} must be a text in quotes; got "
-                              f"{type(text).__name__}")
+            raise ScriptError(f"{where}: step {name!r} must be a text in quotes; got {type(text).__name__}")
         if not text.strip():
-            raise ScriptError(f"--script {path}: step {name!r} has an empty text")
-        script[name] = " ".join(text.split())
-    return script
+            raise ScriptError(f"{where}: step {name!r} has an empty text")
+        texts[name] = " ".join(text.split())
+    return texts
+
+
+def load_tables(path: Path, known: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """The (captions, speech) of script file ``path``: its ``[captions]`` and ``[speech]`` tables, or
+    (a file from before captions could be edited) plain ``step = "text"`` lines, which are speech.
+    Raise :class:`ScriptError` on any problem."""
+    data = read_toml(path, "--script")
+    where = f"--script {path}"
+    tables = {key: data.pop(key) for key in TABLES if isinstance(data.get(key), dict)}
+    speech = checked_texts(data, known, where)  # plain lines: spoken texts
+    for key, table in tables.items():
+        texts = checked_texts(table, known, f"{where} [{key}]")
+        if key == "speech":
+            speech.update(texts)
+        else:
+            tables[key] = texts
+    return tables.get("captions", {}), speech
+
+
+def load(path: Path, known: list[str]) -> dict[str, str]:
+    """The spoken texts of script file ``path`` for steps in ``known``; raise :class:`ScriptError`."""
+    return load_tables(path, known)[1]

@@ -42,7 +42,13 @@ from .gif import GIF_MAX_FPS, GIF_WIDTH, convert_clip, to_gif
 from .handout import write_handout_pdf
 from .powerpoint import write_pptx
 from .reuse import load_manifest, reusable_render, section_clips
-from .storyboard import STORYBOARD_KEY, compose_storyboard, storyboard_columns, write_storyboard
+from .storyboard import (
+    STORYBOARD_KEY,
+    compose_storyboard,
+    storyboard_columns,
+    write_step_storyboard,
+    write_storyboard,
+)
 from .video_info import ExportError, decode_frames, frames_at, step_end_frames, video_info
 
 __all__ = [
@@ -51,5 +57,5 @@ __all__ = [
     "compose_storyboard", "convert_clip", "deck_clips", "deck_html", "decode_frames", "find_reveal_js",
     "frames_at", "is_deck", "load_manifest", "reusable_render", "save_png", "section_clips", "step_end_frames",
     "storyboard_columns", "to_alpha_webm", "to_gif", "video_info", "write_handout_pdf", "write_pptx",
-    "write_storyboard",
+    "write_step_storyboard", "write_storyboard",
 ]

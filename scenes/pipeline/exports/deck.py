@@ -81,6 +81,8 @@ class Slide:
     clip: str
     notes: str
     sound: bool = False  # a narrated clip: played with its sound, not as a muted background
+    title: str = ""  # a title slide (no clip): a lesson's clip announced by its title
+    subtitle: str = ""
 
 
 DECK_TEMPLATE = """<!doctype html>
@@ -137,15 +139,28 @@ SOUND_SLIDE_TEMPLATE = """      <section data-background-color="{background}"
       </section>"""
 
 
+TITLE_SLIDE_TEMPLATE = """      <section data-background-color="{background}" data-tblock-title="{topic}">
+        <h2>{title}</h2>{subtitle}
+      </section>"""
+
+
+def _slide_html(s: Slide, loop: bool, background: str) -> str:
+    if s.title:
+        subtitle = f"\n        <p><small><code>{html.escape(s.subtitle)}</code></small></p>" if s.subtitle else ""
+        return TITLE_SLIDE_TEMPLATE.format(background=background, topic=html.escape(s.topic),
+                                           title=html.escape(s.title), subtitle=subtitle)
+    return (SOUND_SLIDE_TEMPLATE if s.sound else SLIDE_TEMPLATE).format(
+        clip=html.escape(s.clip, quote=True),
+        loop=(" loop" if s.sound else " data-background-video-loop") if loop else "",
+        background=background, topic=html.escape(s.topic), step=html.escape(s.step),
+        notes=html.escape(s.notes))
+
+
 def deck_html(slides: Sequence[Slide], *, title: str, reveal: str, theme_name: str = "dark",
               loop: bool = False, size: tuple[int, int] = (1280, 720)) -> str:
     """The deck's HTML: reveal.js from ``reveal`` (a CDN address or a relative folder)."""
     th = _theme(theme_name)
-    body = "\n".join((SOUND_SLIDE_TEMPLATE if s.sound else SLIDE_TEMPLATE).format(
-        clip=html.escape(s.clip, quote=True),
-        loop=(" loop" if s.sound else " data-background-video-loop") if loop else "",
-        background=th.background, topic=html.escape(s.topic), step=html.escape(s.step),
-        notes=html.escape(s.notes)) for s in slides)
+    body = "\n".join(_slide_html(s, loop, th.background) for s in slides)
     return DECK_TEMPLATE.format(title=html.escape(title), reveal=reveal.rstrip("/"),
                                 reveal_theme=REVEAL_THEMES.get(theme_name, "black"), slides=body,
                                 width=size[0], height=size[1])
@@ -153,9 +168,12 @@ def deck_html(slides: Sequence[Slide], *, title: str, reveal: str, theme_name: s
 
 def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, title: str = "tblock",
                offline: bool = False, reveal_src: Path | None = None, cdn_url: str = REVEAL_CDN,
-               loop: bool = False, cache: Path | None = None) -> Path:
+               loop: bool = False, cache: Path | None = None, titles: Sequence[str] | None = None,
+               subtitles: Sequence[str] | None = None) -> Path:
     """Write a self-contained deck folder ``dest``: ``index.html``, ``clips/<topic>/...`` and, with
     ``offline``, ``reveal.js/``. ``renders`` pairs each topic's manifest with its section clips.
+    With ``titles`` (a lesson: one per render), each render is a section of its own: a title slide
+    (and its ``subtitles`` line), then its steps, its clips in ``clips/NN_<topic>/``.
     The folder is assembled under ``cache`` and swapped in only when complete."""
     if offline:
         reveal_root = find_reveal_js(reveal_src)
@@ -175,13 +193,18 @@ def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, ti
         slides: list[Slide] = []
         size = None
         theme_name = "dark"
-        for manifest, clips in renders:
+        if titles is not None:
+            slides.append(Slide("", "", "", "", title=title))
+        for k, (manifest, clips) in enumerate(renders):
             topic = manifest.topic
             theme_name = manifest.theme
             size = size or tuple(manifest.resolution)
-            (stage / "clips" / topic).mkdir(parents=True, exist_ok=True)
+            part = topic if titles is None else f"{k + 1:02d}_{topic}"
+            if titles is not None:
+                slides.append(Slide(topic, "", "", "", title=titles[k], subtitle=subtitles[k] if subtitles else ""))
+            (stage / "clips" / part).mkdir(parents=True, exist_ok=True)
             for s, clip in zip(manifest.steps, clips):
-                rel = f"clips/{topic}/{clip.name}"
+                rel = f"clips/{part}/{clip.name}"
                 shutil.copy2(clip, stage / rel)
                 slides.append(Slide(topic, s.name, rel, s.caption, sound=bool(manifest.voice)))
         if offline:

@@ -11,14 +11,17 @@ from .storyboard import compose_storyboard
 from .video_info import ExportError, frames_at
 
 
-def write_handout_pdf(renders: Sequence[tuple[Manifest, list[Path]]], dst: Path, width: int = 1280) -> Path:
-    """A PDF with one page per step: the step's settled last frame and its caption underneath."""
+def write_handout_pdf(renders: Sequence[tuple[Manifest, list[Path]]], dst: Path, width: int = 1280,
+                      titles: Sequence[str] | None = None) -> Path:
+    """A PDF with one page per step: the step's settled last frame and its caption underneath, headed
+    by its topic (or its render's entry in ``titles``: a lesson's clip titles)."""
     pages = []
-    for manifest, clips in renders:
+    for n, (manifest, clips) in enumerate(renders):
         for k, (s, clip) in enumerate(zip(manifest.steps, clips)):
             image = frames_at(clip, [-1])[0].to_image()
             pages.append(compose_storyboard([image], [s.caption], [s.name],
-                                            title=manifest.topic, theme_name=manifest.theme,
+                                            title=manifest.topic if titles is None else titles[n],
+                                            theme_name=manifest.theme,
                                             width=width, columns=1, numbers=[k + 1]))
     if not pages:
         raise ExportError("a handout needs at least one step")

@@ -93,3 +93,18 @@ def write_storyboard(video: Path, manifest: Manifest, dst: Path, *, title: str |
     layout = {"topic": manifest.topic, "name": manifest.name,
               "panels": [{"step": s.name, "box": box} for s, box in zip(steps, sheet.info["panels"])]}
     return save_png(sheet, dst, text={STORYBOARD_KEY: json.dumps(layout)})
+
+
+def write_step_storyboard(manifest: Manifest, clips: Sequence[Path], dst: Path, *, title: str = "",
+                          width: int = 1280, columns: int | None = None) -> Path:
+    """A PNG contact sheet of the given steps (``manifest.steps``, in that order), each panel the last
+    frame of its section clip (the settled picture), its caption underneath."""
+    steps = list(manifest.steps)
+    if not steps:
+        raise ExportError(f"{manifest.topic}: no steps to show")
+    images = [frames_at(clip, [-1])[0].to_image() for clip in clips]
+    sheet = compose_storyboard(images, [s.caption for s in steps], [s.name for s in steps], title=title,
+                               theme_name=manifest.theme, width=width, columns=columns)
+    layout = {"topic": manifest.topic, "name": manifest.name,
+              "panels": [{"step": s.name, "box": box} for s, box in zip(steps, sheet.info["panels"])]}
+    return save_png(sheet, dst, text={STORYBOARD_KEY: json.dumps(layout)})

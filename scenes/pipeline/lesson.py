@@ -1,0 +1,487 @@
+"""A lesson file: one TOML file naming the clips of a lesson, in order, with their flags and words.
+
+:func:`load` reads and checks the whole file before anything renders; every problem is one
+:class:`LessonError` line naming the file, the clip and the key (``lesson.toml: clip 2 (heads):
+flags.layer: ...``). The flags go through the CLI's own checks (:func:`api.make_params`), so a
+value the command line refuses is refused here with the same words. :func:`render` renders every
+clip (the step cache and the up-to-date skip make an edited lesson redo only what changed) and
+builds, in lesson order, the deck, the pptx, the handout and the storyboards under
+``OUT/<lesson-name>/``, published as one transaction. :func:`add_clip` appends a clip to a file,
+keeping it valid. The format is documented in docs/lessons.md.
+
+Example::
+
+    from scenes.pipeline import lesson
+    plan = lesson.load("docs/examples/lesson.toml")          # a Lesson, or LessonError
+    for clip in plan.clips:
+        print(clip.index, clip.topic.slug, clip.title)
+    result = lesson.render(plan, out="media", deck=True, pptx=True)   # the clips' manifests, the files
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import json
+import re
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+from . import api
+from .manifest import Manifest
+from .render_job import QUALITIES, THEME_NAMES, RenderOptions, input_key, output_name, up_to_date
+from .script_file import ScriptError, checked_texts, read_toml, step_names
+
+LESSON_KEYS = ("title", "name", "theme", "quality", "voice", "burn_captions", "clip")
+CLIP_KEYS = ("topic", "title", "flags", "steps", "captions", "speech")
+
+
+class LessonError(api.RenderError):
+    """A lesson file that cannot be used: one line naming the file, the clip and the key."""
+
+
+@dataclass(frozen=True)
+class Clip:
+    """One clip of a lesson: a topic with checked parameters, its title, the steps it shows (in that
+    order) and its edited captions and speech by step name."""
+
+    index: int  # 1-based, in lesson order
+    topic: Any
+    params: Any
+    title: str
+    steps: tuple[str, ...] | None = None  # None: every step the render makes, in its order
+    captions: dict[str, str] = field(default_factory=dict)
+    speech: dict[str, str] = field(default_factory=dict)
+
+    @property
+    def label(self) -> str:
+        """``clip 2 (heads)``: how messages name the clip."""
+        return f"clip {self.index} ({self.topic.slug})"
+
+    @property
+    def flags(self) -> str:
+        """The clip's non-default parameters as command-line flags (``--wo negate``)."""
+        from scenes.kit.base import flag_text
+
+        return " ".join(flag_text(k, v) for k, v in self.params.changed().items())
+
+
+@dataclass(frozen=True)
+class Lesson:
+    """A checked lesson file: its name (the output folder), title, look and clips in order."""
+
+    path: Path
+    name: str
+    title: str
+    clips: tuple[Clip, ...]
+    theme: str = "dark"
+    quality: str = "preview"
+    voice: bool = False
+    burn_captions: bool = False
+
+
+# -- loading -------------------------------------------------------------------------------
+
+def load(path: Any, topics: dict | None = None) -> Lesson:
+    """The lesson in TOML file ``path``, every key checked; :class:`LessonError` (one line) otherwise.
+    ``topics`` ({slug: Topic}): where topic names are looked up (default: every topic)."""
+    from scenes import load_topics
+
+    path = Path(path)
+    try:
+        data = read_toml(path, "lesson")
+    except ScriptError as err:
+        raise LessonError(str(err)) from None
+    return parse(data, path, load_topics() if topics is None else topics)
+
+
+def parse(data: dict, path: Path, topics: dict) -> Lesson:
+    """The lesson in ``data`` (a lesson file's TOML as read from ``path``), every key checked."""
+    where = str(path)
+    _known_keys(data, LESSON_KEYS, where, "")
+    title = _text(data, "title", where, default=path.stem)
+    name = _text(data, "name", where, default=path.stem)
+    _check_name(name, topics, where)
+    theme = _choice(data, "theme", THEME_NAMES, where, "dark")
+    quality = _choice(data, "quality", tuple(QUALITIES), where, "preview")
+    voice = _flag(data, "voice", where)
+    burn = _flag(data, "burn_captions", where)
+    raw = data.get("clip")
+    if raw is None:
+        raise LessonError(f"{where}: no clips; add one with [[clip]] and topic = \"residual\"")
+    if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
+        raise LessonError(f"{where}: clip must be a list of tables, written [[clip]]")
+    clips = tuple(_clip(k + 1, c, topics, where, voice) for k, c in enumerate(raw))
+    return Lesson(path=path, name=name, title=title, clips=clips, theme=theme, quality=quality, voice=voice,
+                  burn_captions=burn)
+
+
+def _known_keys(data: dict, known: tuple[str, ...], where: str, prefix: str) -> None:
+    for key in data:
+        if key not in known:
+            raise LessonError(f"{where}: unknown key {prefix + key!r}; the keys are {', '.join(known)}"
+                              f"{api.did_you_mean(key, list(known))}")
+
+
+def _text(data: dict, key: str, where: str, default: str) -> str:
+    value = data.get(key, default)
+    if not isinstance(value, str) or not value.strip():
+        raise LessonError(f"{where}: {key} must be a text in quotes; got {_kind(value)}")
+    return " ".join(value.split())
+
+
+def _choice(data: dict, key: str, choices: tuple[str, ...], where: str, default: str) -> str:
+    value = data.get(key, default)
+    if value not in choices:
+        raise LessonError(f"{where}: {key} must be one of {', '.join(choices)}; got {value!r}")
+    return value
+
+
+def _flag(data: dict, key: str, where: str) -> bool:
+    value = data.get(key, False)
+    if not isinstance(value, bool):
+        raise LessonError(f"{where}: {key} must be true or false; got {value!r}")
+    return value
+
+
+def _kind(value: Any) -> str:
+    return "an empty text" if isinstance(value, str) else type(value).__name__
+
+
+def _check_name(name: str, topics: dict, where: str) -> None:
+    from .render_job import OptionError, validate_name
+
+    try:
+        validate_name(name)
+    except OptionError as err:
+        raise LessonError(f"{where}: name: {str(err).replace('--name', 'the lesson name')}") from None
+    if name in topics or name.startswith(".") or name == "deck":
+        raise LessonError(f"{where}: name: the lesson's folder {name!r} would be a topic's, the deck's or the "
+                          "cache's; set name = \"...\" to another")
+
+
+def _clip(index: int, raw: dict, topics: dict, lesson: str, voice: bool) -> Clip:
+    slug = raw.get("topic")
+    where = f"{lesson}: clip {index}"
+    if not isinstance(slug, str):
+        raise LessonError(f"{where}: topic is missing; give one, e.g. topic = \"residual\"" if slug is None
+                          else f"{where}: topic must be a text in quotes; got {_kind(slug)}")
+    if slug not in topics:
+        raise LessonError(f"{where}: topic: {api.unknown_topic(slug, list(topics))}")
+    topic = topics[slug]
+    where = f"{where} ({slug})"
+    _known_keys(raw, CLIP_KEYS, where, "")
+    params = _params(topic, raw.get("flags", {}), where)
+    known = step_names(topic, params)
+    title = _text(raw, "title", where, default=f"{slug}: {topic.description}")
+    steps = _steps(raw.get("steps"), known, where)
+    captions, speech = (_texts(raw, key, known, where) for key in ("captions", "speech"))
+    if speech and not voice:
+        raise LessonError(f"{where}: speech: the lesson is silent; set voice = true at the top to speak it")
+    return Clip(index=index, topic=topic, params=params, title=title, steps=steps, captions=captions,
+                speech=speech)
+
+
+def _params(topic: Any, flags: Any, where: str) -> Any:
+    """The clip's Params: each flag known and in range (the CLI's checks, key by key), then together."""
+    if not isinstance(flags, dict):
+        raise LessonError(f"{where}: flags must be a table, e.g. flags = {{ wo = \"negate\" }}; got {_kind(flags)}")
+    fields = {f.name: f for f in dataclasses.fields(topic.Params)}
+    values = {}
+    for key, value in flags.items():
+        name = key.replace("-", "_")
+        if name not in fields:
+            raise LessonError(f"{where}: flags.{key}: {topic.slug} has no flag {api.flag_of(name)!r}"
+                              f"{api.did_you_mean(name, list(fields))} (`python render.py show {topic.slug}`)")
+        values[name] = _value(fields[name], value, f"{where}: flags.{key}")
+    try:
+        return api.make_params(topic, values)
+    except api.RenderError as err:
+        raise LessonError(f"{where}: flags: {err}") from None
+
+
+def _value(f: dataclasses.Field, value: Any, where: str) -> Any:
+    """A TOML value for field ``f``, of the field's type (a list of words for a text is joined by commas),
+    range-checked as the CLI checks the flag."""
+    default = f.default
+    if isinstance(value, list) and isinstance(default, str) and all(isinstance(v, str) for v in value):
+        value = ",".join(value)
+    wanted = bool if isinstance(default, bool) else type(default)
+    ok = isinstance(value, wanted) and not (wanted is not bool and isinstance(value, bool))
+    if wanted is float and isinstance(value, int) and not isinstance(value, bool):
+        ok = True
+    if not ok:
+        spelled = {bool: "true or false", int: "a whole number", float: "a number", str: "a text in quotes"}
+        raise LessonError(f"{where}: must be {spelled.get(wanted, wanted.__name__)}; got {value!r}")
+    try:
+        return api.checked_value(f, value)
+    except api.RenderError as err:
+        raise LessonError(f"{where}: {err}") from None
+
+
+def _steps(steps: Any, known: list[str], where: str) -> tuple[str, ...] | None:
+    if steps is None:
+        return None
+    if not isinstance(steps, list) or not steps or not all(isinstance(s, str) for s in steps):
+        raise LessonError(f"{where}: steps must be a list of step names, e.g. steps = [\"{known[0]}\"]")
+    for name in steps:
+        if name not in known:
+            raise LessonError(f"{where}: steps: unknown step {name!r}; the steps are {', '.join(known)}"
+                              f"{api.did_you_mean(name, known)}")
+    if len(set(steps)) != len(steps):
+        twice = next(s for s in steps if steps.count(s) > 1)
+        raise LessonError(f"{where}: steps: {twice!r} is listed twice")
+    return tuple(steps)
+
+
+def _texts(raw: dict, key: str, known: list[str], where: str) -> dict[str, str]:
+    table = raw.get(key, {})
+    if not isinstance(table, dict):
+        raise LessonError(f"{where}: {key} must be a table of texts by step, written [clip.{key}]")
+    for name in table:
+        if name not in known:
+            raise LessonError(f"{where}: {key}.{name}: unknown step {name!r}; the steps are {', '.join(known)}"
+                              f"{api.did_you_mean(name, known)}")
+    try:
+        return checked_texts(table, known, f"{where}: {key}")
+    except ScriptError as err:
+        raise LessonError(str(err)) from None
+
+
+# -- rendering --------------------------------------------------------------------------------
+
+def lesson_dir(lesson: Lesson, out: Any) -> Path:
+    """``OUT/<lesson-name>/``: the clips' renders (``<topic>/``), their caches and the lesson's files."""
+    return Path(out) / lesson.name
+
+
+def clip_options(lesson: Lesson, clip: Clip, out: Any, *, force: bool = False, verbose: bool = False) -> RenderOptions:
+    """How ``clip`` renders: the lesson's look, one clip per step, the clip's words; into ``OUT/<lesson>/``.
+    Its name is the CLI's for these flags, plus a short hash of the edited words (so a clip with its own
+    captions never replaces the same flags' render without them)."""
+    opts = api.make_options(quality=lesson.quality, theme=lesson.theme, out=lesson_dir(lesson, out),
+                            sections=True, voice=lesson.voice, burn_captions=lesson.burn_captions,
+                            force=force, verbose=verbose)
+    name = output_name(clip.topic.slug, clip.params, opts)
+    if clip.captions or clip.speech:
+        words = json.dumps([clip.captions, clip.speech], sort_keys=True, ensure_ascii=False)
+        name = f"{name}_words-{hashlib.sha1(words.encode()).hexdigest()[:6]}"
+    return dataclasses.replace(opts, name=name, captions=clip.captions or None, script=clip.speech or None)
+
+
+@dataclass(frozen=True)
+class ClipState:
+    """What ``--check`` says of a clip: where its video goes and whether it is up to date."""
+
+    clip: Clip
+    path: Path
+    up_to_date: bool
+
+
+def check(lesson: Lesson, out: Any = "media") -> list[ClipState]:
+    """Each clip's video path and whether a render would skip it (nothing is rendered or written)."""
+    states = []
+    for clip in lesson.clips:
+        opts = clip_options(lesson, clip, out)
+        folder = Path(opts.out) / clip.topic.slug
+        key = input_key(clip.topic, clip.params, opts)
+        states.append(ClipState(clip, folder / f"{opts.name}.{opts.extension}",
+                                up_to_date(folder, opts.name, opts, key) is not None))
+    return states
+
+
+Report = Callable[[Clip, str, bool, float], None]  # the clip, its video, whether skipped, seconds
+
+
+def render_clips(lesson: Lesson, out: Any = "media", *, jobs: int = 1, force: bool = False, verbose: bool = False,
+                 report: Report | None = None) -> list[Manifest]:
+    """Render (or find up to date) every clip, ``jobs`` at a time; their manifests in lesson order."""
+    for clip in lesson.clips:
+        api.check_tools(clip.topic)
+    plan = [(clip, clip_options(lesson, clip, out, force=force, verbose=verbose)) for clip in lesson.clips]
+    if jobs <= 1 or len(plan) <= 1:
+        manifests = []
+        for clip, opts in plan:
+            outcome, seconds = api.render_checked(clip.topic, clip.params, opts)
+            if report is not None:
+                report(clip, str(Path(opts.out) / clip.topic.slug / outcome.manifest.primary.path),
+                       outcome.skipped, seconds)
+            manifests.append(outcome.manifest)
+        return manifests
+    from . import pool
+
+    by_label = {clip.label: clip for clip, _ in plan}
+
+    def heard(label: str, path: str, skipped: bool, seconds: float) -> None:
+        if report is not None:
+            report(by_label[label], path, skipped, seconds)
+
+    failures = pool.render_each([(clip.label, clip.topic, clip.params, opts) for clip, opts in plan], jobs, heard)
+    if failures:
+        raise api.RenderFailed("render failed for " + "; ".join(failures))
+    return [_manifest_of(clip, opts) for clip, opts in plan]
+
+
+def render_clip(lesson: Lesson, index: int, out: Any = "media", *, force: bool = False) -> Manifest:
+    """Render (or find up to date) clip ``index`` (1-based) alone, as the whole lesson renders it: to
+    preview a lesson clip by clip (the studio). Its manifest knows its folder."""
+    if not 1 <= index <= len(lesson.clips):
+        raise LessonError(f"{lesson.path}: there is no clip {index}; the lesson has {len(lesson.clips)}")
+    clip = lesson.clips[index - 1]
+    api.check_tools(clip.topic)
+    outcome, _ = api.render_checked(clip.topic, clip.params, clip_options(lesson, clip, out, force=force))
+    return outcome.manifest
+
+
+def _manifest_of(clip: Clip, opts: RenderOptions) -> Manifest:
+    folder = Path(opts.out) / clip.topic.slug
+    manifest = Manifest.find(folder, opts.name, "video")
+    if manifest is None or not manifest.intact(folder):
+        raise api.RenderFailed(f"{clip.label}: its render is missing from {folder}")
+    return manifest.at(folder) or manifest
+
+
+def shown(clip: Clip, manifest: Manifest, folder: Path) -> tuple[Manifest, list[Path]]:
+    """The clip's render as the exports take it: its manifest with only the steps the clip shows, in the
+    clip's order, and their section clips."""
+    from .exports import section_clips
+
+    clips = section_clips(folder.parent, manifest)
+    by_name = {s.name: (s, c) for s, c in zip(manifest.steps, clips)}
+    names = list(clip.steps) if clip.steps is not None else [s.name for s in manifest.steps]
+    missing = [n for n in names if n not in by_name]
+    if missing:
+        raise LessonError(f"{clip.label}: steps: {', '.join(map(repr, missing))} does not run with these flags; "
+                          f"this render's steps are {', '.join(by_name)}")
+    picked = [by_name[n] for n in names]
+    return dataclasses.replace(manifest, steps=tuple(s for s, _ in picked)), [c for _, c in picked]
+
+
+@dataclass(frozen=True)
+class LessonResult:
+    """What :func:`render` made: each clip's manifest (lesson order) and the lesson's files."""
+
+    lesson: Lesson
+    manifests: list[Manifest]
+    files: list[Path]
+
+
+def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = False, pdf: bool = False,
+           storyboard: bool = False, offline: bool = False, jobs: int = 1, force: bool = False,
+           verbose: bool = False, report: Report | None = None) -> LessonResult:
+    """Render every clip of ``lesson`` (a path or a :class:`Lesson`) and build, in lesson order, the
+    files asked for, under ``OUT/<lesson-name>/``: ``deck/index.html``, ``<name>.pptx``, ``<name>.pdf``,
+    ``storyboards/NN_<topic>.png``. Those files are published together or not at all. ``offline``: the
+    deck carries its own copy of reveal.js (see :func:`exports.build_deck`)."""
+    if not isinstance(lesson, Lesson):
+        lesson = load(lesson)
+    api.make_options(out=out)  # an --out that cannot be used: refused before anything renders
+    from .publish import recover
+
+    folder = lesson_dir(lesson, out).absolute()
+    recover(folder / ".cache")
+    manifests = render_clips(lesson, out, jobs=jobs, force=force, verbose=verbose, report=report)
+    parts = [(clip, shown(clip, m, folder / clip.topic.slug)) for clip, m in zip(lesson.clips, manifests)]
+    files = build_files(lesson, folder, parts, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard,
+                        offline=offline)
+    return LessonResult(lesson, manifests, files)
+
+
+def render_lesson(path: Any, out: Any = "media", **options: Any) -> list[Manifest]:
+    """Render the lesson file ``path`` (and, with ``deck=True``, ``pptx``, ``pdf``, ``storyboard``, its
+    files) as ``python render.py lesson FILE`` does; the clips' manifests in lesson order. Bad input
+    raises :class:`LessonError` (a ``RenderError``) before anything renders."""
+    return render(path, out, **options).manifests
+
+
+def build_files(lesson: Lesson, folder: Path, parts: list, *, deck: bool, pptx: bool, pdf: bool,
+                storyboard: bool, offline: bool = False) -> list[Path]:
+    """Stage the deck, pptx, handout and storyboards of ``parts`` ([(clip, (manifest, clips))]) in a work
+    folder, then publish them into ``folder`` as one transaction; the published paths."""
+    from . import exports
+    from .fsutil import owned_dir
+    from .publish import Move, publish
+
+    if not (deck or pptx or pdf or storyboard):
+        return []
+    cache = folder / ".cache"
+    renders = [r for _, r in parts]
+    titles = [clip.title for clip, _ in parts]
+    moves = []
+    with owned_dir(cache, prefix="lesson") as work:
+        stage = work / "stage"
+        stage.mkdir()
+        if deck:
+            exports.build_deck(renders, stage / "deck", title=lesson.title, cache=cache, titles=titles, offline=offline,
+                               subtitles=[clip.flags for clip, _ in parts])
+            moves.append(Move(stage / "deck", folder / "deck", folder=True))
+        if pptx:
+            exports.write_pptx(renders, stage / f"{lesson.name}.pptx")
+            moves.append(Move(stage / f"{lesson.name}.pptx", folder / f"{lesson.name}.pptx"))
+        if pdf:
+            exports.write_handout_pdf(renders, stage / f"{lesson.name}.pdf", titles=titles)
+            moves.append(Move(stage / f"{lesson.name}.pdf", folder / f"{lesson.name}.pdf"))
+        if storyboard:
+            sheets = stage / "storyboards"
+            sheets.mkdir()
+            for clip, (manifest, clips) in parts:
+                exports.write_step_storyboard(manifest, clips, sheets / f"{clip.index:02d}_{clip.topic.slug}.png",
+                                              title=clip.title)
+            moves.append(Move(sheets, folder / "storyboards", folder=True))
+        publish(cache, work, moves)
+    return [m.dst for m in moves]
+
+
+# -- editing --------------------------------------------------------------------------------
+
+def add_clip(path: Any, topic: str, flags: dict | None = None, *, title: str | None = None) -> Lesson:
+    """Append a clip (``topic`` with ``flags``, {field or flag name: value}) to the lesson file ``path``
+    (created, titled after its name, if missing) and return the checked lesson. The clip is checked first;
+    the file is replaced only if the whole lesson is still valid (else :class:`LessonError`, file unchanged)."""
+    from .fsutil import write_text
+
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    text = path.read_text(encoding="utf-8") if path.exists() else f"title = {_toml(path.stem)}\n"
+    lines = ["", "[[clip]]", f"topic = {_toml(topic)}"]
+    if title:
+        lines.append(f"title = {_toml(title)}")
+    if flags:  # written by field name: "--d-model" and "d-model" are d_model
+        lines.append("flags = { " + ", ".join(f"{_key(k.lstrip('-').replace('-', '_'))} = {_toml(v)}"
+                                             for k, v in flags.items()) + " }")
+    new_text = text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
+    from scenes import load_topics
+
+    try:
+        data = tomllib.loads(new_text)
+    except tomllib.TOMLDecodeError as err:
+        raise LessonError(f"lesson {path}: not valid TOML ({err})") from None
+    lesson = parse(data, path, load_topics())
+    write_text(path, new_text)
+    return lesson
+
+
+BARE_KEY = re.compile(r"[A-Za-z0-9_-]+")
+
+
+def _key(name: str) -> str:
+    return name if BARE_KEY.fullmatch(name) else json.dumps(name)
+
+
+def _toml(value: Any) -> str:
+    """One TOML value: a bool, number or text (json's string escapes are TOML's basic strings')."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, (int, float)):
+        return repr(value)
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return json.dumps(str(value), ensure_ascii=False)
