@@ -172,13 +172,16 @@ def _plays():
     from manim import (
         DOWN,
         RED,
+        ChangeDecimalToValue,
         Create,
+        DecimalNumber,
         FadeIn,
         FadeOut,
         GrowArrow,
         Indicate,
         LaggedStart,
         ReplacementTransform,
+        Text,
         Transform,
         TransformFromCopy,
         Triangle,
@@ -223,7 +226,13 @@ def _plays():
         s.add(sq)
         s.play(TransformFromCopy(sq, ci))  # plays backwards inside: left as Manim plays it
 
-    return [fade_in, fade_out, create, indicate, indicate_kept, transform, replace, animate, group, from_copy]
+    def count(s, sq, ci, w, a):
+        first, second = DecimalNumber(1.25, mob_class=Text), DecimalNumber(-0.5, mob_class=Text).shift(DOWN)
+        s.add(first, second)
+        s.play(ChangeDecimalToValue(first, -13.75), LaggedStart(ChangeDecimalToValue(second, 2.0), FadeIn(sq)))
+
+    return [fade_in, fade_out, create, indicate, indicate_kept, transform, replace, animate, group, from_copy,
+            count]
 
 
 PLAYS = _plays()
@@ -242,14 +251,28 @@ def test_an_animation_jumped_to_its_end_leaves_the_picture_manim_plays(tmp_path,
 
 
 def test_the_jump_spares_copies_only_where_the_end_is_known():
-    from manim import DOWN, FadeIn, Indicate, LaggedStart, Square, Transform, TransformFromCopy, linear
+    from manim import (
+        DOWN,
+        ChangeDecimalToValue,
+        DecimalNumber,
+        FadeIn,
+        Indicate,
+        LaggedStart,
+        Square,
+        Text,
+        Transform,
+        TransformFromCopy,
+        linear,
+    )
 
     square, other = Square(), Square().shift(DOWN)
     fade, transform, back = FadeIn(square), Transform(square, other), TransformFromCopy(square, other)
     kept = Indicate(square, rate_func=linear)  # ends on the indicated copy, as a transform does
     inner = FadeIn(other)
-    for animation in (fade, transform, back, kept, LaggedStart(inner)):
+    counting = ChangeDecimalToValue(DecimalNumber(1.0, mob_class=Text), 2.0)
+    for animation in (fade, transform, back, kept, LaggedStart(inner), counting):
         sf.jump_to_end(animation)
+    assert "begin" in vars(counting) and "interpolate" not in vars(counting)  # counts, from no copy
     assert "interpolate" in vars(fade) and "interpolate" in vars(inner)  # nothing to copy or draw
     assert "create_starting_mobject" in vars(transform)  # starts from its target's copy
     assert not {"interpolate", "create_starting_mobject"} & set(vars(back))
@@ -276,7 +299,7 @@ def block_distance(a: np.ndarray, b: np.ndarray, size: int = 8) -> float:
     return float(diff[:h, :w].reshape(h // size, size, w // size, size).mean(axis=(1, 3)).max())
 
 
-EQUAL = [("residual", {"wo": "identity"}), ("bank", {"depth": 2, "residual": False}), ("rope", {"shift": 3})]
+EQUAL = [("residual", {"wo": "identity"}), ("rope", {"shift": 3}), ("ledger", {"layers": 2, "ffn": "swiglu"})]
 
 
 @pytest.mark.render

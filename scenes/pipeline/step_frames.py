@@ -259,7 +259,8 @@ def jump_to_end(animation: Any) -> None:
     (fading, growing or creating it in, indicating it, fading it out and removing it), nothing
     needs to be copied or interpolated: only their updater suspension is kept. Any other transform
     that ends on its target starts from the target's copy instead of a copy of its own: at the end
-    the start is weighted by zero. Every other animation is left as Manim plays it. Group members
+    the start is weighted by zero. A counting number skips its copy and its first value (it is set
+    to its last). Every other animation is left as Manim plays it. Group members
     are handled one by one (a group ends where its members end when its rate function ends at 1).
     """
     from manim import (
@@ -276,6 +277,7 @@ def jump_to_end(animation: Any) -> None:
         Transform,
     )
     from manim.animation.animation import Animation
+    from manim.animation.numbers import ChangeDecimalToValue, ChangingDecimal
 
     ends_at = animation.rate_func(1.0)
     if isinstance(animation, AnimationGroup):
@@ -296,6 +298,9 @@ def jump_to_end(animation: Any) -> None:
           and kind.interpolate is Animation.interpolate and kind.interpolate_mobject is Animation.interpolate_mobject
           and kind.interpolate_submobject is Transform.interpolate_submobject):
         animation.create_starting_mobject = lambda: animation.target_copy
+    elif kind in (ChangingDecimal, ChangeDecimalToValue) and kind.begin is Animation.begin \
+            and not animation.suspend_mobject_updating:
+        animation.begin = lambda: None  # its interpolation reads no starting copy
 
 
 def prune(topic_folder: Path, keep: str, kept: int = KEPT) -> list[str]:
