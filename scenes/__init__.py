@@ -5,8 +5,9 @@ shows, asked of the engine), ``scene.py`` (the steps and the module-level
 ``TOPIC``) and, where the topic needs its own mobjects, ``parts.py``.
 ``TOPIC_MODULES`` lists the topics in the order render.py shows and renders
 them. The render pipeline (render job, publishing, manifest, exports, the worker pool) is
-``scenes.pipeline``; :func:`render` is its public entry. Importing this package imports nothing
-heavy: :func:`load_topics` and :func:`render` do, when called.
+``scenes.pipeline``; :func:`render` is its public entry, :func:`step_frames` the quick look (each
+step's end frame, no video). Importing this package imports nothing heavy: :func:`load_topics`,
+:func:`render` and :func:`step_frames` do, when called.
 """
 
 from __future__ import annotations
@@ -54,3 +55,15 @@ def render_lesson(path, out="media", **options):
     from scenes.pipeline.lesson import render_lesson as render_file
 
     return render_file(path, out, **options)
+
+
+def step_frames(topic, out="media", *, theme: str = "dark", quality: str = "preview", on_frame=None, **params):
+    """Each step's end frame of ``topic`` as a PNG, in seconds, without rendering the video.
+
+    The scene is drawn with its animations skipped; ``on_frame(index, step_name, path)`` hears of
+    each frame as it lands in ``OUT/.cache/frames/``; returns the paths in step order. Parameters
+    are checked as :func:`render` checks them (``RenderError``). See scenes/pipeline/step_frames.py.
+    """
+    from scenes.pipeline.step_frames import step_frames as draw_frames
+
+    return draw_frames(topic, out, theme=theme, quality=quality, on_frame=on_frame, **params)

@@ -4,6 +4,7 @@
 with their ``manifest`` as one transaction (``publish``), SIGINT/SIGTERM handled by ``signals``;
 ``encoder`` and ``soundtrack`` make the video and its sound, ``script_file`` reads edited narration,
 ``exports`` writes the other formats (GIF, alpha, storyboard, deck, handout, pptx), ``pool`` renders
-every topic in worker processes, and ``api`` is the public :func:`scenes.render`. Importing this
+every topic in worker processes, ``api`` is the public :func:`scenes.render`, and ``step_frames``
+draws each step's end frame without a video (:func:`scenes.step_frames`). Importing this
 package imports nothing heavy; each module imports Manim, PyAV or Pillow only where it needs them.
 """

@@ -1,0 +1,188 @@
+"""Benchmark: a changed flag's step-end frames (scenes.step_frames) against a cold preview render.
+
+    .venv/bin/python bench/studio.py                   # every topic
+    .venv/bin/python bench/studio.py residual bank     # some of them
+
+For each topic, in fresh temporary folders, each case a child process (wall and CPU seconds of the
+child and its children from ``os.wait4``):
+
+- cold: ``render.py TOPIC -q preview`` into an empty ``--out`` (Python starting, LaTeX, drawing
+  and encoding every frame);
+- frames: in a new process that has imported the topics (as the studio's server has), the
+  step-end frames of one changed flag (``CHANGES``), into the same ``--out``: the Tex and text
+  glyph caches the cold render left are there, as they are for a studio user after a first
+  preview. Timed from the call to the last PNG on disk; ``process`` adds Python starting and the
+  imports, for a command-line user;
+- repeat: the same call again in that process (the frames come from the cache);
+- warm: in another new process, the topic's default frames first (a page opened, a flag changed
+  before: Manim's in-memory glyph caches are filled), then the changed flag's frames drawn anew,
+  as a long-lived frames worker would see them.
+
+The ratio ``frames / cold`` is the issue's measure (goal: at most 0.15, and under 10 s). The
+breakdown shows where the frames' time goes: the up-to-date key (hashing the sources), seeding
+and merging the glyph caches, building the scene (numbers, mobjects, animations jumped to their
+ends), drawing the captured frames and writing the PNGs.
+
+The machine is shared: read the ratios of one run, and say what else was running.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+PY = sys.executable
+GOAL_RATIO, GOAL_SECONDS = 0.15, 10.0
+
+# one changed flag per topic (a field of its Params and its new value): what a studio user tries
+CHANGES = {
+    "residual": {"wo": "negate"},
+    "heads": {"scale_wo": 0.5},
+    "bank": {"depth": 6, "residual": False},
+    "rope": {"query_pos": 20},
+    "positions": {"shift": 5},
+    "block": {"act": "relu"},
+    "ffn": {"seed": 1},
+    "induction": {"seed": 2},
+    "attribution": {"top": 4},
+    "ledger": {"layers": 24},
+}
+
+
+def run(argv: list[str]) -> dict:
+    """Run a child; its wall and CPU seconds (with its children) and its stdout."""
+    started = time.perf_counter()
+    proc = subprocess.Popen(argv, cwd=ROOT, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    out, err = proc.communicate()
+    wall = time.perf_counter() - started
+    usage = proc.returncode
+    if usage != 0:
+        raise SystemExit(f"failed ({usage}): {' '.join(map(str, argv))}\n{err[-2000:]}")
+    return {"wall": wall, "output": out}
+
+
+def run_timed(argv: list[str]) -> dict:
+    """Like :func:`run`, with the child's CPU time (user + system, its children included)."""
+    before = os.times()
+    result = run(argv)
+    after = os.times()
+    result["cpu"] = (after.children_user - before.children_user) + (after.children_system - before.children_system)
+    return result
+
+
+def child(topic: str, out: str, change: str, warm: bool = False) -> None:
+    """In a fresh process: import the topics, then time the changed flag's frames and a repeat;
+    ``warm``: draw the defaults first, then the changed flag's frames anew."""
+    import resource
+    import shutil
+
+    import scenes
+    from scenes.pipeline import step_frames as sf
+
+    scenes.load_topics()
+    spent: dict[str, float] = {"key": 0.0, "caches": 0.0, "capture": 0.0, "png": 0.0}
+
+    def timed(name: str, fn):
+        def wrapped(*args, **kwargs):
+            started = time.perf_counter()
+            try:
+                return fn(*args, **kwargs)
+            finally:
+                spent[name] += time.perf_counter() - started
+        return wrapped
+
+    sf.frames_key = timed("key", sf.frames_key)
+    sf.seed_cache = timed("caches", sf.seed_cache)
+    sf.merge_cache = timed("caches", sf.merge_cache)
+    sf.write_png = timed("png", sf.write_png)
+    renderer = sf.skipping_renderer_class()
+    renderer.capture = timed("capture", renderer.capture)
+
+    def cpu() -> float:
+        me, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+        return me.ru_utime + me.ru_stime + kids.ru_utime + kids.ru_stime
+
+    params = json.loads(change)
+    if warm:
+        sf.step_frames(topic, out)
+        shutil.rmtree(Path(out) / ".cache" / sf.FRAMES / topic)
+        spent.update(dict.fromkeys(spent, 0.0))
+    started, cpu0 = time.perf_counter(), cpu()
+    paths = sf.step_frames(topic, out, **params)
+    wall, used = time.perf_counter() - started, cpu() - cpu0
+    started = time.perf_counter()
+    sf.step_frames(topic, out, **params)
+    repeat = time.perf_counter() - started
+    print(json.dumps({"wall": wall, "cpu": used, "repeat": repeat, "steps": len(paths), **spent}))
+
+
+def bench(topic: str, tmp: Path) -> dict:
+    out = tmp / topic
+    cold = run_timed([PY, str(ROOT / "render.py"), topic, "-q", "preview", "--out", str(out)])
+    me = str(Path(__file__).resolve())
+    frames = run_timed([PY, me, "--child", topic, str(out), json.dumps(CHANGES[topic])])
+    inner = json.loads(frames["output"].strip().splitlines()[-1])
+    warm = run([PY, me, "--child", topic, str(out), json.dumps(CHANGES[topic]), "--warm"])
+    warm_inner = json.loads(warm["output"].strip().splitlines()[-1])
+    return {"topic": topic, "cold": cold, "process": frames["wall"], "warm": warm_inner["wall"], **inner}
+
+
+def load_report() -> str:
+    """The load average and the other heavy processes (what else was running)."""
+    load = Path("/proc/loadavg").read_text().split()[:3]
+    others = subprocess.run(["ps", "-eo", "pcpu,args", "--sort=-pcpu"], capture_output=True, text=True).stdout
+    busy = [line.strip()[:110] for line in others.splitlines()[1:]
+            if line.strip() and float(line.split()[0]) >= 20 and "bench/studio.py" not in line]
+    return f"load average {' '.join(load)}; busy: " + ("; ".join(busy[:6]) or "nothing else above 20% CPU")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("topics", nargs="*", help="topics (default: all)")
+    parser.add_argument("--child", nargs=3, metavar=("TOPIC", "OUT", "CHANGE"), help=argparse.SUPPRESS)
+    parser.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        child(*args.child, warm=args.warm)
+        return
+    from scenes import TOPIC_MODULES
+
+    topics = args.topics or TOPIC_MODULES
+    unknown = [t for t in topics if t not in CHANGES]
+    if unknown:
+        raise SystemExit(f"unknown topic(s): {', '.join(unknown)}")
+    print(f"before: {load_report()}", flush=True)
+    header = (f"{'topic':<12} {'change':<28} {'steps':>5} {'cold s':>7} {'cold cpu':>8} {'frames s':>8} "
+              f"{'cpu':>6} {'ratio':>6} {'cpu ratio':>9} {'process':>7} {'repeat':>6} {'warm':>5} {'ratio':>5}  "
+              f"{'key':>5} {'caches':>6} {'capture':>7} {'png':>5} {'scene':>6}  goal")
+    print(header, flush=True)
+    rows = []
+    with tempfile.TemporaryDirectory(prefix="tblock-studio-bench-") as tmp:
+        for topic in topics:
+            r = bench(topic, Path(tmp))
+            rows.append(r)
+            ratio, cpu_ratio = r["wall"] / r["cold"]["wall"], r["cpu"] / r["cold"]["cpu"]
+            scene = r["wall"] - r["key"] - r["caches"] - r["capture"] - r["png"]
+            ok = ratio <= GOAL_RATIO and r["wall"] < GOAL_SECONDS
+            change = " ".join(f"{k}={v}" for k, v in CHANGES[topic].items())
+            print(f"{topic:<12} {change:<28} {r['steps']:>5} {r['cold']['wall']:>7.1f} {r['cold']['cpu']:>8.1f} "
+                  f"{r['wall']:>8.2f} {r['cpu']:>6.2f} {ratio:>6.3f} {cpu_ratio:>9.3f} {r['process']:>7.2f} "
+                  f"{r['repeat']:>6.2f} {r['warm']:>5.2f} {r['warm'] / r['cold']['wall']:>5.3f}  "
+                  f"{r['key']:>5.2f} {r['caches']:>6.2f} {r['capture']:>7.2f} {r['png']:>5.2f} "
+                  f"{scene:>6.2f}  {'yes' if ok else 'NO'}", flush=True)
+    worst = max(rows, key=lambda r: r["wall"] / r["cold"]["wall"])
+    print(f"worst ratio: {worst['topic']} {worst['wall'] / worst['cold']['wall']:.3f}; "
+          f"slowest frames: {max(r['wall'] for r in rows):.2f} s")
+    print(f"after: {load_report()}")
+
+
+if __name__ == "__main__":
+    main()
