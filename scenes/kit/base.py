@@ -307,6 +307,10 @@ class StepScene(Scene):
         renderer = self.renderer
         before = getattr(renderer, "time", None)
         super().play(*args, **kwargs)
+        # A Wait adds an empty Mobject to the scene; left there, every later animation's cache key
+        # counts the waits before it, and a narration edit that adds or drops a cue redraws every
+        # step after it. Removed, a changed step is the only one drawn again.
+        self.remove(*[a.mobject for a in args if isinstance(a, Wait) and not a.mobject.submobjects])
         cached = getattr(renderer, "skip_animations", False) and \
             not getattr(renderer, "_original_skipping_status", True)
         for hook in PLAY_HOOKS:

@@ -40,7 +40,8 @@ const Studio = (() => {
 
   // -- a topic's page -------------------------------------------------------------------
 
-  const page = { slug: "", flags: [], job: null, source: null, manifest: null, edited: {}, lastBody: null };
+  // edited: narration changed since the last render; applied: the edits that render spoke (kept for exports)
+  const page = { slug: "", flags: [], job: null, source: null, manifest: null, edited: {}, applied: {}, lastBody: null };
 
   function control(flag) {
     const id = `f-${flag.name}`;
@@ -75,7 +76,8 @@ const Studio = (() => {
   }
 
   function body(extra = {}) {
-    const script = Object.keys(page.edited).length ? { ...page.edited } : undefined;
+    const edits = { ...page.applied, ...page.edited };
+    const script = Object.keys(edits).length ? edits : undefined;
     return { topic: page.slug, params: params(), quality: $("opt-quality").value, theme: $("opt-theme").value,
              voice: $("opt-voice").checked || Boolean(script), script, ...extra };
   }
@@ -136,6 +138,7 @@ const Studio = (() => {
     if (kind === "preview") {
       if (page.source) page.source.close();
       page.job = got.data.id;
+      document.body.dataset.job = got.data.id;
       page.lastBody = request;
       $("cancel").disabled = false;
       $("frames").replaceChildren();
@@ -213,6 +216,7 @@ const Studio = (() => {
     $("placeholder").hidden = true;
     video.load();
     video.play().catch(() => {});
+    page.applied = { ...((page.lastBody && page.lastBody.script) || {}) };
     page.edited = {};
     renderSteps(manifest, status.drawn_steps, status.skipped);
     renderNumbers(manifest.numbers || {});
