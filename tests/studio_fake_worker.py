@@ -22,6 +22,13 @@ request = json.loads(sys.stdin.read())
 with open(os.environ["FAKE_LOG"], "a") as log:
     log.write(json.dumps([request["topic"], request["params"]]) + "\n")
 plays, delay = int(os.environ.get("FAKE_PLAYS", "4")), float(os.environ.get("FAKE_DELAY", "0.05"))
+if request.get("mode") == "frames":  # the step-end frames: two, then done
+    print(json.dumps({"event": "start", "total": None, "steps": 0}), flush=True)
+    for i, step in enumerate(("first", "second")):
+        print(json.dumps({"event": "frame", "index": i, "step": step, "path": f".cache/frames/{i + 1:02d}_{step}.png"}),
+              flush=True)
+    print(json.dumps({"event": "done", "manifest": None, "files": [], "skipped": False, "seconds": 0}), flush=True)
+    sys.exit(0)
 print(json.dumps({"event": "start", "total": plays, "steps": 2}), flush=True)
 for i in range(plays):
     time.sleep(delay)

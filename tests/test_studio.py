@@ -337,3 +337,43 @@ def test_render_py_studio_checks_its_flags(cli, tmp_path):
     assert "must not be empty" in cli("studio", "--out", "").output
     assert "Serve the studio" in cli("studio", "--help").output
     assert os.environ.get("FAKE_LOG") is None
+
+
+def test_step_end_frames_arrive_with_the_job(studio, monkeypatch):
+    from scenes.studio import frames
+
+    monkeypatch.setattr(frames, "AVAILABLE", True)
+    monkeypatch.setenv("FAKE_DELAY", "0.5")  # the render ends after its frames (it stops the frames' child)
+    with studio() as client:
+        job = client.post("/api/renders", json={"topic": "residual", "frames": True}).json()["id"]
+        status = wait_for(client, job)
+        assert [f["url"] for f in status["frames"]] == ["/files/.cache/frames/01_first.png",
+                                                        "/files/.cache/frames/02_second.png"]
+        assert len(client.log.read_text().splitlines()) == 2  # the render and its frames, two children
+        plain = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "negate"}}).json()["id"]
+        assert wait_for(client, plain)["frames"] == []
+
+
+def test_the_frames_adapter_reports_paths_under_out(tmp_path, monkeypatch):
+    from scenes.studio import frames, worker
+
+    def fake_step_frames(topic, out, *, theme, quality, on_frame, **params):
+        assert (topic, theme, quality, params) == ("residual", "light", "preview", {"wo": "negate"})
+        made = []
+        for i, name in enumerate(("show_tokens", "score_keys")):
+            png = Path(out) / ".cache" / "frames" / f"{i + 1:02d}_{name}.png"
+            png.parent.mkdir(parents=True, exist_ok=True)
+            png.write_bytes(b"png")
+            on_frame(i, name, png)
+            made.append(png)
+        return made
+
+    monkeypatch.setattr(frames, "step_frames", fake_step_frames)
+    events = []
+    worker.frames({"topic": "residual", "params": {"wo": "negate"}, "options": {"theme": "light"},
+                   "out": str(tmp_path)}, lambda **e: events.append(e))
+    assert [e["path"] for e in events if e["event"] == "frame"] == [".cache/frames/01_show_tokens.png",
+                                                                    ".cache/frames/02_score_keys.png"]
+    assert events[-1]["event"] == "done"
+    monkeypatch.setattr(frames, "step_frames", None)
+    assert frames.step_end_frames("residual", tmp_path) == []

@@ -6,7 +6,7 @@ shows no frames (the video still comes). Example::
 
     from scenes.studio.frames import AVAILABLE, step_end_frames
     if AVAILABLE:
-        step_end_frames("residual", Path("/tmp/frames"), on_frame=print, wo="identity")
+        step_end_frames("residual", Path("media"), on_frame=print, wo="identity")   # under media/.cache/
 """
 
 from __future__ import annotations

@@ -170,10 +170,9 @@ class JobQueue:
 
     def _execute(self, job: Job) -> None:
         frames = None
-        if self.frames and job.request.get("frames"):
-            folder = self.out / ".cache" / "studio" / "frames" / job.id
-            frames = threading.Thread(target=self._child, daemon=True,
-                                      args=(job, dict(job.request, mode="frames", frames_dir=str(folder)), True))
+        if self.frames and job.request.get("frames"):  # the step-end frames, beside the render
+            frames = threading.Thread(target=self._child, args=(job, dict(job.request, mode="frames"), True),
+                                      daemon=True)
             frames.start()
         self._child(job, job.request, False)
         if frames is not None:

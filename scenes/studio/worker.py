@@ -118,7 +118,7 @@ def export(kind: str, out: Path, manifest: Any) -> str:
     renders = [(manifest, exports.section_clips(out, manifest))]
     name = f"{manifest.name}_deck"
     if kind == "pptx":
-        dst = out / name / f"{manifest.name}.pptx"
+        dst = out / f"{manifest.name}_pptx" / f"{manifest.name}.pptx"
         dst.parent.mkdir(parents=True, exist_ok=True)
         return str(Path(exports.write_pptx(renders, dst)).relative_to(out))
     offline = exports.find_reveal_js() is not None  # the deck then opens with no network too
@@ -139,7 +139,8 @@ def zipped(folder: Path, dst: Path, atomic_path: Any) -> Path:
 
 
 def frames(request: dict, emit: Emit) -> None:
-    """Each step's end frame, animations skipped, as soon as it exists (scenes/studio/frames.py)."""
+    """Each step's end frame, animations skipped, as soon as it exists (scenes/studio/frames.py); the
+    PNGs land under ``OUT/.cache/`` where the step-frames code keeps them."""
     from scenes.pipeline import api
 
     from .frames import step_end_frames
@@ -148,16 +149,15 @@ def frames(request: dict, emit: Emit) -> None:
     topic = api.topic_named(request["topic"])
     params = api.make_params(topic, request.get("params", {}))
     options = request.get("options", {})
-    folder = Path(request["frames_dir"])
     emit(event="start", total=None, steps=0)
 
     def heard(index: int, step: str, png: Path) -> None:
-        emit(event="frame", index=index, step=step, path=str(Path(png).relative_to(out)))
+        emit(event="frame", index=index, step=step, path=str(Path(png).absolute().relative_to(out.absolute())))
 
-    made = step_end_frames(topic.slug, folder, theme=options.get("theme", "dark"), on_frame=heard,
-                           **params.changed())
-    emit(event="done", manifest=None, files=[str(Path(p).relative_to(out)) for p in made or []], skipped=False,
-         seconds=0)
+    made = step_end_frames(topic.slug, out, theme=options.get("theme", "dark"),
+                           quality=options.get("quality", "preview"), on_frame=heard, **params.changed())
+    emit(event="done", manifest=None, files=[str(Path(p).absolute().relative_to(out.absolute())) for p in made],
+         skipped=False, seconds=0)
 
 
 def main() -> int:

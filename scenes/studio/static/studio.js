@@ -143,6 +143,7 @@ const Studio = (() => {
       $("cancel").disabled = false;
       $("frames").replaceChildren();
       $("frames").hidden = true;
+      if ($("video").hidden) $("placeholder").textContent = "Rendering: the step-end frames come first where this tree draws them, then the video.";
       setProgress(got.data);
     }
     follow(got.data.id, kind);
@@ -183,6 +184,11 @@ const Studio = (() => {
 
   function showFrames(frames) {
     const box = $("frames");
+    const latest = frames[frames.length - 1];
+    if (latest && $("video").hidden) {  // before the video: the newest step-end frame, large
+      $("placeholder").replaceChildren(el("img", { src: latest.url, alt: `end of ${latest.step}`, className: "early" }),
+        el("div", { className: "early-caption", textContent: `end of step ${latest.index + 1}, ${latest.step}: drawn with the animations skipped; the video follows` }));
+    }
     for (const frame of frames.slice(box.children.length)) {
       const figure = el("figure", {}, el("img", { src: frame.url, alt: `end of ${frame.step}` }),
         el("figcaption", { textContent: `${frame.index + 1}. ${frame.step}` }));
