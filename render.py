@@ -801,7 +801,7 @@ def studio(port: int, host: str, out: Path, open_result: bool) -> None:
     except OSError as err:
         raise click.ClickException(f"cannot serve on {host}:{port}: {err.strerror or err}") from None
     except signals.Interrupted as stop:
-        click.echo(f"Error: studio interrupted by {stop.name}; its renders were stopped, none half-published",
+        click.echo(f"studio stopped: interrupted by {stop.name}; running renders were stopped, none half-published",
                    err=True)
         sys.exit(stop.exit_code)
 

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 Emit = Callable[..., None]
+FRAMES_NICE = 10  # the step-end frames' child yields the CPU to the render's
 PLAYS = "plays.json"  # OUT/.cache/studio/plays.json: how many animations each render played last time
 
 
@@ -145,6 +146,7 @@ def frames(request: dict, emit: Emit) -> None:
 
     from .frames import step_end_frames
 
+    os.nice(FRAMES_NICE)  # beside a render on a small machine: the video keeps its pace
     out = Path(request["out"])
     topic = api.topic_named(request["topic"])
     params = api.make_params(topic, request.get("params", {}))
