@@ -126,7 +126,7 @@ const Studio = (() => {
 
   // -- jobs ---------------------------------------------------------------------------
 
-  async function start(request, kind) {
+  async function start(request, kind, label = "") {
     const got = await call("POST", "/api/renders", request);
     if (!got.ok) {
       const message = (got.data && got.data.error) || `HTTP ${got.status}`;
@@ -146,15 +146,15 @@ const Studio = (() => {
       if ($("video").hidden) $("placeholder").textContent = "Rendering: the step-end frames come first where this tree draws them, then the video.";
       setProgress(got.data);
     }
-    follow(got.data.id, kind);
+    follow(got.data.id, kind, label);
   }
 
-  function follow(id, kind) {
+  function follow(id, kind, label) {
     const source = new EventSource(`/api/renders/${id}/events`);
     if (kind === "preview") page.source = source;
     source.onmessage = (message) => {
       const status = JSON.parse(message.data);
-      if (kind === "preview") previewStatus(status); else exportStatus(status);
+      if (kind === "preview") previewStatus(status); else exportStatus(status, label);
       if (["done", "failed", "cancelled"].includes(status.state)) source.close();
     };
     source.onerror = () => { /* the browser reconnects; a finished job's stream simply ends */ };
@@ -295,12 +295,10 @@ const Studio = (() => {
     if (button.dataset.exportSections) extra.sections = true;
     if (button.dataset.export) extra.export = button.dataset.export;
     $("export-status").textContent = `${button.textContent}: queued`;
-    page.exportLabel = button.textContent;
-    start(body(extra), "export");
+    start(body(extra), "export", button.textContent);
   }
 
-  function exportStatus(status) {
-    const label = page.exportLabel || "export";
+  function exportStatus(status, label) {
     const percent = Math.round(100 * (status.progress || 0));
     $("export-status").textContent = status.state === "done" ? `${label}: ready` :
       status.state === "running" ? `${label}: rendering ${percent}%` : `${label}: ${status.error || status.state}`;
