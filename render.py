@@ -75,7 +75,7 @@ from scenes.pipeline.render_job import (
 )
 
 TOPICS = load_topics()
-BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard", "script", "vocab", "lesson")
+BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard", "script", "vocab", "lesson", "studio")
 PUBLISHED: list[str] = []  # what this command has published so far (for the interruption message)
 NOTICES: list[str] = []  # old flag names used: printed once the input is known to be good
 
@@ -229,21 +229,6 @@ def param_option(f: dataclasses.Field) -> Callable:
                         help=meta.get("help"))
 
 
-def range_text(f: dataclasses.Field) -> str:
-    """A field's valid values, for ``show`` (in words when they depend on other flags)."""
-    meta = f.metadata
-    if meta.get("shown_range"):
-        return meta["shown_range"]
-    if meta.get("choices"):
-        return "|".join(meta["choices"])
-    if isinstance(f.default, bool):
-        return "on|off"
-    low, high = meta.get("low"), meta.get("high")
-    if low is None and high is None:
-        return "any"
-    return f"{'' if low is None else low}..{'' if high is None else high}"
-
-
 def make_params(topic: Any, values: dict, given: set[str]) -> Any:
     """Build a topic's Params with the API's checks (scenes/pipeline/api.py); errors as usage errors."""
     with cli_errors():
@@ -395,7 +380,7 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
 # -- the command group --------------------------------------------------------------
 
 USAGE = ("TOPIC [FLAGS] | list | show TOPIC | all | deck TOPIC... | storyboard TOPIC [FLAGS] | "
-         "script TOPIC [FLAGS] | lesson FILE | vocab WEIGHTS")
+         "script TOPIC [FLAGS] | lesson FILE | vocab WEIGHTS | studio")
 
 
 did_you_mean = api.did_you_mean
@@ -551,12 +536,8 @@ def show(topic_name: str) -> None:
     topic = TOPICS[topic_name]
     click.echo(f"{topic.slug}: {topic.description}\n")
     rows = [("flag", "type", "default", "range", "help")]
+    rows += [(r["flag"], r["type"], str(r["default"]), r["range"], r["help"]) for r in api.flag_rows(topic)]
     fields = dataclasses.fields(topic.Params)
-    for f in fields:
-        flag = "--" + f.name.replace("_", "-")
-        if isinstance(f.default, bool):
-            flag = f"{flag}/--no-{flag[2:]}"
-        rows.append((flag, type(f.default).__name__, str(f.default), range_text(f), f.metadata.get("help", "")))
     widths = [max(len(r[i]) for r in rows) for i in range(4)]
     for r in rows:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
@@ -852,6 +833,30 @@ def vocab(weights: str) -> None:
     width = len(str(ckpt.vocab_size - 1))
     for i, text in enumerate(strings):
         click.echo(f"{i:>{width}}  {display(text)}")
+
+
+@cli.command("studio")
+@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
+              help="The port to serve on (0: any free port).")
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="The address to serve on; another than 127.0.0.1 lets other machines start renders.")
+@common_options("out", "open")
+def studio(port: int, host: str, out: Path, open_result: bool) -> None:
+    """Serve the studio, a local web page: each topic's flags as a form, a preview with its progress,
+    the steps, editable narration and exports (docs/studio.md). Prints its URL first; Ctrl-C stops it."""
+    with cli_errors():
+        api.make_options(out=out)
+    recover_out(out)
+    from scenes.studio import serve
+
+    try:
+        serve(host, port, out, open_browser=open_result, announce=click.echo)
+    except OSError as err:
+        raise click.ClickException(f"cannot serve on {host}:{port}: {err.strerror or err}") from None
+    except signals.Interrupted as stop:
+        click.echo(f"studio stopped: interrupted by {stop.name}; running renders were stopped, none half-published",
+                   err=True)
+        sys.exit(stop.exit_code)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -32,10 +32,11 @@ Example::
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -242,6 +243,21 @@ def no_script(params: Any) -> dict[str, Line]:
     return {}
 
 
+PLAY_HOOKS: list[Callable[[dict[str, Any]], None]] = []  # see on_play
+
+
+@contextlib.contextmanager
+def on_play(hook: Callable[[dict[str, Any]], None]) -> Iterator[None]:
+    """Within the block, call ``hook({"index", "step", "cached"})`` after each animation (or wait) a
+    StepScene plays: its 0-based number, the step it belongs to, and whether Manim took it from the
+    step cache instead of drawing it. The studio's progress bar listens here."""
+    PLAY_HOOKS.append(hook)
+    try:
+        yield
+    finally:
+        PLAY_HOOKS.remove(hook)
+
+
 class StepScene(Scene):
     """A scene made of named steps; each step is a section with one caption and its narration.
 
@@ -293,8 +309,16 @@ class StepScene(Scene):
         renderer = self.renderer
         before = getattr(renderer, "time", None)
         super().play(*args, **kwargs)
-        if before is not None and getattr(renderer, "skip_animations", False) and \
-                not getattr(renderer, "_original_skipping_status", True):
+        # A Wait adds an empty Mobject to the scene; left there, every later animation's cache key
+        # counts the waits before it, and a narration edit that adds or drops a cue redraws every
+        # step after it. Removed, a changed step is the only one drawn again.
+        self.remove(*[a.mobject for a in args if isinstance(a, Wait) and not a.mobject.submobjects])
+        cached = getattr(renderer, "skip_animations", False) and \
+            not getattr(renderer, "_original_skipping_status", True)
+        for hook in PLAY_HOOKS:
+            hook({"index": getattr(renderer, "num_plays", 1) - 1, "cached": bool(cached),
+                  "step": self.steps[-1]["name"] if self.steps else None})
+        if before is not None and cached:
             fps, duration = config.frame_rate, self.duration
             if self.is_current_animation_frozen_frame():
                 frames = int(duration / (1 / fps))  # CairoRenderer.freeze_current_frame

@@ -125,6 +125,39 @@ def refuse_unused(topic: Any, values: dict, given: set[str]) -> None:
         raise RenderError(f"{them} {does} nothing beside {flag_of(master)}, which replaces {it}; drop {them}")
 
 
+def range_text(f: dataclasses.Field) -> str:
+    """A field's valid values as ``render.py show`` prints them (in words when they depend on other flags)."""
+    meta = f.metadata
+    if meta.get("shown_range"):
+        return meta["shown_range"]
+    if meta.get("choices"):
+        return "|".join(meta["choices"])
+    if isinstance(f.default, bool):
+        return "on|off"
+    low, high = meta.get("low"), meta.get("high")
+    if low is None and high is None:
+        return "any"
+    return f"{'' if low is None else low}..{'' if high is None else high}"
+
+
+def flag_rows(topic: Any) -> list[dict[str, Any]]:
+    """A topic's flags as ``render.py show`` lists them, one dict per Params field: ``name``, ``flag``
+    (``--residual/--no-residual`` for a switch), ``type``, ``default``, ``range``, ``help``, and for
+    forms ``choices``, ``low``, ``high`` and ``unused_with`` (the flag that replaces this one)."""
+    rows = []
+    for f in dataclasses.fields(topic.Params):
+        flag = flag_of(f.name)
+        if isinstance(f.default, bool):
+            flag = f"{flag}/--no-{flag[2:]}"
+        meta = f.metadata
+        rows.append({"name": f.name, "flag": flag, "type": type(f.default).__name__, "default": f.default,
+                     "range": range_text(f), "help": meta.get("help", ""),
+                     "choices": list(meta["choices"]) if meta.get("choices") else None,
+                     "low": meta.get("low"), "high": meta.get("high"),
+                     "unused_with": flag_of(meta["unused_with"]) if meta.get("unused_with") else None})
+    return rows
+
+
 def make_params(topic: Any, values: dict, given: set[str] | None = None) -> Any:
     """The topic's Params from ``values`` ({field: value}; missing fields keep their defaults):
     unknown names, out-of-range values, parameters that do nothing beside another and the Params'
@@ -182,6 +215,40 @@ def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> Rend
     spoken = bool(speech) or not captions  # a file of captions alone leaves the video silent
     return dataclasses.replace(opts, voice=opts.voice or spoken, script=speech if spoken else None,
                                captions=captions or None)
+
+
+def command_line(topic: Any, params: Any, opts: RenderOptions, script: Any = None) -> str:
+    """The ``python render.py ...`` command that makes this render: the topic's changed flags (written
+    as by ``render.py script``), then the options that differ from their defaults."""
+    import shlex
+
+    from scenes.kit.base import flag_text
+
+    words = ["python render.py", topic.slug, *(flag_text(k, v) for k, v in params.changed().items())]
+    defaults = RenderOptions()
+    if opts.quality != defaults.quality:
+        words.append(f"-q {opts.quality}")
+    if opts.format != ("webm" if opts.transparent else "mp4"):
+        words.append(f"--format {opts.format}")
+    if opts.width is not None:
+        words.append(f"--gif-width {opts.width}")
+    words += [flag for flag, on in (("--last-frame", opts.last_frame), ("--transparent", opts.transparent),
+                                    ("--sections", opts.sections), ("--burn-captions", opts.burn_captions),
+                                    ("--voice", opts.voice and script is None and opts.voice_model is None))
+              if on]
+    if opts.theme != defaults.theme:
+        words.append(f"--theme {opts.theme}")
+    if opts.voice_model is not None:
+        words.append(f"--voice-model {shlex.quote(str(opts.voice_model))}")
+    if opts.voice and opts.pause != defaults.pause:
+        words.append(f"--pause {opts.pause:g}")
+    if script is not None:
+        words.append(f"--script {shlex.quote(str(script))}")
+    if Path(opts.out) != defaults.out:
+        words.append(f"--out {shlex.quote(str(opts.out))}")
+    if opts.name:
+        words.append(f"--name {shlex.quote(opts.name)}")
+    return " ".join(words)
 
 
 # -- rendering ------------------------------------------------------------------------

@@ -1,0 +1,259 @@
+"""The studio's routes: two pages, the JSON API, the event stream of a job, and the files under --out.
+
+Every check of a request's parameters is the CLI's (scenes/pipeline/api.py): a bad request gets
+400 and ``{"error": "<the line render.py prints after Error:>"}``. See docs/studio.md.
+
+Example::
+
+    from starlette.testclient import TestClient
+    client = TestClient(make_app(Path("media"), host="127.0.0.1", port=8765), base_url="http://127.0.0.1:8765")
+    client.get("/api/topics").json()[0]["slug"]                # 'residual'
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import hashlib
+import json
+import threading
+from pathlib import Path
+from typing import Any
+
+import click
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from scenes import load_topics
+from scenes.pipeline import api
+from scenes.pipeline.manifest import srt_to_vtt
+from scenes.pipeline.render_job import FORMATS, PROJECT, QUALITIES, THEME_NAMES
+
+from . import frames as step_frames
+from .jobs import FINAL, JobQueue, QueueFull
+from .safety import Guard, Refused, safe_file
+
+STATIC = Path(__file__).with_name("static")
+STORYBOARDS = PROJECT / "docs" / "img"
+FIELDS = ("topic", "params", "quality", "voice", "format", "theme", "sections", "gif_width", "script", "export",
+          "frames")
+EXPORTS = ("deck", "pptx")
+
+
+def topics_json(topics: dict) -> list[dict[str, Any]]:
+    """Each topic with its flags as ``render.py show`` lists them."""
+    return [{"slug": slug, "description": t.description, "flags": api.flag_rows(t),
+             "storyboard": f"/storyboard/{slug}.png" if (STORYBOARDS / f"{slug}_storyboard.png").is_file() else None}
+            for slug, t in topics.items()]
+
+
+OPTION_TYPES = {  # the render flags' click types and names, as render.py declares them
+    "quality": ("'-q' / '--quality'", click.Choice(list(QUALITIES))),
+    "format": ("'--format'", click.Choice(list(FORMATS))),
+    "theme": ("'--theme'", click.Choice(list(THEME_NAMES))),
+    "gif_width": ("'--gif-width'", click.IntRange(64, 3840)),
+}
+
+
+def flag_value(name: str, value: Any) -> Any:
+    """A render flag's value checked by the click type render.py gives it (None: its default)."""
+    if value is None:
+        return None
+    label, kind = OPTION_TYPES[name]
+    try:
+        return kind.convert(value, None, None)
+    except click.BadParameter as err:
+        raise api.RenderError(f"Invalid value for {label}: {err.message}") from None
+
+
+def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
+    """A POST body checked as the CLI checks its flags: the worker's request, its job key and the
+    equivalent command line. Bad input raises :class:`api.RenderError` with the CLI's line."""
+    if not isinstance(body, dict):
+        raise api.RenderError("the request must be a JSON object with at least \"topic\"")
+    unknown = [k for k in body if k not in FIELDS]
+    if unknown:
+        raise api.RenderError(f"unknown field {unknown[0]!r}; the fields are {', '.join(FIELDS)}")
+    topic = api.topic_named(str(body.get("topic", "")))
+    export = body.get("export")
+    if export not in (None, *EXPORTS):
+        raise api.RenderError(f"unknown export {export!r}; choose deck or pptx (a format: \"format\")")
+    values = body.get("params") or {}
+    if not isinstance(values, dict):
+        raise api.RenderError("\"params\" must be an object of flags, e.g. {\"wo\": \"identity\"}")
+    values = {k.removeprefix("--").replace("-", "_"): v for k, v in values.items()}
+    options = {"quality": flag_value("quality", body.get("quality") or "preview"), "voice": bool(body.get("voice")),
+               "format": flag_value("format", body.get("format")), "theme": flag_value("theme", body.get("theme")),
+               "sections": bool(body.get("sections")) or export is not None,
+               "width": flag_value("gif_width", body.get("gif_width"))}
+    if export is not None:
+        options["format"] = "mp4"
+    options["theme"] = options["theme"] or "dark"
+    opts = api.make_options(out=out, **options)
+    params = api.make_params(topic, values)
+    script_path = None
+    if body.get("script"):
+        script_path = script_file(topic, params, body["script"], out)
+        opts = api.with_script(topic, params, opts, script_path)
+    checked = {name: getattr(params, name) for name in values}
+    request = {"topic": topic.slug, "params": checked, "export": export, "frames": bool(body.get("frames")),
+               "options": {k: v for k, v in options.items() if v is not None},
+               "script": None if script_path is None else str(script_path)}
+    key = hashlib.sha256(json.dumps([request, dataclasses.asdict(params)], sort_keys=True,
+                                    default=str).encode()).hexdigest()
+    shown = None if script_path is None else script_path.relative_to(out.absolute())
+    command = api.command_line(topic, params, opts, script=shown and Path(out) / shown)
+    return request, key, command
+
+
+def script_file(topic: Any, params: Any, texts: Any, out: Path) -> Path:
+    """Edited narration ``{step: text}`` as the ``--script`` TOML file ``render.py script`` prints,
+    under ``OUT/.cache/studio/scripts/`` (named by its content)."""
+    from scenes.kit.base import flag_text
+    from scenes.pipeline.fsutil import write_text
+    from scenes.pipeline.script_file import dump
+
+    if not isinstance(texts, dict) or not all(isinstance(v, str) for v in texts.values()):
+        raise api.RenderError("\"script\" must be an object of step names and their texts")
+    flags = " ".join(flag_text(k, v) for k, v in params.changed().items())
+    text = dump(dict(texts), topic=topic.slug, flags=flags)
+    path = Path(out).absolute() / ".cache" / "studio" / "scripts" / \
+        f"{topic.slug}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        write_text(path, text)
+    return path
+
+
+def status_json(job: Any) -> dict[str, Any]:
+    """A job's status with its files as URLs."""
+    status = job.status()
+    status["files"] = [f"/files/{f}" for f in status["files"]]
+    status["frames"] = [dict(f, url=f"/files/{f['path']}") for f in status["frames"]]
+    script = job.request.get("script")
+    status["script"] = None if not script else "/files/" + str(Path(script).relative_to(Path(job.request["out"])))
+    return status
+
+
+def error(message: str, status: int = 400) -> JSONResponse:
+    return JSONResponse({"error": message}, status_code=status)
+
+
+def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: int = 1, queue_size: int = 8,
+             command: list[str] | None = None) -> Any:
+    """The studio as an ASGI app serving renders under ``out`` (the Host guard in front)."""
+    out = Path(out)
+    topics = load_topics()
+    state: dict[str, Any] = {}
+    stopping = threading.Event()  # set at Ctrl-C/SIGTERM: the event streams end
+
+    def queue() -> JobQueue:
+        return state["queue"]
+
+    async def page(request: Request) -> Response:
+        name = "index.html"
+        if "slug" in request.path_params:
+            if request.path_params["slug"] not in topics:
+                return error(str(api.unknown_topic(request.path_params["slug"], list(topics))), 404)
+            name = "topic.html"
+        return FileResponse(STATIC / name, headers={"cache-control": "no-store"})
+
+    async def storyboard(request: Request) -> Response:
+        slug = request.path_params["slug"]
+        path = STORYBOARDS / f"{slug}_storyboard.png"
+        if slug not in topics or not path.is_file():
+            return error(f"no storyboard of {slug!r}", 404)
+        return FileResponse(path)
+
+    async def list_topics(request: Request) -> Response:
+        return JSONResponse(topics_json(topics))
+
+    async def body_of(request: Request) -> Any:
+        try:
+            return json.loads(await request.body() or b"null")
+        except ValueError:
+            raise api.RenderError("the request body is not valid JSON") from None
+
+    async def check(request: Request) -> Response:
+        try:
+            _, _, command = checked_request(await body_of(request), out)
+        except api.RenderError as err:
+            return error(str(err))
+        return JSONResponse({"command": command})
+
+    async def submit(request: Request) -> Response:
+        try:
+            job_request, key, command = checked_request(await body_of(request), out)
+            job, shared = queue().submit(job_request, key, command)
+        except api.RenderError as err:
+            return error(str(err))
+        except QueueFull as err:
+            return error(str(err), 503)
+        return JSONResponse(dict(status_json(job), shared=shared), status_code=202,
+                            headers={"location": f"/api/renders/{job.id}"})
+
+    def job_or_404(request: Request) -> Any:
+        return queue().get(request.path_params["job"])
+
+    async def show(request: Request) -> Response:
+        job = job_or_404(request)
+        return error("no such render", 404) if job is None else JSONResponse(status_json(job))
+
+    async def cancel(request: Request) -> Response:
+        job = queue().cancel(request.path_params["job"])
+        return error("no such render", 404) if job is None else JSONResponse(status_json(job))
+
+    async def events(request: Request) -> Response:
+        job = job_or_404(request)
+        if job is None:
+            return error("no such render", 404)
+
+        async def stream() -> Any:
+            seen = -1
+            while not stopping.is_set():
+                if job.version != seen:
+                    seen = job.version
+                    yield f"data: {json.dumps(status_json(job))}\n\n"
+                    if job.state in FINAL:
+                        return
+                await asyncio.sleep(0.1)
+
+        return StreamingResponse(stream(), media_type="text/event-stream",
+                                 headers={"cache-control": "no-store", "x-accel-buffering": "no"})
+
+    async def file(request: Request) -> Response:
+        try:
+            path = safe_file(out, request.path_params["path"])
+        except Refused as err:
+            return error(str(err), 403)
+        except FileNotFoundError:
+            return error("no such file under --out", 404)
+        if path.suffix == ".srt" and request.query_params.get("as") == "vtt":
+            return Response(srt_to_vtt(path.read_text(encoding="utf-8")), media_type="text/vtt")
+        return FileResponse(path, headers={"cache-control": "no-store"})
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: Any) -> Any:
+        state["queue"] = JobQueue(out, workers=workers, size=queue_size, command=command,
+                                  frames=step_frames.AVAILABLE)
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(state["queue"].shutdown)
+
+    routes = [
+        Route("/", page), Route("/topic/{slug}", page), Route("/storyboard/{slug}.png", storyboard),
+        Route("/api/topics", list_topics), Route("/api/check", check, methods=["POST"]),
+        Route("/api/renders", submit, methods=["POST"]),
+        Route("/api/renders/{job}", show, methods=["GET"]), Route("/api/renders/{job}", cancel, methods=["DELETE"]),
+        Route("/api/renders/{job}/events", events), Route("/files/{path:path}", file),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    guard = Guard(Starlette(routes=routes, lifespan=lifespan), host, port)
+    guard.stopping = stopping
+    guard.queue = lambda: state.get("queue")
+    return guard

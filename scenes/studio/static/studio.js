@@ -1,0 +1,315 @@
+// tblock studio: the page's own script (no framework, nothing from the network).
+// Every check of a value is the server's, which is the CLI's: the page shows its one-line errors.
+"use strict";
+
+const Studio = (() => {
+  const $ = (id) => document.getElementById(id);
+  const el = (tag, props = {}, ...children) => {
+    const node = Object.assign(document.createElement(tag), props);
+    for (const child of children) node.append(child);
+    return node;
+  };
+
+  async function call(method, url, body) {
+    const init = { method, headers: { "Content-Type": "application/json" } };
+    if (body !== undefined) init.body = JSON.stringify(body);
+    const response = await fetch(url, init);
+    let data = null;
+    try { data = await response.json(); } catch (e) { data = null; }
+    return { ok: response.ok, status: response.status, data };
+  }
+
+  function showError(node, text) {
+    node.textContent = text || "";
+    node.hidden = !text;
+  }
+
+  // -- the index: a card per topic ------------------------------------------------------
+
+  async function index() {
+    const got = await call("GET", "/api/topics");
+    if (!got.ok) return showError($("load-error"), (got.data && got.data.error) || "cannot load the topics");
+    for (const t of got.data) {
+      const picture = t.storyboard
+        ? el("img", { src: t.storyboard, alt: `storyboard of ${t.slug}`, loading: "lazy" })
+        : el("div", { className: "none", textContent: "no storyboard yet" });
+      $("cards").append(el("a", { className: "card", href: `/topic/${t.slug}`, id: `card-${t.slug}` },
+        picture, el("h3", { textContent: t.slug }), el("p", { textContent: t.description })));
+    }
+  }
+
+  // -- a topic's page -------------------------------------------------------------------
+
+  // edited: narration changed since the last render; applied: the edits that render spoke (kept for exports)
+  const page = { slug: "", flags: [], job: null, source: null, manifest: null, edited: {}, applied: {}, lastBody: null };
+
+  function control(flag) {
+    const id = `f-${flag.name}`;
+    const cliName = flag.flag.split("/")[0];
+    const meta = el("div", { className: "meta" },
+      el("span", { className: "range", textContent: flag.range }), el("span", { textContent: flag.help }));
+    if (flag.type === "bool") {
+      const box = el("input", { type: "checkbox", id, name: cliName, checked: flag.default });
+      box.dataset.field = flag.name;
+      return el("div", { className: "row check" }, box, el("label", { htmlFor: id, textContent: flag.flag }), meta);
+    }
+    let input;
+    if (flag.choices) {
+      input = el("select", { id, name: cliName });
+      for (const c of flag.choices) input.append(el("option", { value: c, textContent: c, selected: c === flag.default }));
+    } else {
+      input = el("input", { type: "text", id, name: cliName, value: String(flag.default), spellcheck: false });
+      if (flag.type !== "str") input.inputMode = flag.type === "int" ? "numeric" : "decimal";
+    }
+    input.dataset.field = flag.name;
+    return el("div", { className: "row" }, el("label", { htmlFor: id, textContent: cliName }), input, meta);
+  }
+
+  function params() {
+    const values = {};
+    for (const flag of page.flags) {
+      const input = $(`f-${flag.name}`);
+      const value = flag.type === "bool" ? input.checked : input.value;
+      if (flag.type === "bool" ? value !== flag.default : value !== String(flag.default)) values[flag.name] = value;
+    }
+    return values;
+  }
+
+  function body(extra = {}) {
+    const edits = { ...page.applied, ...page.edited };
+    const script = Object.keys(edits).length ? edits : undefined;
+    return { topic: page.slug, params: params(), quality: $("opt-quality").value, theme: $("opt-theme").value,
+             voice: $("opt-voice").checked || Boolean(script), script, ...extra };
+  }
+
+  let checkTimer = null;
+  function scheduleCheck() {
+    clearTimeout(checkTimer);
+    checkTimer = setTimeout(check, 200);
+  }
+
+  async function check() {
+    const got = await call("POST", "/api/check", body());
+    markInvalid(got.ok ? "" : got.data.error);
+    if (got.ok) $("command").textContent = got.data.command;
+    showError($("form-error"), got.ok ? "" : got.data.error);
+    return got.ok;
+  }
+
+  function markInvalid(message) {
+    for (const flag of page.flags) {
+      const input = $(`f-${flag.name}`);
+      const named = message && (message.includes(`'${flag.flag.split("/")[0]}'`) || message.includes(`${flag.flag.split("/")[0]} `));
+      input.setAttribute("aria-invalid", named ? "true" : "false");
+    }
+  }
+
+  async function topic() {
+    page.slug = decodeURIComponent(location.pathname.split("/").pop());
+    const got = await call("GET", "/api/topics");
+    const info = got.ok && got.data.find((t) => t.slug === page.slug);
+    if (!info) return showError($("form-error"), `unknown topic ${page.slug}`);
+    document.title = `tblock studio: ${info.slug}`;
+    $("topic-title").textContent = `${info.slug}: ${info.description}`;
+    page.flags = info.flags;
+    for (const flag of info.flags) $("flag-list").append(control(flag));
+    $("flags").addEventListener("input", scheduleCheck);
+    $("flags").addEventListener("change", scheduleCheck);
+    $("preview").addEventListener("click", () => start(body({ format: "mp4", frames: true }), "preview"));
+    $("rerender").addEventListener("click", () => start(body({ format: "mp4", voice: true }), "preview"));
+    $("cancel").addEventListener("click", cancel);
+    $("copy").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("command").textContent));
+    for (const button of document.querySelectorAll(".exports button")) button.addEventListener("click", () => exportWith(button));
+    $("video").addEventListener("timeupdate", highlightStep);
+    check();
+  }
+
+  // -- jobs ---------------------------------------------------------------------------
+
+  async function start(request, kind, label = "") {
+    const got = await call("POST", "/api/renders", request);
+    if (!got.ok) {
+      const message = (got.data && got.data.error) || `HTTP ${got.status}`;
+      if (kind === "preview") { showError($("form-error"), message); markInvalid(message); } else $("export-status").textContent = message;
+      return;
+    }
+    showError($("form-error"), "");
+    $("command").textContent = got.data.command;
+    if (kind === "preview") {
+      if (page.source) page.source.close();
+      page.job = got.data.id;
+      document.body.dataset.job = got.data.id;
+      page.lastBody = request;
+      $("cancel").disabled = false;
+      $("frames").replaceChildren();
+      $("frames").hidden = true;
+      if ($("video").hidden) $("placeholder").textContent = "Rendering: the step-end frames come first where this tree draws them, then the video.";
+      setProgress(got.data);
+    }
+    follow(got.data.id, kind, label);
+  }
+
+  function follow(id, kind, label) {
+    const source = new EventSource(`/api/renders/${id}/events`);
+    if (kind === "preview") page.source = source;
+    source.onmessage = (message) => {
+      const status = JSON.parse(message.data);
+      if (kind === "preview") previewStatus(status); else exportStatus(status, label);
+      if (["done", "failed", "cancelled"].includes(status.state)) source.close();
+    };
+    source.onerror = () => { /* the browser reconnects; a finished job's stream simply ends */ };
+  }
+
+  function setProgress(status) {
+    const bar = $("progress");
+    const percent = Math.round(100 * (status.progress || 0));
+    $("progress-fill").style.width = `${percent}%`;
+    bar.setAttribute("aria-valuenow", String(percent));
+    bar.className = `progress ${status.state}`;
+    const counts = status.plays ? `, ${status.plays} animations (${status.cached} from the step cache)` : "";
+    const words = { queued: "queued", running: `rendering ${percent}%${counts}`, cancelled: "cancelled",
+                    failed: "failed", done: status.skipped ? "up to date (nothing to render)" : `done in ${status.seconds} s${counts}` };
+    $("status").textContent = words[status.state] || status.state;
+    $("status").dataset.state = status.state;
+  }
+
+  function previewStatus(status) {
+    if (status.id !== page.job) return;
+    setProgress(status);
+    showFrames(status.frames);
+    if (status.state === "failed") showError($("form-error"), status.error);
+    if (["done", "failed", "cancelled"].includes(status.state)) $("cancel").disabled = true;
+    if (status.state === "done") showResult(status);
+  }
+
+  function showFrames(frames) {
+    const box = $("frames");
+    const latest = frames[frames.length - 1];
+    if (latest && $("video").hidden) {  // before the video: the newest step-end frame, large
+      $("placeholder").replaceChildren(el("img", { src: latest.url, alt: `end of ${latest.step}`, className: "early" }),
+        el("div", { className: "early-caption", textContent: `end of step ${latest.index + 1}, ${latest.step}: drawn with the animations skipped; the video follows` }));
+    }
+    for (const frame of frames.slice(box.children.length)) {
+      const figure = el("figure", {}, el("img", { src: frame.url, alt: `end of ${frame.step}` }),
+        el("figcaption", { textContent: `${frame.index + 1}. ${frame.step}` }));
+      figure.dataset.step = frame.step;
+      figure.addEventListener("click", () => seekStep(frame.step, "end"));
+      box.append(figure);
+      box.hidden = false;
+    }
+  }
+
+  async function cancel() {
+    if (!page.job) return;
+    await call("DELETE", `/api/renders/${page.job}`);
+  }
+
+  // -- the result: video, steps, numbers ------------------------------------------------
+
+  function showResult(status) {
+    const manifest = status.manifest;
+    page.manifest = manifest;
+    const video = $("video");
+    const primary = status.files[0];
+    const captions = status.files.find((f) => f.endsWith(".srt"));
+    video.replaceChildren();
+    video.src = `${primary}?job=${status.id}`;
+    if (captions) {
+      video.append(el("track", { kind: "subtitles", srclang: "en", label: "captions", default: true,
+                                 src: `${captions}?as=vtt&job=${status.id}` }));
+    }
+    video.hidden = false;
+    $("placeholder").hidden = true;
+    video.load();
+    video.play().catch(() => {});
+    page.applied = { ...((page.lastBody && page.lastBody.script) || {}) };
+    page.edited = {};
+    renderSteps(manifest, status.drawn_steps, status.skipped);
+    renderNumbers(manifest.numbers || {});
+    const link = $("script-link");
+    link.hidden = !status.script;
+    if (status.script) { link.href = status.script; link.download = status.script.split("/").pop(); }
+    $("rerender").disabled = true;
+  }
+
+  function renderSteps(manifest, drawn, skipped) {
+    const list = $("steps");
+    list.replaceChildren();
+    manifest.steps.forEach((step, i) => {
+      const narration = el("textarea", { value: step.narration || step.speech || "", rows: 2,
+        placeholder: "narration (spoken with --voice)", ariaLabel: `narration of ${step.name}` });
+      narration.dataset.step = step.name;
+      narration.addEventListener("click", (event) => event.stopPropagation());
+      narration.addEventListener("input", () => {
+        const original = step.narration || step.speech || "";
+        if (narration.value.trim() && narration.value.trim() !== original.trim()) page.edited[step.name] = narration.value.trim();
+        else delete page.edited[step.name];
+        item.querySelector(".edited").hidden = !(step.name in page.edited);
+        $("rerender").disabled = !Object.keys(page.edited).length;
+        scheduleCheck();
+      });
+      const redrawn = !skipped && drawn.includes(step.name);
+      const item = el("li", { id: `step-${step.name}` },
+        el("div", { className: "head" }, el("span", { className: "name", textContent: `${i + 1}. ${step.name}` }),
+          el("span", { className: "time", textContent: `${step.start.toFixed(1)}–${step.end.toFixed(1)} s` }),
+          el("span", { className: "badge drawn", textContent: "redrawn", hidden: !redrawn, title: "animations drawn in this render (the others came from the step cache)" }),
+          el("span", { className: "badge edited", textContent: "edited", hidden: true })),
+        el("div", { className: "caption", textContent: step.caption }), narration);
+      item.dataset.start = step.start;
+      item.dataset.end = step.end;
+      item.dataset.redrawn = redrawn ? "1" : "0";
+      item.addEventListener("click", () => seekStep(step.name, "start"));
+      list.append(item);
+    });
+  }
+
+  function seekStep(name, where) {
+    const step = page.manifest && page.manifest.steps.find((s) => s.name === name);
+    if (!step) return;
+    const video = $("video");
+    video.currentTime = where === "end" ? Math.max(step.start, step.end - 0.05) : step.start + 0.01;
+  }
+
+  function highlightStep() {
+    const t = $("video").currentTime;
+    for (const item of $("steps").children) {
+      item.classList.toggle("current", t >= Number(item.dataset.start) && t < Number(item.dataset.end));
+    }
+  }
+
+  function renderNumbers(numbers) {
+    const table = $("numbers");
+    table.replaceChildren();
+    for (const [key, value] of Object.entries(numbers)) {
+      let text = JSON.stringify(value, (k, v) => (typeof v === "number" ? Number(v.toPrecision(6)) : v));
+      if (text.length > 400) text = `${text.slice(0, 400)} …`;
+      table.append(el("tr", {}, el("td", { textContent: key }), el("td", { textContent: text })));
+    }
+  }
+
+  // -- exports -------------------------------------------------------------------------
+
+  function exportWith(button) {
+    const extra = { format: "mp4" };
+    if (button.dataset.exportFormat) extra.format = button.dataset.exportFormat;
+    if (button.dataset.exportSections) extra.sections = true;
+    if (button.dataset.export) extra.export = button.dataset.export;
+    $("export-status").textContent = `${button.textContent}: queued`;
+    start(body(extra), "export", button.textContent);
+  }
+
+  function exportStatus(status, label) {
+    const percent = Math.round(100 * (status.progress || 0));
+    $("export-status").textContent = status.state === "done" ? `${label}: ready` :
+      status.state === "running" ? `${label}: rendering ${percent}%` : `${label}: ${status.error || status.state}`;
+    if (status.state !== "done") return;
+    const list = $("downloads");
+    for (const url of status.files.filter((f) => !f.endsWith(".json"))) {
+      const name = decodeURIComponent(url.split("/").pop());
+      if ([...list.querySelectorAll("a")].some((a) => a.getAttribute("href") === url)) continue;
+      list.append(el("li", {}, el("a", { href: url, download: name, textContent: url.replace("/files/", "") })));
+    }
+  }
+
+  return { index, topic };
+})();

@@ -1,0 +1,198 @@
+"""One studio job in a child process: ``python -m scenes.studio.worker`` reads its request (JSON) on
+stdin and writes its events, one JSON object a line, on its stdout.
+
+Events: ``{"event": "start", "total": N | null, "steps": S}``, ``{"event": "play", "index", "step",
+"cached", "progress"}`` after each animation, ``{"event": "frame", "index", "step", "path"}`` per
+step-end frame (``mode: "frames"``), then one of ``done`` (the manifest and the files, relative to
+``out``), ``failed`` (``error``: the CLI's one line) or ``cancelled``. SIGTERM or SIGINT stops the
+render as they stop ``render.py`` (scenes/pipeline/signals.py): its work folder is removed and
+nothing is published, so the earlier output stays. The worker also stops when the server dies.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+Emit = Callable[..., None]
+FRAMES_NICE = 10  # the step-end frames' child yields the CPU to the render's
+PLAYS = "plays.json"  # OUT/.cache/studio/plays.json: how many animations each render played last time
+
+
+def plays_key(request: dict) -> str:
+    """What decides a render's number of animations: topic, parameters, look and narration."""
+    options = request.get("options", {})
+    what = [request["topic"], request.get("params", {}), options.get("quality", "preview"),
+            options.get("theme", "dark"), bool(options.get("voice")), request.get("script")]
+    return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def recorded_plays(record: Path, request: dict) -> int | None:
+    """The animation count of the previous render with this key, else of the topic's last render."""
+    try:
+        data = json.loads(record.read_text())
+    except (OSError, ValueError):
+        return None
+    return data.get(plays_key(request)) or data.get(fallback_key(request))
+
+
+def fallback_key(request: dict) -> str:
+    """The topic's last render with or without a voice (other parameters may change the count a little)."""
+    return f"{request['topic']}-{'voice' if request.get('options', {}).get('voice') else 'silent'}"
+
+
+def remember_plays(record: Path, request: dict, count: int) -> None:
+    """Write the count for the next render's progress bar (a whole file, replaced at once)."""
+    from scenes.pipeline.fsutil import write_text
+
+    try:
+        data = json.loads(record.read_text())
+    except (OSError, ValueError):
+        data = {}
+    data.update({plays_key(request): count, fallback_key(request): count})
+    record.parent.mkdir(parents=True, exist_ok=True)
+    write_text(record, json.dumps(data, indent=1))
+
+
+class Progress:
+    """The fraction done after each animation: by the recorded animation count when there is one,
+    else by steps (the step names are known before the render); never 1 before the render ends."""
+
+    def __init__(self, total: int | None, steps: int) -> None:
+        self.total, self.steps, self.seen, self.done = total, max(steps, 1), [], 0
+
+    def after(self, event: dict) -> float:
+        self.done = event["index"] + 1
+        if event["step"] is not None and event["step"] not in self.seen:
+            self.seen.append(event["step"])
+        if self.total:
+            fraction = self.done / self.total
+        else:
+            fraction = (max(len(self.seen), 1) - 0.5) / self.steps
+        return round(min(fraction, 0.99), 4)
+
+
+def render(request: dict, emit: Emit) -> None:
+    """The render the request asks for (the CLI's checks, its progress), then its export."""
+    from scenes.kit.base import on_play
+    from scenes.pipeline import api
+    from scenes.pipeline.script_file import step_names
+
+    out = Path(request["out"])
+    topic = api.topic_named(request["topic"])
+    opts = api.make_options(out=out, **request.get("options", {}))
+    params = api.make_params(topic, request.get("params", {}))
+    if request.get("script"):
+        opts = api.with_script(topic, params, opts, request["script"])
+    api.check_tools(topic)
+    record = out / ".cache" / "studio" / PLAYS
+    progress = Progress(recorded_plays(record, request), len(step_names(topic, params)))
+    emit(event="start", total=progress.total, steps=progress.steps)
+
+    def heard(event: dict) -> None:
+        emit(event="play", progress=progress.after(event), **event)
+
+    with on_play(heard):
+        outcome, seconds = api.render_checked(topic, params, opts)
+    if not outcome.skipped and progress.done:
+        remember_plays(record, request, progress.done)
+    manifest = outcome.manifest
+    folder = out / topic.slug
+    files = [str((folder / f.path).relative_to(out)) for f in manifest.files]
+    files.append(str((folder / manifest.filename).relative_to(out)))
+    if request.get("export") in ("deck", "pptx"):
+        files = [export(request["export"], out, manifest), *files]
+    emit(event="done", manifest=manifest.to_dict(), files=files, skipped=outcome.skipped,
+         seconds=round(seconds, 2))
+
+
+def export(kind: str, out: Path, manifest: Any) -> str:
+    """A reveal.js deck (zipped, to download) or a pptx of a render made with its sections."""
+    from scenes.pipeline import exports
+    from scenes.pipeline.fsutil import atomic_path
+
+    renders = [(manifest, exports.section_clips(out, manifest))]
+    name = f"{manifest.name}_deck"
+    if kind == "pptx":
+        dst = out / f"{manifest.name}_pptx" / f"{manifest.name}.pptx"
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        return str(Path(exports.write_pptx(renders, dst)).relative_to(out))
+    offline = exports.find_reveal_js() is not None  # the deck then opens with no network too
+    index = exports.build_deck(renders, out / name, title=f"tblock: {manifest.topic}", offline=offline,
+                               cache=out / ".cache")
+    return str(zipped(Path(index).parent, out / f"{name}.zip", atomic_path).relative_to(out))
+
+
+def zipped(folder: Path, dst: Path, atomic_path: Any) -> Path:
+    """``folder`` as one zip file ``dst`` (written beside it, moved in when complete)."""
+    import zipfile
+
+    with atomic_path(dst) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
+        for path in sorted(folder.rglob("*")):
+            if path.is_file():
+                archive.write(path, Path(folder.name) / path.relative_to(folder))
+    return dst
+
+
+def frames(request: dict, emit: Emit) -> None:
+    """Each step's end frame, animations skipped, as soon as it exists (scenes/studio/frames.py); the
+    PNGs land under ``OUT/.cache/`` where the step-frames code keeps them."""
+    from scenes.pipeline import api
+
+    from .frames import step_end_frames
+
+    os.nice(FRAMES_NICE)  # beside a render on a small machine: the video keeps its pace
+    out = Path(request["out"])
+    topic = api.topic_named(request["topic"])
+    params = api.make_params(topic, request.get("params", {}))
+    options = request.get("options", {})
+    emit(event="start", total=None, steps=0)
+
+    def heard(index: int, step: str, png: Path) -> None:
+        emit(event="frame", index=index, step=step, path=str(Path(png).absolute().relative_to(out.absolute())))
+
+    made = step_end_frames(topic.slug, out, theme=options.get("theme", "dark"),
+                           quality=options.get("quality", "preview"), on_frame=heard, **params.changed())
+    emit(event="done", manifest=None, files=[str(Path(p).absolute().relative_to(out.absolute())) for p in made],
+         skipped=False, seconds=0)
+
+
+def main() -> int:
+    """Run the request on stdin; the exit code is render.py's (0, 1 failed, 2 bad input, 130/143)."""
+    events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
+    os.dup2(2, 1)  # Manim's and piper's prints go to stderr; stdout carries only events
+
+    def emit(**event: Any) -> None:
+        events.write(json.dumps(event, default=str) + "\n")
+        events.flush()
+
+    from scenes.pipeline import api, pool, signals
+
+    signals.install()
+    request: dict = {}
+    try:
+        request = json.loads(sys.stdin.read())
+        pool._watch_parent(int(request.get("parent") or os.getppid()))
+        (frames if request.get("mode") == "frames" else render)(request, emit)
+        return 0
+    except signals.Interrupted as stop:
+        emit(event="cancelled", error=f"interrupted by {stop.name}; nothing was published")
+        return stop.exit_code
+    except api.RenderError as err:
+        emit(event="failed", error=str(err))
+        return 2
+    except api.RenderFailed as err:
+        emit(event="failed", error=str(err))
+        return 1
+    except Exception as err:  # noqa: BLE001 - one line for the page, like the CLI's
+        emit(event="failed", error=f"{request.get('topic', '?')}: render failed: {type(err).__name__}: {err}")
+        return 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

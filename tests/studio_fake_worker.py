@@ -1,0 +1,42 @@
+"""A stand-in for scenes/studio/worker.py in the fast studio tests: the same event lines, no render.
+
+It plays ``$FAKE_PLAYS`` animations ``$FAKE_DELAY`` seconds apart, then reports done; on SIGTERM it
+reports cancelled and exits 143, as the real worker does; each run appends its topic and params to
+``$FAKE_LOG`` (a test counts the children started).
+"""
+
+import json
+import os
+import signal
+import sys
+import time
+
+
+def stop(signum, frame):
+    print(json.dumps({"event": "cancelled", "error": "interrupted by SIGTERM; nothing was published"}), flush=True)
+    sys.exit(143)
+
+
+signal.signal(signal.SIGTERM, stop)
+request = json.loads(sys.stdin.read())
+with open(os.environ["FAKE_LOG"], "a") as log:
+    log.write(json.dumps([request["topic"], request["params"]]) + "\n")
+plays, delay = int(os.environ.get("FAKE_PLAYS", "4")), float(os.environ.get("FAKE_DELAY", "0.05"))
+if request.get("mode") == "frames":  # the step-end frames: two, then done
+    print(json.dumps({"event": "start", "total": None, "steps": 0}), flush=True)
+    for i, step in enumerate(("first", "second")):
+        print(json.dumps({"event": "frame", "index": i, "step": step, "path": f".cache/frames/{i + 1:02d}_{step}.png"}),
+              flush=True)
+    print(json.dumps({"event": "done", "manifest": None, "files": [], "skipped": False, "seconds": 0}), flush=True)
+    sys.exit(0)
+print(json.dumps({"event": "start", "total": plays, "steps": 2}), flush=True)
+for i in range(plays):
+    time.sleep(delay)
+    step = "first" if i < plays // 2 else "second"
+    print(json.dumps({"event": "play", "index": i, "step": step, "cached": i % 2 == 0,
+                      "progress": min((i + 1) / plays, 0.99)}), flush=True)
+if os.environ.get("FAKE_FAIL"):
+    print(json.dumps({"event": "failed", "error": os.environ["FAKE_FAIL"]}), flush=True)
+    sys.exit(1)
+print(json.dumps({"event": "done", "manifest": {"steps": []}, "files": ["residual/residual.mp4"],
+                  "skipped": False, "seconds": 0.1}), flush=True)

@@ -1,0 +1,379 @@
+"""The studio (scenes/studio/), fast: routes, the CLI's checks as 400s, the safety rules, the job queue.
+
+Jobs run tests/studio_fake_worker.py, which speaks the real worker's event lines without rendering;
+the real renders are in tests/test_studio_browser.py (marker ``browser``).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+import render
+from scenes.pipeline import api
+from scenes.pipeline.script_file import load, step_names
+from scenes.studio import safety
+from scenes.studio.app import checked_request, make_app
+from scenes.studio.worker import Progress
+from tests.test_readme_commands import dry_parse
+
+HOST, PORT = "127.0.0.1", 8765
+BASE = f"http://{HOST}:{PORT}"
+FAKE = [sys.executable, str(Path(__file__).with_name("studio_fake_worker.py"))]
+JSON = {"content-type": "application/json"}
+
+
+@pytest.fixture
+def studio(tmp_path, monkeypatch):
+    """A TestClient on a studio whose jobs run the fake worker; ``studio.log`` lists the children started."""
+    log = tmp_path / "children.log"
+    log.touch()
+    monkeypatch.setenv("FAKE_LOG", str(log))
+    monkeypatch.setenv("FAKE_DELAY", "0.05")
+
+    def make(workers: int = 1, queue_size: int = 8) -> TestClient:
+        app = make_app(tmp_path / "out", host=HOST, port=PORT, workers=workers, queue_size=queue_size, command=FAKE)
+        client = TestClient(app, base_url=BASE)
+        client.log = log
+        client.out = tmp_path / "out"
+        return client
+
+    return make
+
+
+def wait_for(client: TestClient, job: str, states=("done", "failed", "cancelled"), timeout: float = 10,
+             plays: int = 0) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = client.get(f"/api/renders/{job}").json()
+        if status["state"] in states and status["plays"] >= plays:
+            return status
+        time.sleep(0.02)
+    raise AssertionError(f"job {job} still {status['state']}")
+
+
+# -- pages and topics -------------------------------------------------------------------
+
+def test_pages_and_topics(studio):
+    with studio() as client:
+        index = client.get("/")
+        assert index.status_code == 200 and "/static/studio.js" in index.text
+        assert client.get("/topic/residual").status_code == 200
+        missing = client.get("/topic/residul")
+        assert missing.status_code == 404 and "did you mean 'residual'" in missing.json()["error"]
+        topics = client.get("/api/topics").json()
+        assert [t["slug"] for t in topics] == list(render.TOPICS)
+        for t in topics:  # the flags as `render.py show` lists them
+            assert t["flags"] == json.loads(json.dumps(api.flag_rows(render.TOPICS[t["slug"]])))
+        board = client.get(topics[0]["storyboard"])
+        assert board.status_code == 200 and board.content[:4] == b"\x89PNG"
+        assert client.get("/static/studio.css").status_code == 200
+
+
+def test_show_prints_the_rows_the_studio_serves(cli):
+    shown = cli("show", "heads").output
+    for row in api.flag_rows(render.TOPICS["heads"]):
+        line = next(line for line in shown.splitlines() if line.startswith(row["flag"] + " "))
+        assert row["range"] in line and row["help"] in line and str(row["default"]) in line
+
+
+def test_the_page_names_no_network_resource():
+    static = Path(api.__file__).parents[1] / "studio" / "static"
+    for path in static.iterdir():
+        text = path.read_text()
+        assert "http://" not in text and "https://" not in text and "//cdn" not in text, path.name
+
+
+# -- the CLI's checks, as 400 with its line -------------------------------------------------
+
+BAD = [
+    ({"topic": "residual", "params": {"position": 9}}, ["residual", "--position", "9"]),
+    ({"topic": "residual", "params": {"wo": "twice"}}, ["residual", "--wo", "twice"]),
+    ({"topic": "residual", "params": {"nope": 1}}, ["residual", "--nope", "1"]),
+    ({"topic": "heads", "params": {"weights": "tiny", "seed": 3}}, ["heads", "--weights", "tiny", "--seed", "3"]),
+    ({"topic": "residual", "quality": "ultra"}, ["residual", "-q", "ultra"]),
+    ({"topic": "residul"}, ["residul"]),
+]
+
+
+@pytest.mark.parametrize("body,argv", BAD, ids=[" ".join(a) for _, a in BAD])
+def test_bad_params_get_the_clis_line(studio, cli, body, argv):
+    with studio() as client:
+        answer = client.post("/api/renders", json=body)
+        assert answer.status_code == 400
+        message = answer.json()["error"]
+        checked = client.post("/api/check", json=body)
+        assert checked.status_code == 400 and checked.json()["error"] == message
+        assert client.log.read_text() == ""  # nothing started
+    printed = cli(*argv)
+    assert printed.exit_code == 2
+    assert message.rstrip(".") in printed.output, (message, printed.output)
+
+
+@pytest.mark.parametrize("body,error", [
+    ([1, 2], "must be a JSON object"),
+    ({"topic": "residual", "colour": "red"}, "unknown field 'colour'"),
+    ({"topic": "residual", "params": [1]}, "\"params\" must be an object"),
+    ({"topic": "residual", "export": "pdf"}, "unknown export 'pdf'"),
+    ({"topic": "residual", "script": {"no_such_step": "hello"}}, "unknown step 'no_such_step'"),
+    ({"topic": "residual", "script": {"show_tokens": "  "}}, "has an empty text"),
+])
+def test_bad_requests_are_one_line(studio, body, error):
+    with studio() as client:
+        answer = client.post("/api/renders", json=body)
+        assert answer.status_code == 400 and error in answer.json()["error"]
+        assert "\n" not in answer.json()["error"]
+        broken = client.post("/api/renders", content=b"{not json", headers=JSON)
+        assert broken.status_code == 400 and "not valid JSON" in broken.json()["error"]
+
+
+def test_the_command_is_the_clis(tmp_path):
+    body = {"topic": "bank", "params": {"--depth": "6", "residual": False}, "quality": "medium", "voice": True,
+            "theme": "light", "format": "webm"}
+    _, _, command = checked_request(body, tmp_path / "out")
+    assert command.startswith("python render.py bank --depth 6 --no-residual -q medium --format webm")
+    ctx = dry_parse(command.split()[2:])
+    assert (ctx.params["depth"], ctx.params["residual"], ctx.params["quality"], ctx.params["fmt"],
+            ctx.params["theme"], ctx.params["voice"], ctx.params["out"]) == \
+        (6, False, "medium", "webm", "light", True, tmp_path / "out")
+
+
+def test_edited_narration_is_a_script_file_the_cli_reads(tmp_path):
+    topic = render.TOPICS["residual"]
+    params = topic.Params()
+    step = step_names(topic, params)[1]
+    request, _, command = checked_request({"topic": "residual", "script": {step: "Two  short\nsentences. Here."}},
+                                          tmp_path / "out")
+    path = Path(request["script"])
+    assert path.is_relative_to(tmp_path / "out") and f"--script {path}" in command and "--voice" not in command
+    assert load(path, step_names(topic, params)) == {step: "Two short sentences. Here."}
+    assert dry_parse(command.split()[2:]).params["script"] == path
+
+
+def test_identical_requests_have_one_key(tmp_path):
+    one = checked_request({"topic": "residual", "params": {"wo": "negate"}}, tmp_path)
+    same = checked_request({"topic": "residual", "params": {"--wo": "negate"}, "quality": "preview"}, tmp_path)
+    other = checked_request({"topic": "residual", "params": {"wo": "negate"}, "voice": True}, tmp_path)
+    assert one[1] == same[1] != other[1]
+
+
+# -- safety -------------------------------------------------------------------------------
+
+def test_a_foreign_host_is_refused(studio):
+    with studio() as client:
+        for host in ("evil.example:8765", "127.0.0.1:9999", "attacker.test", ""):
+            answer = client.get("/api/topics", headers={"host": host})
+            assert answer.status_code == 421, host
+            assert "not this studio's address" in answer.json()["error"]
+        assert client.get("/api/topics", headers={"host": "localhost:8765"}).status_code == 200
+
+
+def test_hosts_when_bound_to_every_interface():
+    assert safety.host_allowed("192.168.1.20:8765", "0.0.0.0", 8765)
+    assert not safety.host_allowed("rebound.example:8765", "0.0.0.0", 8765)
+    assert not safety.host_allowed("192.168.1.20:80", "0.0.0.0", 8765)
+    assert not safety.host_allowed("localhost:8765", "192.168.1.20", 8765)
+
+
+@pytest.mark.parametrize("headers,status", [
+    ({"content-type": "text/plain"}, 415),
+    ({"content-type": "application/x-www-form-urlencoded"}, 415),
+    ({}, 415),
+    ({"content-type": "application/json", "origin": "http://evil.example"}, 403),
+    ({"content-type": "application/json", "origin": "http://127.0.0.1:9999"}, 403),
+    ({"content-type": "application/json", "sec-fetch-site": "cross-site"}, 403),
+    ({"content-type": "application/json; charset=utf-8", "origin": BASE, "sec-fetch-site": "same-origin"}, 202),
+    ({"content-type": "application/json"}, 202),  # no Origin: not a browser page (curl)
+])
+def test_changing_state_needs_json_from_this_origin(studio, headers, status):
+    with studio() as client:
+        body = json.dumps({"topic": "residual"}).encode()
+        answer = client.post("/api/renders", content=body, headers=headers)
+        assert answer.status_code == status, answer.text
+        if status != 202:
+            assert answer.json()["error"].startswith("refused")
+            job = client.post("/api/renders", json={"topic": "residual"}).json()
+            assert client.delete(f"/api/renders/{job['id']}", headers={"origin": "http://evil.example"}) \
+                .status_code == 415  # a DELETE without JSON is refused too
+            assert client.delete(f"/api/renders/{job['id']}", headers={**JSON, "origin": "http://evil.example"}) \
+                .status_code == 403
+
+
+def test_files_only_from_under_out(studio, tmp_path):
+    with studio() as client:
+        out = client.out
+        (out / "residual").mkdir(parents=True)
+        (out / "residual" / "residual.srt").write_text("1\n00:00:00,000 --> 00:00:01,500\nHello\n")
+        secret = tmp_path / "secret.txt"
+        secret.write_text("secret")
+        (out / "residual" / "link.txt").symlink_to(secret)
+        (out / "inside.txt").symlink_to(out / "residual" / "residual.srt")
+        assert client.get("/files/residual/residual.srt").text.startswith("1\n")
+        vtt = client.get("/files/residual/residual.srt?as=vtt")
+        assert vtt.headers["content-type"].startswith("text/vtt") and "00:00:01.500" in vtt.text
+        assert client.get("/files/inside.txt").status_code == 200  # a link that stays inside
+        for path in ("/files/%2e%2e/secret.txt", "/files/residual/%2E%2E/%2e%2e/secret.txt",
+                     "/files/residual/..%2f..%2fsecret.txt", f"/files/{secret}", f"/files/%2F{secret}",
+                     "/files/residual/link.txt", "/files/residual%5c..%5c..%5csecret.txt"):
+            answer = client.get(path)
+            assert answer.status_code == 403 and "secret" not in answer.text.replace("secret.txt", ""), path
+        assert client.get("/files/residual/none.mp4").status_code == 404
+
+
+@pytest.mark.parametrize("rel", ["../x", "a/../../x", "/etc/passwd", "a\\..\\x", "a\0b", "C:/x", "./a", ""])
+def test_safe_file_refuses(tmp_path, rel):
+    with pytest.raises(safety.Refused):
+        safety.safe_file(tmp_path, rel)
+
+
+# -- jobs ---------------------------------------------------------------------------------
+
+def test_a_job_runs_to_done(studio):
+    with studio() as client:
+        started = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "negate"}})
+        assert started.status_code == 202 and started.headers["location"] == f"/api/renders/{started.json()['id']}"
+        status = wait_for(client, started.json()["id"])
+        assert status["state"] == "done" and status["progress"] == 1.0
+        assert status["files"] == ["/files/residual/residual.mp4"]
+        assert status["drawn_steps"] == ["first", "second"] and (status["plays"], status["cached"]) == (4, 2)
+        assert status["command"] == f"python render.py residual --wo negate --out {client.out}"
+        assert client.get("/api/renders/nope").status_code == 404
+
+
+def test_the_event_stream_ends_with_the_job(studio):
+    with studio() as client:
+        job = client.post("/api/renders", json={"topic": "residual"}).json()["id"]
+        with client.stream("GET", f"/api/renders/{job}/events") as stream:
+            events = [json.loads(line[6:]) for line in stream.iter_lines() if line.startswith("data: ")]
+        assert events[-1]["state"] == "done"
+        progress = [e["progress"] for e in events]
+        assert progress == sorted(progress) and len(set(progress)) >= 3
+
+
+def test_two_identical_requests_share_one_job(studio):
+    with studio() as client:
+        body = {"topic": "residual", "params": {"position": 2}}
+        first = client.post("/api/renders", json=body).json()
+        second = client.post("/api/renders", json={"topic": "residual", "params": {"--position": "2"}}).json()
+        other = client.post("/api/renders", json={"topic": "residual", "params": {"position": 1}}).json()
+        assert second["id"] == first["id"] and second["shared"] and not first["shared"]
+        assert other["id"] != first["id"]
+        for job in (first, other):
+            wait_for(client, job["id"])
+        assert len(client.log.read_text().splitlines()) == 2
+        again = client.post("/api/renders", json=body).json()  # finished: a new job (the render then skips)
+        assert again["id"] != first["id"]
+
+
+def test_the_queue_is_bounded(studio, monkeypatch):
+    monkeypatch.setenv("FAKE_DELAY", "0.3")
+    with studio(queue_size=2) as client:
+        jobs = [client.post("/api/renders", json={"topic": "residual", "params": {"position": p}}) for p in range(4)]
+        wait_for(client, jobs[0].json()["id"], states=("running",))
+        codes = [j.status_code for j in jobs[:3]]
+        if codes != [202, 202, 202]:  # the first may not have left the queue before the third came
+            pytest.skip("the runner had not started")
+        full = client.post("/api/renders", json={"topic": "residual", "params": {"position": 3, "wo": "negate"}})
+        assert full.status_code == 503 and "queue is full" in full.json()["error"]
+        for j in jobs[:3]:
+            client.delete(f"/api/renders/{j.json()['id']}", headers=JSON)
+
+
+def test_cancel_a_running_and_a_queued_job(studio, monkeypatch):
+    monkeypatch.setenv("FAKE_DELAY", "0.5")
+    monkeypatch.setenv("FAKE_PLAYS", "40")
+    with studio() as client:
+        running = client.post("/api/renders", json={"topic": "residual"}).json()["id"]
+        queued = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "negate"}}).json()["id"]
+        wait_for(client, running, states=("running",), plays=1)
+        gone = client.delete(f"/api/renders/{queued}", headers=JSON).json()
+        assert gone["state"] == "cancelled" and "before it started" in gone["error"]
+        started = time.monotonic()
+        client.delete(f"/api/renders/{running}", headers=JSON)
+        status = wait_for(client, running)
+        assert status["state"] == "cancelled" and "nothing was published" in status["error"]
+        assert time.monotonic() - started < 5
+        assert len(client.log.read_text().splitlines()) == 1  # the queued one never started
+        assert client.delete(f"/api/renders/{running}", headers=JSON).json()["state"] == "cancelled"
+
+
+def test_a_failed_job_says_why(studio, monkeypatch):
+    monkeypatch.setenv("FAKE_FAIL", "residual: render failed: RuntimeError: boom (run again with -v for details)")
+    with studio() as client:
+        job = client.post("/api/renders", json={"topic": "residual"}).json()["id"]
+        status = wait_for(client, job)
+        assert status["state"] == "failed" and status["error"].endswith("boom (run again with -v for details)")
+
+
+def test_stopping_the_studio_stops_its_jobs(studio, monkeypatch):
+    monkeypatch.setenv("FAKE_DELAY", "0.5")
+    monkeypatch.setenv("FAKE_PLAYS", "40")
+    with studio() as client:
+        job = client.post("/api/renders", json={"topic": "residual"}).json()["id"]
+        wait_for(client, job, states=("running",), plays=1)
+        queue = client.app.queue()
+    assert queue.get(job).state == "cancelled"  # the lifespan's end stopped the child
+    assert all(not j.procs for j in queue.jobs.values())
+
+
+# -- progress -----------------------------------------------------------------------------
+
+def test_progress_by_recorded_count_or_by_steps():
+    counted = Progress(total=4, steps=2)
+    assert [counted.after({"index": i, "step": "a"}) for i in range(5)] == [0.25, 0.5, 0.75, 0.99, 0.99]
+    stepped = Progress(total=None, steps=4)
+    fractions = [stepped.after({"index": i, "step": s}) for i, s in enumerate("aabbcd")]
+    assert fractions == [0.125, 0.125, 0.375, 0.375, 0.625, 0.875]
+
+
+def test_render_py_studio_checks_its_flags(cli, tmp_path):
+    assert cli("studio", "--port", "70000").exit_code == 2
+    assert "must not be empty" in cli("studio", "--out", "").output
+    assert "Serve the studio" in cli("studio", "--help").output
+    assert os.environ.get("FAKE_LOG") is None
+
+
+def test_step_end_frames_arrive_with_the_job(studio, monkeypatch):
+    from scenes.studio import frames
+
+    monkeypatch.setattr(frames, "AVAILABLE", True)
+    monkeypatch.setenv("FAKE_DELAY", "0.5")  # the render ends after its frames (it stops the frames' child)
+    with studio() as client:
+        job = client.post("/api/renders", json={"topic": "residual", "frames": True}).json()["id"]
+        status = wait_for(client, job)
+        assert [f["url"] for f in status["frames"]] == ["/files/.cache/frames/01_first.png",
+                                                        "/files/.cache/frames/02_second.png"]
+        assert len(client.log.read_text().splitlines()) == 2  # the render and its frames, two children
+        plain = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "negate"}}).json()["id"]
+        assert wait_for(client, plain)["frames"] == []
+
+
+def test_the_frames_adapter_reports_paths_under_out(tmp_path, monkeypatch):
+    from scenes.studio import frames, worker
+
+    def fake_step_frames(topic, out, *, theme, quality, on_frame, **params):
+        assert (topic, theme, quality, params) == ("residual", "light", "preview", {"wo": "negate"})
+        made = []
+        for i, name in enumerate(("show_tokens", "score_keys")):
+            png = Path(out) / ".cache" / "frames" / f"{i + 1:02d}_{name}.png"
+            png.parent.mkdir(parents=True, exist_ok=True)
+            png.write_bytes(b"png")
+            on_frame(i, name, png)
+            made.append(png)
+        return made
+
+    monkeypatch.setattr(frames, "step_frames", fake_step_frames)
+    events = []
+    worker.frames({"topic": "residual", "params": {"wo": "negate"}, "options": {"theme": "light"},
+                   "out": str(tmp_path)}, lambda **e: events.append(e))
+    assert [e["path"] for e in events if e["event"] == "frame"] == [".cache/frames/01_show_tokens.png",
+                                                                    ".cache/frames/02_score_keys.png"]
+    assert events[-1]["event"] == "done"
+    monkeypatch.setattr(frames, "step_frames", None)
+    assert frames.step_end_frames("residual", tmp_path) == []

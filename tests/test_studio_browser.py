@@ -1,0 +1,170 @@
+"""The studio in a real browser: Debian's chromium driven by Playwright against ``render.py studio``
+(a real uvicorn server on 127.0.0.1, a free port, a temporary --out), rendering residual at preview.
+
+In file order, on one server: the page journey (a flag changed, a bad value, Preview with its
+progress bar, the video playing and seeking, one narration edited and only its step redrawn, a GIF
+downloaded); a render cancelled through the API; the server stopped by SIGTERM in mid-render.
+Markers ``browser`` and ``render``: part of the default run (CI), not of the fast suite.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+pytestmark = [pytest.mark.browser, pytest.mark.render,  # render: out of the fast suite (-m "not render")
+              pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")]
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    """``render.py studio --port 0`` in a child process: its URL (the first line it prints), --out, the process."""
+    out = tmp_path_factory.mktemp("studio-out")
+    proc = subprocess.Popen([sys.executable, "render.py", "studio", "--port", "0", "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                            env=dict(os.environ, TBLOCK_TEXT_CACHE=os.environ.get("TBLOCK_TEXT_CACHE", "")))
+    url = proc.stdout.readline().strip()
+    assert url.startswith("http://127.0.0.1:") and url.endswith("/"), url
+    yield {"url": url, "out": out, "proc": proc}
+    if proc.poll() is None:
+        proc.send_signal(signal.SIGTERM)
+        proc.wait(30)
+
+
+def api(server: dict, method: str, path: str, body: dict | None = None) -> dict:
+    """One JSON request to the studio (as curl would send it: no Origin)."""
+    request = urllib.request.Request(server["url"].rstrip("/") + path, method=method,
+                                     data=None if body is None else json.dumps(body).encode(),
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request, timeout=30) as answer:
+        return json.loads(answer.read())
+
+
+def wait_job(server: dict, job: str, until, timeout: float = 240) -> dict:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        status = api(server, "GET", f"/api/renders/{job}")
+        if until(status):
+            return status
+        time.sleep(0.2)
+    raise AssertionError(f"job {job}: {status['state']} after {timeout} s")
+
+
+def published(out: Path) -> dict[str, int]:
+    """The files in OUT/residual/ and their modification times."""
+    folder = out / "residual"
+    return {p.name: p.stat().st_mtime_ns for p in folder.iterdir()} if folder.exists() else {}
+
+
+def test_the_studio_in_a_browser(server, tmp_path):
+    from playwright.sync_api import expect, sync_playwright
+
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM, args=["--autoplay-policy=no-user-gesture-required"])
+        page = browser.new_page(viewport={"width": 1400, "height": 900}, accept_downloads=True)
+        page.goto(server["url"])
+        expect(page.locator(".card")).to_have_count(len(api(server, "GET", "/api/topics")))
+        page.click("#card-residual")
+        page.wait_for_url("**/topic/residual")
+
+        # a flag changed: the equivalent command follows; a bad value: the CLI's line
+        page.select_option("select[name='--wo']", "negate")
+        page.check("#opt-voice")
+        expect(page.locator("#command")).to_contain_text("python render.py residual --wo negate --voice")
+        page.fill("input[name='--position']", "9")
+        expect(page.locator("#form-error")).to_have_text("Invalid value for '--position': 9 is not in the range "
+                                                         "0<=x<=3.")
+        expect(page.locator("input[name='--position']")).to_have_attribute("aria-invalid", "true")
+        page.click("#preview")  # refused by the server too: still the one line, nothing queued
+        expect(page.locator("#form-error")).to_be_visible()
+        page.fill("input[name='--position']", "0")
+        expect(page.locator("#form-error")).to_be_hidden()
+
+        # Preview: the bar moves through values between 0 and 100, then the video plays
+        page.evaluate("""() => { window.seen = []; const bar = document.getElementById('progress');
+            new MutationObserver(() => window.seen.push(Number(bar.getAttribute('aria-valuenow'))))
+                .observe(bar, {attributes: true}); }""")
+        page.click("#preview")
+        page.wait_for_function("document.getElementById('status').dataset.state === 'done'", timeout=240_000)
+        seen = page.evaluate("window.seen")
+        moving = sorted({v for v in seen if 0 < v < 100})
+        assert len(moving) >= 3, seen
+        video = page.locator("#video")
+        page.wait_for_function("document.getElementById('video').readyState >= 3", timeout=30_000)
+        page.evaluate("document.getElementById('video').play()")
+        start = page.evaluate("document.getElementById('video').currentTime")
+        page.wait_for_function(f"document.getElementById('video').currentTime > {start} + 0.5", timeout=15_000)
+        assert page.evaluate("document.getElementById('video').textTracks[0].kind") == "subtitles"
+        job = api(server, "GET", f"/api/renders/{page.evaluate('document.body.dataset.job')}")
+        assert job["state"] == "done" and "--wo negate --voice" in job["command"]
+        expect(page.locator("#steps li")).to_have_count(len(job["manifest"]["steps"]))
+        page.screenshot(path=str(tmp_path / "done.png"))
+
+        # a step clicked: the video seeks to its start
+        page.evaluate("document.getElementById('video').pause()")
+        third = page.locator("#steps li").nth(2)
+        target = float(third.get_attribute("data-start"))
+        third.locator(".caption").click()
+        page.wait_for_function(f"Math.abs(document.getElementById('video').currentTime - {target}) < 0.1")
+        assert video.evaluate("v => v.currentTime") == pytest.approx(target, abs=0.1)
+
+        # one narration edited: only that step is drawn again, the rest comes from the step cache
+        edited = third.get_attribute("id").removeprefix("step-")
+        third.locator("textarea").fill("The mixture adds the value vectors, each scaled by its weight. That is all.")
+        expect(third.locator(".badge.edited")).to_be_visible()
+        page.click("#rerender")
+        page.wait_for_function("document.getElementById('status').dataset.state === 'running'", timeout=30_000)
+        page.wait_for_function("document.getElementById('status').dataset.state === 'done'", timeout=240_000)
+        redrawn = page.locator("#steps li[data-redrawn='1']")
+        expect(redrawn).to_have_count(1)
+        assert redrawn.get_attribute("id") == f"step-{edited}"
+        expect(page.locator("#steps li").nth(2).locator("textarea")).to_have_value(
+            "The mixture adds the value vectors, each scaled by its weight. That is all.")
+        expect(page.locator("#script-link")).to_be_visible()
+        expect(page.locator("#command")).to_contain_text("--script ")
+
+        # an export downloaded: the GIF of what is on screen
+        page.click("button[data-export-format='gif']")
+        link = page.locator("#downloads a[href$='.gif']")
+        link.wait_for(timeout=240_000)
+        with page.expect_download() as download:
+            link.click()
+        saved = tmp_path / download.value.suggested_filename
+        download.value.save_as(saved)
+        assert saved.suffix == ".gif" and saved.read_bytes()[:6] in (b"GIF89a", b"GIF87a")
+        browser.close()
+
+
+def test_a_cancelled_render_publishes_nothing(server):
+    before = published(server["out"])
+    assert before, "the browser test rendered residual first"
+    job = api(server, "POST", "/api/renders", {"topic": "residual", "params": {"wo": "identity", "position": 1}})
+    wait_job(server, job["id"], lambda s: s["progress"] > 0.1 or s["state"] != "queued" and s["plays"] > 3)
+    api(server, "DELETE", f"/api/renders/{job['id']}")
+    status = wait_job(server, job["id"], lambda s: s["state"] in ("done", "failed", "cancelled"), timeout=60)
+    assert status["state"] == "cancelled" and status["files"] == []
+    assert published(server["out"]) == before  # nothing new, the earlier output untouched
+    assert not list((server["out"] / ".cache" / "work").glob("residual*"))
+
+
+def test_sigterm_stops_the_studio_and_its_render(server):
+    before = published(server["out"])
+    job = api(server, "POST", "/api/renders", {"topic": "residual", "params": {"wo": "identity", "position": 2}})
+    wait_job(server, job["id"], lambda s: s["plays"] > 3)
+    started = time.monotonic()
+    server["proc"].send_signal(signal.SIGTERM)
+    code = server["proc"].wait(60)
+    assert code == 143 and time.monotonic() - started < 30
+    assert "interrupted by SIGTERM" in server["proc"].stderr.read()
+    assert published(server["out"]) == before
+    assert not list((server["out"] / ".cache" / "work").glob("residual*"))
