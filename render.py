@@ -10,7 +10,7 @@
 
 Every field of a topic's ``Params`` is a flag of its command, generated from
 the dataclass; output lands in ``OUT/<topic>/<name>.<ext>`` with an .srt and
-a .json manifest beside it. Flags follow the conventions in the README's
+a .json manifest beside it. Flags follow the conventions in docs/reference.md,
 "Flag conventions": one meaning per name, old names kept for a while with a
 one-line notice (a topic's ``ALIASES``), every error one line and exit code 2.
 """

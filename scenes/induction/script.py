@@ -16,7 +16,7 @@ def numbers_of(p: Params) -> InductionNumbers:
     return induction_numbers(p.period, p.seed, p.top)
 
 
-SCORE_PLACES = 3  # head scores as the README prints them (close to 1, so 2 places would say "one")
+SCORE_PLACES = 3  # head scores as docs/weights.md prints them (close to 1, so 2 places would say "one")
 
 # step -> what the scene shows -> the sentence of the step's speech (0-based) that describes it
 CUES = {

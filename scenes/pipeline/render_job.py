@@ -417,7 +417,7 @@ def step_cache_dir(cache: Path, slug: str, opts: RenderOptions) -> Path:
 # source as Manim's default (preset medium, crf 23; luma PSNR against a lossless render) at about
 # the same file size, in less encoding time. At 4K, ``superfast`` one step above Manim's crf: as
 # close again, and it keeps no lookahead frames (mb-tree off), so x264 holds far less memory. The
-# README's benchmark section lists every candidate measured, time, size and PSNR side by side.
+# docs/benchmarks.md lists every candidate measured, time, size and PSNR side by side.
 X264_OPTIONS = {"crf": "20", "preset": "veryfast"}
 X264_4K_OPTIONS = {"crf": "24", "preset": "superfast"}
 # Per quality: how many segment encoders Manim may run at once, how many frames each may queue,
