@@ -274,11 +274,13 @@ def test_a_clips_words_go_to_its_preview(studio):
 @pytest.mark.parametrize("lesson_file, error", [
     ("../x.toml", "leaves --out"), ("/tmp/x.toml", "not a path under --out"), ("a/../../x.toml", "leaves --out"),
     ("x.txt", "ends in .toml"), ("", "must be a path under --out"), ("link/x.toml", "leads out of --out"),
+    ("dir.toml", "is a folder"),
 ])
 def test_lesson_paths_stay_under_out(studio, tmp_path, lesson_file, error):
     with studio() as client:
         client.out.mkdir(parents=True, exist_ok=True)
         (client.out / "link").symlink_to(tmp_path, target_is_directory=True)
+        (client.out / "dir.toml").mkdir()
         answer = client.post("/api/lessons/clips", json={"lesson": lesson_file, "topic": "residual"})
         assert answer.status_code == 400 and error in answer.json()["error"], answer.text
         assert client.get("/api/lessons", params={"file": lesson_file}).status_code == 400

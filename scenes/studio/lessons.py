@@ -14,6 +14,7 @@ Example::
 from __future__ import annotations
 
 import contextlib
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,7 @@ from .safety import safe_path
 
 DEFAULT = "lessons/lesson.toml"
 FIELDS = ("lesson", "topic", "params", "title")
+WRITING = threading.Lock()  # two tabs adding at once: one read-append-write after the other
 
 
 def lesson_path(out: Path, rel: Any) -> Path:
@@ -32,7 +34,10 @@ def lesson_path(out: Path, rel: Any) -> Path:
     rel = rel.strip()
     if not rel.endswith(".toml"):
         raise api.RenderError(f"a lesson file ends in .toml; got {rel!r}")
-    return safe_path(out, rel)
+    path = safe_path(out, rel)
+    if path.exists() and not path.is_file():
+        raise api.RenderError(f"{rel!r} under --out is a folder, not a lesson file")
+    return path
 
 
 def add(out: Path, body: Any) -> tuple[lesson.Lesson, Path]:
@@ -54,7 +59,7 @@ def add(out: Path, body: Any) -> tuple[lesson.Lesson, Path]:
     if title is not None and not isinstance(title, str):
         raise api.RenderError("\"title\" must be a text")
     flags = {name: getattr(params, name) for name in params.changed()}
-    with named(out, path):
+    with WRITING, named(out, path):
         return lesson.add_clip(path, topic.slug, flags, title=title), path
 
 
