@@ -1,10 +1,13 @@
-"""Benchmark: a changed flag's step-end frames (scenes.step_frames) against a cold preview render.
+"""Benchmark: the studio's two measures, a changed flag's step-end frames against a cold render, and
+a changed flag's preview through the studio's HTTP API against the CLI's rerun.
 
-    .venv/bin/python bench/studio.py                   # every topic
-    .venv/bin/python bench/studio.py residual bank     # some of them
+    .venv/bin/python bench/studio.py                          # both measures (frames: every topic)
+    .venv/bin/python bench/studio.py residual bank            # frames of some topics, then the preview
+    .venv/bin/python bench/studio.py --only frames            # or: --only preview
+    .venv/bin/python bench/studio.py --only preview --preview-topic bank --flag depth=6 --flag residual=false
 
-For each topic, in fresh temporary folders, each case a child process (wall and CPU seconds of the
-child and its children from ``os.wait4``):
+**Frames** (``--only frames``). For each topic, in fresh temporary folders, each case a child process
+(wall and CPU seconds of the child and its children):
 
 - cold: ``render.py TOPIC -q preview`` into an empty ``--out`` (Python starting, LaTeX, drawing
   and encoding every frame);
@@ -23,6 +26,13 @@ breakdown shows where the frames' time goes: the up-to-date key (hashing the sou
 and merging the glyph caches, building the scene (numbers, mobjects, animations jumped to their
 ends), drawing the captured frames and writing the PNGs.
 
+**Preview** (``--only preview``). Both sides start warm (one render of the topic's defaults in their
+own --out, so each has its step cache), then change one flag: the CLI as ``python render.py TOPIC
+--flag value --out A`` in a fresh process, timed to its exit; the studio as ``POST /api/renders``
+to a running ``render.py studio --out B`` (started before the clock), its event stream followed
+until ``done`` and the video's first bytes fetched. One run per change and side; the ratio
+studio / CLI is printed as a Markdown table (goal: at most 1.1).
+
 The machine is shared: read the ratios of one run, and say what else was running.
 """
 
@@ -35,6 +45,7 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.request
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -144,9 +155,91 @@ def load_report() -> str:
     return f"load average {' '.join(load)}; busy: " + ("; ".join(busy[:6]) or "nothing else above 20% CPU")
 
 
+# -- the preview measure: studio against CLI ---------------------------------------------
+
+def cli_render(topic: str, flags: list[str], out: Path) -> float:
+    """Seconds of ``render.py TOPIC FLAGS --out OUT`` in a new process (what a terminal user waits)."""
+    started = time.monotonic()
+    subprocess.run([sys.executable, "render.py", topic, *flags, "--out", str(out)], cwd=ROOT, check=True,
+                   stdout=subprocess.DEVNULL)
+    return time.monotonic() - started
+
+
+def start_studio(out: Path) -> tuple[subprocess.Popen, str]:
+    proc = subprocess.Popen([sys.executable, "render.py", "studio", "--port", "0", "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, text=True)
+    return proc, proc.stdout.readline().strip().rstrip("/")
+
+
+def post(url: str, body: dict) -> dict:
+    request = urllib.request.Request(url + "/api/renders", data=json.dumps(body).encode(), method="POST",
+                                     headers={"Content-Type": "application/json"})
+    with urllib.request.urlopen(request) as answer:
+        return json.loads(answer.read())
+
+
+def studio_render(url: str, topic: str, params: dict) -> float:
+    """Seconds from the POST to the video's first bytes, following the job's event stream as the page does."""
+    started = time.monotonic()
+    job = post(url, {"topic": topic, "params": params, "frames": True})
+    status = job
+    with urllib.request.urlopen(f"{url}/api/renders/{job['id']}/events") as stream:
+        for line in stream:
+            if line.startswith(b"data: "):
+                status = json.loads(line[6:])
+                if status["state"] in ("done", "failed", "cancelled"):
+                    break
+    if status["state"] != "done":
+        raise SystemExit(f"studio job {status['state']}: {status['error']}")
+    with urllib.request.urlopen(url + status["files"][0]) as video:
+        video.read(65536)
+    return time.monotonic() - started
+
+
+def flag_args(changes: dict) -> list[str]:
+    """``{"depth": "6", "residual": "false"}`` as CLI flags."""
+    args = []
+    for name, value in changes.items():
+        flag = "--" + name.replace("_", "-")
+        if value.lower() in ("true", "false"):
+            args.append(flag if value.lower() == "true" else "--no-" + flag[2:])
+        else:
+            args += [flag, value]
+    return args
+
+
+def preview(topic: str, flags: list[str] | None) -> None:
+    """The preview measure: a Markdown table of each change's CLI rerun and studio seconds."""
+    changes = [dict(f.split("=", 1) for f in flags)] if flags else [{"wo": "identity"}, {"position": "2"}]
+    with tempfile.TemporaryDirectory(prefix="bench-studio-") as tmp:
+        cli_out, studio_out = Path(tmp) / "cli", Path(tmp) / "studio"
+        print(f"warming both step caches with a render of {topic}'s defaults ...", file=sys.stderr)
+        cli_render(topic, [], cli_out)
+        proc, url = start_studio(studio_out)
+        try:
+            studio_render(url, topic, {})
+            print(f"| {topic}: changed flag | CLI rerun s | studio s | studio / CLI |")
+            print("| --- | ---: | ---: | ---: |")
+            for change in changes:
+                cli = cli_render(topic, flag_args(change), cli_out)
+                studio = studio_render(url, topic, change)
+                print(f"| `{' '.join(flag_args(change))}` | {cli:.1f} | {studio:.1f} | {studio / cli:.2f} |",
+                      flush=True)
+        finally:
+            proc.terminate()
+            proc.wait(30)
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("topics", nargs="*", help="topics (default: all)")
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                     formatter_class=argparse.RawDescriptionHelpFormatter,
+                                     epilog="\n\n".join(__doc__.split("\n\n")[1:2]))
+    parser.add_argument("topics", nargs="*", help="topics of the frames measure (default: all)")
+    parser.add_argument("--only", choices=("frames", "preview"), help="one measure (default: both)")
+    parser.add_argument("--preview-topic", default="residual", help="the preview measure's topic (default: residual)")
+    parser.add_argument("--flag", action="append", default=None, metavar="NAME=VALUE",
+                        help="the preview measure's change (repeat for one change of several flags; default: "
+                             "wo=identity, then position=2)")
     parser.add_argument("--child", nargs=3, metavar=("TOPIC", "OUT", "CHANGE"), help=argparse.SUPPRESS)
     parser.add_argument("--warm", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
@@ -156,10 +249,19 @@ def main() -> None:
     from scenes import TOPIC_MODULES
 
     topics = args.topics or TOPIC_MODULES
-    unknown = [t for t in topics if t not in CHANGES]
+    unknown = [t for t in [*topics, args.preview_topic] if t not in CHANGES]
     if unknown:
         raise SystemExit(f"unknown topic(s): {', '.join(unknown)}")
     print(f"before: {load_report()}", flush=True)
+    if args.only != "preview":
+        frames_table(topics)
+    if args.only != "frames":
+        preview(args.preview_topic, args.flag)
+    print(f"after: {load_report()}")
+
+
+def frames_table(topics: list[str]) -> None:
+    """The frames measure: one row per topic, then the worst ratio."""
     header = (f"{'topic':<12} {'change':<28} {'steps':>5} {'cold s':>7} {'cold cpu':>8} {'frames s':>8} "
               f"{'cpu':>6} {'ratio':>6} {'cpu ratio':>9} {'process':>7} {'repeat':>6} {'warm':>5} {'ratio':>5}  "
               f"{'key':>5} {'caches':>6} {'capture':>7} {'png':>5} {'scene':>6}  goal")
@@ -181,7 +283,6 @@ def main() -> None:
     worst = max(rows, key=lambda r: r["wall"] / r["cold"]["wall"])
     print(f"worst ratio: {worst['topic']} {worst['wall'] / worst['cold']['wall']:.3f}; "
           f"slowest frames: {max(r['wall'] for r in rows):.2f} s")
-    print(f"after: {load_report()}")
 
 
 if __name__ == "__main__":

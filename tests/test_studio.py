@@ -16,8 +16,8 @@ import pytest
 from starlette.testclient import TestClient
 
 import render
-from scenes.pipeline import api
-from scenes.pipeline.script_file import load, step_names
+from scenes.pipeline import api, lesson
+from scenes.pipeline.script_file import load, load_tables, step_names
 from scenes.studio import safety
 from scenes.studio.app import checked_request, make_app
 from scenes.studio.worker import Progress
@@ -230,6 +230,91 @@ def test_files_only_from_under_out(studio, tmp_path):
 def test_safe_file_refuses(tmp_path, rel):
     with pytest.raises(safety.Refused):
         safety.safe_file(tmp_path, rel)
+
+
+# -- lessons ------------------------------------------------------------------------------
+
+def test_add_to_lesson_creates_and_appends(studio):
+    with studio() as client:
+        first = client.post("/api/lessons/clips", json={"lesson": "lessons/week.toml", "topic": "residual",
+                                                        "params": {"--wo": "negate", "position": "2"},
+                                                        "title": "One head writes"})
+        assert first.status_code == 200, first.text
+        assert first.json() == {"lesson": "lessons/week.toml", "clips": 1}
+        second = client.post("/api/lessons/clips", json={"lesson": "lessons/week.toml", "topic": "bank",
+                                                         "params": {"depth": 6, "residual": False}})
+        assert second.json()["clips"] == 2
+        plan = lesson.load(client.out / "lessons" / "week.toml")  # the file the CLI reads
+        assert [(c.topic.slug, c.flags) for c in plan.clips] == \
+            [("residual", "--position 2 --wo negate"), ("bank", "--depth 6 --no-residual")]
+        assert plan.clips[0].title == "One head writes"
+        shown = client.get("/api/lessons", params={"file": "lessons/week.toml"}).json()
+        assert [c["topic"] for c in shown["clips"]] == ["residual", "bank"]
+        assert shown["clips"][1]["flags"] == "--depth 6 --no-residual"
+        job = client.post("/api/renders", json=shown["clips"][1]["request"])  # a clip's Preview
+        assert job.status_code == 202
+        assert job.json()["command"].startswith("python render.py bank --depth 6 --no-residual")
+        assert client.get("/lesson", params={"file": "lessons/week.toml"}).status_code == 200
+
+
+def test_a_clips_words_go_to_its_preview(studio):
+    with studio() as client:
+        client.post("/api/lessons/clips", json={"lesson": "l.toml", "topic": "residual"})
+        path = client.out / "l.toml"
+        path.write_text(path.read_text() + '[clip.captions]\nproject_update = "My own caption."\n')
+        clip = client.get("/api/lessons", params={"file": "l.toml"}).json()["clips"][0]
+        assert clip["captions"] == {"project_update": "My own caption."}
+        request, _, command = checked_request(clip["request"], client.out)
+        assert "--script" in command and not request["options"]["voice"]  # captions alone stay silent
+        topic = render.TOPICS["residual"]
+        assert load_tables(Path(request["script"]), step_names(topic, topic.Params())) == \
+            ({"project_update": "My own caption."}, {})
+
+
+@pytest.mark.parametrize("lesson_file, error", [
+    ("../x.toml", "leaves --out"), ("/tmp/x.toml", "not a path under --out"), ("a/../../x.toml", "leaves --out"),
+    ("x.txt", "ends in .toml"), ("", "must be a path under --out"), ("link/x.toml", "leads out of --out"),
+    ("dir.toml", "is a folder"),
+])
+def test_lesson_paths_stay_under_out(studio, tmp_path, lesson_file, error):
+    with studio() as client:
+        client.out.mkdir(parents=True, exist_ok=True)
+        (client.out / "link").symlink_to(tmp_path, target_is_directory=True)
+        (client.out / "dir.toml").mkdir()
+        answer = client.post("/api/lessons/clips", json={"lesson": lesson_file, "topic": "residual"})
+        assert answer.status_code == 400 and error in answer.json()["error"], answer.text
+        assert client.get("/api/lessons", params={"file": lesson_file}).status_code == 400
+        assert not list(tmp_path.glob("*.toml"))
+
+
+def test_add_to_lesson_checks_like_the_cli(studio):
+    with studio() as client:
+        for body, error in [({"lesson": "l.toml", "topic": "residual", "params": {"position": 9}},
+                             "Invalid value for '--position': 9 is not in the range 0<=x<=3."),
+                            ({"lesson": "l.toml", "topic": "residul"}, "did you mean 'residual'"),
+                            ({"lesson": "l.toml", "topic": "residual", "wo": "x"}, "unknown field 'wo'")]:
+            answer = client.post("/api/lessons/clips", json=body)
+            assert answer.status_code == 400 and error in answer.json()["error"]
+        assert not (client.out / "l.toml").exists()  # nothing half-written
+        refused = client.post("/api/lessons/clips", content=b'{"lesson": "l.toml", "topic": "residual"}',
+                              headers={**JSON, "origin": "http://evil.example"})
+        assert refused.status_code == 403 and not (client.out / "l.toml").exists()
+
+
+def test_a_bad_lesson_file_is_one_line(studio):
+    with studio() as client:
+        client.out.mkdir(parents=True)
+        bad = 'title = "x"\n[[clip]]\ntopic = "residual"\nflags = { position = 9 }\n'
+        (client.out / "bad.toml").write_text(bad)
+        answer = client.get("/api/lessons", params={"file": "bad.toml"})
+        assert answer.status_code == 400
+        assert answer.json()["error"] == ("bad.toml: clip 1 (residual): flags.position: Invalid value for "
+                                          "'--position': 9 is not in the range 0<=x<=3.")
+        appended = client.post("/api/lessons/clips", json={"lesson": "bad.toml", "topic": "heads"})
+        assert appended.status_code == 400 and "clip 1 (residual)" in appended.json()["error"]
+        assert (client.out / "bad.toml").read_text() == bad  # unchanged
+        missing = client.get("/api/lessons", params={"file": "none.toml"})
+        assert missing.status_code == 404 and "none.toml" in missing.json()["error"]
 
 
 # -- jobs ---------------------------------------------------------------------------------

@@ -3,7 +3,8 @@
 
 In file order, on one server: the page journey (a flag changed, a bad value, Preview with its
 progress bar, the video playing and seeking, one narration edited and only its step redrawn, a GIF
-downloaded); a render cancelled through the API; the server stopped by SIGTERM in mid-render.
+downloaded, the topic added to a lesson file and listed on the lesson page); a render cancelled
+through the API; the server stopped by SIGTERM in mid-render.
 Markers ``browser`` and ``render``: part of the default run (CI), not of the fast suite.
 """
 
@@ -142,6 +143,19 @@ def test_the_studio_in_a_browser(server, tmp_path):
         saved = tmp_path / download.value.suggested_filename
         download.value.save_as(saved)
         assert saved.suffix == ".gif" and saved.read_bytes()[:6] in (b"GIF89a", b"GIF87a")
+
+        # Add to lesson: the topic and its flags become a clip; the lesson page lists it (no render)
+        page.fill("#lesson-file", "lessons/week.toml")
+        page.fill("#clip-title", "One head, negated")
+        page.click("#add-to-lesson")
+        expect(page.locator("#lesson-status")).to_contain_text("added as clip 1 of lessons/week.toml")
+        page.click("#lesson-link")
+        page.wait_for_url("**/lesson?file=lessons%2Fweek.toml")
+        clip = page.locator("#clips li")
+        expect(clip).to_have_count(1)
+        expect(clip.locator(".caption")).to_have_text("One head, negated")
+        expect(clip.locator(".flags")).to_have_text("--wo negate")
+        expect(page.locator("#lesson-error")).to_be_hidden()
         browser.close()
 
 

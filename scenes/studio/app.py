@@ -1,4 +1,5 @@
-"""The studio's routes: two pages, the JSON API, the event stream of a job, and the files under --out.
+"""The studio's routes: three pages (the topics, a topic, a lesson), the JSON API, a job's event stream
+and the files under --out.
 
 Every check of a request's parameters is the CLI's (scenes/pipeline/api.py): a bad request gets
 400 and ``{"error": "<the line render.py prints after Error:>"}``. See docs/studio.md.
@@ -34,13 +35,14 @@ from scenes.pipeline.manifest import srt_to_vtt
 from scenes.pipeline.render_job import FORMATS, PROJECT, QUALITIES, THEME_NAMES
 
 from . import frames as step_frames
+from . import lessons
 from .jobs import FINAL, JobQueue, QueueFull
 from .safety import Guard, Refused, safe_file
 
 STATIC = Path(__file__).with_name("static")
 STORYBOARDS = PROJECT / "docs" / "img"
-FIELDS = ("topic", "params", "quality", "voice", "format", "theme", "sections", "gif_width", "script", "export",
-          "frames")
+FIELDS = ("topic", "params", "quality", "voice", "format", "theme", "sections", "gif_width", "script", "captions",
+          "export", "frames")
 EXPORTS = ("deck", "pptx")
 
 
@@ -96,8 +98,8 @@ def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
     opts = api.make_options(out=out, **options)
     params = api.make_params(topic, values)
     script_path = None
-    if body.get("script"):
-        script_path = script_file(topic, params, body["script"], out)
+    if body.get("script") or body.get("captions"):
+        script_path = script_file(topic, params, body.get("script") or {}, out, body.get("captions"))
         opts = api.with_script(topic, params, opts, script_path)
     checked = {name: getattr(params, name) for name in values}
     request = {"topic": topic.slug, "params": checked, "export": export, "frames": bool(body.get("frames")),
@@ -110,17 +112,18 @@ def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
     return request, key, command
 
 
-def script_file(topic: Any, params: Any, texts: Any, out: Path) -> Path:
-    """Edited narration ``{step: text}`` as the ``--script`` TOML file ``render.py script`` prints,
-    under ``OUT/.cache/studio/scripts/`` (named by its content)."""
+def script_file(topic: Any, params: Any, texts: Any, out: Path, captions: Any = None) -> Path:
+    """Edited narration ``{step: text}`` (and ``captions``, ``{step: text}``, if given) as the ``--script``
+    TOML file ``render.py script`` prints, under ``OUT/.cache/studio/scripts/`` (named by its content)."""
     from scenes.kit.base import flag_text
     from scenes.pipeline.fsutil import write_text
     from scenes.pipeline.script_file import dump
 
-    if not isinstance(texts, dict) or not all(isinstance(v, str) for v in texts.values()):
-        raise api.RenderError("\"script\" must be an object of step names and their texts")
+    for name, table in (("script", texts), ("captions", captions or {})):
+        if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
+            raise api.RenderError(f"\"{name}\" must be an object of step names and their texts")
     flags = " ".join(flag_text(k, v) for k, v in params.changed().items())
-    text = dump(dict(texts), topic=topic.slug, flags=flags)
+    text = dump(dict(texts), topic=topic.slug, flags=flags, captions=dict(captions) if captions else None)
     path = Path(out).absolute() / ".cache" / "studio" / "scripts" / \
         f"{topic.slug}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.toml"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -155,7 +158,7 @@ def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: i
         return state["queue"]
 
     async def page(request: Request) -> Response:
-        name = "index.html"
+        name = "lesson.html" if request.url.path == "/lesson" else "index.html"
         if "slug" in request.path_params:
             if request.path_params["slug"] not in topics:
                 return error(str(api.unknown_topic(request.path_params["slug"], list(topics))), 404)
@@ -236,6 +239,22 @@ def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: i
             return Response(srt_to_vtt(path.read_text(encoding="utf-8")), media_type="text/vtt")
         return FileResponse(path, headers={"cache-control": "no-store"})
 
+    async def add_to_lesson(request: Request) -> Response:
+        try:
+            plan, path = await asyncio.to_thread(lessons.add, out, await body_of(request))
+        except (api.RenderError, Refused) as err:
+            return error(str(err))
+        return JSONResponse({"lesson": str(path.relative_to(out.resolve())), "clips": len(plan.clips)})
+
+    async def show_lesson(request: Request) -> Response:
+        try:
+            return JSONResponse(await asyncio.to_thread(lessons.lesson_json, out, request.query_params.get("file")))
+        except (api.RenderError, Refused) as err:
+            return error(str(err))
+        except FileNotFoundError:
+            return error(f"no lesson file {request.query_params.get('file')!r} under --out; add a clip from a "
+                         "topic's page to start one", 404)
+
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> Any:
         state["queue"] = JobQueue(out, workers=workers, size=queue_size, command=command,
@@ -247,6 +266,8 @@ def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: i
 
     routes = [
         Route("/", page), Route("/topic/{slug}", page), Route("/storyboard/{slug}.png", storyboard),
+        Route("/lesson", page), Route("/api/lessons", show_lesson),
+        Route("/api/lessons/clips", add_to_lesson, methods=["POST"]),
         Route("/api/topics", list_topics), Route("/api/check", check, methods=["POST"]),
         Route("/api/renders", submit, methods=["POST"]),
         Route("/api/renders/{job}", show, methods=["GET"]), Route("/api/renders/{job}", cancel, methods=["DELETE"]),

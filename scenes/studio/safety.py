@@ -104,20 +104,26 @@ class Guard:
         await self.app(scope, receive, send)
 
 
-def safe_file(root: Path, rel: str) -> Path:
-    """The file ``rel`` (a URL path, already percent-decoded) under ``root``; :class:`Refused` for
-    ``..``, an absolute path, a backslash or NUL, a symlink out of ``root``, or no such file."""
+def safe_path(root: Path, rel: str) -> Path:
+    """The path ``rel`` (a URL path, already percent-decoded) under ``root``, which need not exist yet;
+    :class:`Refused` for ``..``, an absolute path, a backslash or NUL, or a symlink out of ``root``."""
     if not rel or rel.startswith("/") or "\\" in rel or "\0" in rel or ":" in rel.split("/")[0]:
         raise Refused(f"refused: {rel!r} is not a path under --out")
     if any(part in ("..", ".") for part in rel.split("/")):
         raise Refused(f"refused: {rel!r} leaves --out")
     base = Path(root).resolve()
     try:
-        path = (base / rel).resolve(strict=True)
+        path = (base / rel).resolve()
     except (OSError, RuntimeError):
-        raise FileNotFoundError(rel) from None
+        raise Refused(f"refused: {rel!r} is not a path under --out") from None
     if not path.is_relative_to(base):
         raise Refused(f"refused: {rel!r} leads out of --out")
+    return path
+
+
+def safe_file(root: Path, rel: str) -> Path:
+    """The file ``rel`` under ``root`` (:func:`safe_path`'s rules); FileNotFoundError if there is none."""
+    path = safe_path(root, rel)
     if not path.is_file():
         raise FileNotFoundError(rel)
     return path

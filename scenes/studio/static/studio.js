@@ -41,7 +41,9 @@ const Studio = (() => {
   // -- a topic's page -------------------------------------------------------------------
 
   // edited: narration changed since the last render; applied: the edits that render spoke (kept for exports)
-  const page = { slug: "", flags: [], job: null, source: null, manifest: null, edited: {}, applied: {}, lastBody: null };
+  // readonly: the lesson page (its words are the lesson file's; the steps only show and seek)
+  const page = { slug: "", flags: [], job: null, source: null, manifest: null, edited: {}, applied: {}, lastBody: null,
+                 readonly: false };
 
   function control(flag) {
     const id = `f-${flag.name}`;
@@ -120,8 +122,54 @@ const Studio = (() => {
     $("cancel").addEventListener("click", cancel);
     $("copy").addEventListener("click", () => navigator.clipboard && navigator.clipboard.writeText($("command").textContent));
     for (const button of document.querySelectorAll(".exports button")) button.addEventListener("click", () => exportWith(button));
+    $("add-to-lesson").addEventListener("click", addToLesson);
     $("video").addEventListener("timeupdate", highlightStep);
     check();
+  }
+
+  // -- lessons: add this topic as a clip; the lesson page previews its clips -------------
+
+  const lessonUrl = (file) => `/lesson?file=${encodeURIComponent(file)}`;
+
+  async function addToLesson() {
+    const file = $("lesson-file").value.trim();
+    const got = await call("POST", "/api/lessons/clips",
+      { lesson: file, topic: page.slug, params: params(), title: $("clip-title").value.trim() || undefined });
+    showError($("lesson-error"), got.ok ? "" : (got.data && got.data.error) || `HTTP ${got.status}`);
+    $("lesson-status").replaceChildren();
+    if (!got.ok) return;
+    $("lesson-status").append(`added as clip ${got.data.clips} of ${got.data.lesson}: `,
+      el("a", { href: lessonUrl(got.data.lesson), id: "lesson-link", textContent: "open the lesson" }));
+  }
+
+  async function lesson() {
+    page.readonly = true;
+    const file = new URLSearchParams(location.search).get("file") || "lessons/lesson.toml";
+    $("lesson-file").textContent = file;
+    $("cancel").addEventListener("click", cancel);
+    $("video").addEventListener("timeupdate", highlightStep);
+    const got = await call("GET", `/api/lessons?file=${encodeURIComponent(file)}`);
+    if (!got.ok) return showError($("lesson-error"), (got.data && got.data.error) || `HTTP ${got.status}`);
+    document.title = `tblock studio: ${got.data.title}`;
+    $("lesson-title").textContent = `${got.data.title} (${got.data.quality}, ${got.data.theme}${got.data.voice ? ", voice" : ""})`;
+    for (const clip of got.data.clips) $("clips").append(clipItem(clip));
+  }
+
+  function clipItem(clip) {
+    const words = (label, table) => Object.entries(table).map(([step, text]) =>
+      el("div", { className: "meta", textContent: `${label} ${step}: ${text}` }));
+    const button = el("button", { type: "button", className: "primary", textContent: "Preview" });
+    const item = el("li", { id: `clip-${clip.index}` },
+      el("div", { className: "head" }, el("span", { className: "name", textContent: `${clip.index}. ${clip.topic}` }), button),
+      el("div", { className: "caption", textContent: clip.title }),
+      el("div", { className: "flags", textContent: clip.flags || "(default flags)" }),
+      el("div", { className: "meta", textContent: clip.steps ? `steps: ${clip.steps.join(", ")}` : "steps: all" }),
+      ...words("caption", clip.captions), ...words("speech", clip.speech));
+    button.addEventListener("click", () => {
+      for (const other of $("clips").children) other.classList.toggle("current", other === item);
+      start(clip.request, "preview");
+    });
+    return item;
   }
 
   // -- jobs ---------------------------------------------------------------------------
@@ -225,6 +273,7 @@ const Studio = (() => {
     page.applied = { ...((page.lastBody && page.lastBody.script) || {}) };
     page.edited = {};
     renderSteps(manifest, status.drawn_steps, status.skipped);
+    if (page.readonly) return;
     renderNumbers(manifest.numbers || {});
     const link = $("script-link");
     link.hidden = !status.script;
@@ -237,7 +286,7 @@ const Studio = (() => {
     list.replaceChildren();
     manifest.steps.forEach((step, i) => {
       const narration = el("textarea", { value: step.narration || step.speech || "", rows: 2,
-        placeholder: "narration (spoken with --voice)", ariaLabel: `narration of ${step.name}` });
+        placeholder: "narration (spoken with --voice)", ariaLabel: `narration of ${step.name}`, readOnly: page.readonly });
       narration.dataset.step = step.name;
       narration.addEventListener("click", (event) => event.stopPropagation());
       narration.addEventListener("input", () => {
@@ -311,5 +360,5 @@ const Studio = (() => {
     }
   }
 
-  return { index, topic };
+  return { index, topic, lesson };
 })();
