@@ -171,14 +171,18 @@ def _serve(parent: int, conn: Any) -> None:
                 result = getattr(importlib.import_module(module), function)(*args)
                 conn.send((task, "ok", result))
             except Exception as err:  # noqa: BLE001 - one line for the parent
+                if os.environ.get("TBLOCK_TRACE"):
+                    import traceback
+
+                    traceback.print_exc()
                 text = str(err) if type(err).__name__ == "RangeFailed" else f"{type(err).__name__}: {err}"
                 conn.send((task, "error", text.splitlines()[0] if text else type(err).__name__))
     except signals.Interrupted as stop:
-        os._exit(stop.exit_code)
+        conn.close()
+        raise SystemExit(stop.exit_code) from None  # with the process's own clean-up (its semaphores)
     except (EOFError, OSError):
         pass
-    finally:
-        conn.close()
+    conn.close()
 
 
 class WorkerDied(RuntimeError):
@@ -335,8 +339,8 @@ class LocalBackend:
         return self
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
-        if self._own:
-            self._pool.close(kill=kind is not None)
+        if self._own:  # a signal stops the workers at once; after a failed task they are idle
+            self._pool.close(kill=kind is not None and not issubclass(kind, Exception))
 
     def close(self, kill: bool = False) -> None:
         self._pool.close(kill=kill)

@@ -527,9 +527,30 @@ def render_in_ranges(backend: Any, topic: Any, params: Any, opts: Any, name: str
         job = backend.job(replace(local, work=work / f"range-{k}", speech=plan.speech))
         cost = sum(skip[:start]) + sum(draw[start:stop])
         futures.append(backend.submit(render_range, job, start, stop, priority=-cost))
-    parts = backend.gather(futures)
+    try:
+        parts = backend.gather(futures)
+    except RangeFailed:
+        raise
+    except Exception as err:  # noqa: BLE001 - a worker that died: say which steps it was drawing
+        k = next((i for i, f in enumerate(futures) if f.done() and not f.cancelled() and f.exception()), 0)
+        start, stop = ranges[k]
+        raise RangeFailed(f"{topic.slug}: {err} while drawing {steps_of(plan, start, stop)}") from None
     write_record(steps, plan, parts)
     return assemble(plan, parts, opts, name, work, steps)
+
+
+def steps_of(plan: Plan, start: int, stop: int) -> str:
+    """``step X`` or ``steps X .. Y``: the steps animations ``start .. stop-1`` belong to (by the clock)."""
+    clock, names = 0.0, []
+    for k, played in enumerate(plan.played):
+        if start <= k < stop:
+            step = next((s["name"] for s in plan.steps if s["start"] <= clock + 1e-9 < s.get("end", 1e18)), None)
+            if step and step not in names:
+                names.append(step)
+        clock += played.duration
+    if not names:
+        return f"animations {start} .. {stop - 1}"
+    return f"step {names[0]}" if len(names) == 1 else f"steps {names[0]} .. {names[-1]}"
 
 
 class Course:
