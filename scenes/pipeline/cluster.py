@@ -16,6 +16,7 @@ Start a cluster (docs/parallel.md)::
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import threading
@@ -62,10 +63,15 @@ class ClusterBackend:
         return self
 
     def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        self.close(kill=kind is not None)
+
+    def close(self, kill: bool = False) -> None:
+        """Leave the cluster; with ``kill`` every task this render sent is cancelled first."""
         client, self._client = self._client, None
         if client is not None:
-            if kind is not None:
-                client.cancel(list(self._futures), force=True)
+            if kill:
+                with contextlib.suppress(Exception):
+                    client.cancel(list(self._futures), force=True)
             client.close()
 
     _futures: list = []
