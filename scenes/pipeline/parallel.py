@@ -8,6 +8,7 @@ how to use them.
 
 from __future__ import annotations
 
+import os
 import threading
 import time
 from pathlib import Path
@@ -77,6 +78,21 @@ def render_course(topics: dict, opts: Any, report: Any) -> list[str]:
             backend.close(kill=True)
             for thread in threads:
                 thread.join(30)
-            recover(Path(opts.out).absolute() / ".cache")
+            cache = Path(opts.out).absolute() / ".cache"
+            _remove_own_work(cache)
+            recover(cache)
             raise
     return failures
+
+
+def _remove_own_work(cache: Path) -> None:
+    """After a stop: the work folders (and locks) this process's topic threads still hold."""
+    import shutil
+
+    from .fsutil import WORK
+
+    for path in (cache / WORK).glob(f"*-{os.getpid()}-*"):
+        if path.is_dir():
+            shutil.rmtree(path, ignore_errors=True)
+        else:
+            path.unlink(missing_ok=True)

@@ -226,6 +226,9 @@ class TaskPool:
 
         future: Future = Future()
         with self._lock:
+            if self._closed:  # stopping: nothing new starts
+                future.set_exception(WorkerDied("the workers were stopped"))
+                return future
             self._heapq.heappush(self._queue, (priority, next(self._ids), function.__module__,
                                                function.__name__, args, future))
         self._wake_w.send(0)
@@ -280,7 +283,7 @@ class TaskPool:
         if worker["conn"].poll():
             self._receive(worker)
         worker["process"].join()
-        if worker["task"] is not None:
+        if worker["task"] is not None and not worker["task"][1].done():
             worker["task"][1].set_exception(WorkerDied(f"a worker process ended with exit code "
                                                        f"{worker['process'].exitcode}"))
         worker["conn"].close()
@@ -288,7 +291,10 @@ class TaskPool:
             self._workers[self._workers.index(worker)] = self._spawn()
 
     def close(self, kill: bool = False, grace: float = 20.0) -> None:
-        """End the workers: asked to finish (None), or with ``kill`` stopped at once (SIGTERM, SIGKILL)."""
+        """End the workers: asked to finish (None), or with ``kill`` stopped at once (SIGTERM, SIGKILL).
+        A second call does nothing."""
+        if self._closed:
+            return
         self._closed = True
         self._wake_w.send(0)
         self._thread.join()
@@ -305,8 +311,8 @@ class TaskPool:
                 worker["process"].kill()
                 worker["process"].join()
             worker["conn"].close()
-            if worker["task"] is not None:
-                worker["task"][1].cancel() or worker["task"][1].set_exception(WorkerDied("stopped"))
+            if worker["task"] is not None and not worker["task"][1].done():
+                worker["task"][1].set_exception(WorkerDied("stopped"))
         for _, _, _, _, _, future in self._queue:
             future.cancel()
         _stop_resource_tracker()
