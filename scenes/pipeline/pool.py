@@ -1,4 +1,6 @@
-"""Render several topics in spawned worker processes (``render.py all --jobs N``).
+"""Worker processes: whole topics for ``all --jobs N`` with ``--last-frame`` (:func:`render_all`), and
+the persistent workers that draw ranges of animations (:class:`TaskPool`, :class:`LocalBackend`;
+scenes/pipeline/ranges.py).
 
 The parent coordinates: workers ignore SIGINT, stop cleanly on SIGTERM (their work folder removed,
 nothing published) and stop by themselves when the parent dies. Workers import this module by name
