@@ -171,9 +171,16 @@ OPTIONS: dict[str, Callable[[], Callable]] = {
     "force": lambda: click.option(
         "--force", is_flag=True, help="Render even when the output in OUT is up to date (same parameters, "
         "options, engine and source code, files matching their manifest)."),
+    "jobs": lambda: click.option(
+        "--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
+        help="Worker processes drawing ranges of the animations side by side (all: of every topic); "
+        "the video is the same (docs/parallel.md)."),
+    "cluster": lambda: click.option(
+        "--cluster", default=None, metavar="tcp://HOST:8786",
+        help="Draw the ranges on a Dask cluster: its scheduler's address [default: $TBLOCK_DASK_SCHEDULER]."),
 }
 RENDER_FLAGS = ("quality", "format", "gif_width", "old_width", "last_frame", "transparent", "sections", "theme",
-                "out", "burn_captions", "force", "verbose", "voice", "voice_model", "pause")
+                "out", "burn_captions", "force", "verbose", "voice", "voice_model", "pause", "jobs", "cluster")
 LOOK_FLAGS = ("quality", "theme", "burn_captions", "reuse", "verbose")  # deck, storyboard (plus their --out)
 
 
@@ -205,7 +212,8 @@ def options_from(kwargs: dict, name: str | None = None) -> RenderOptions:
             sections=kwargs.pop("sections"), theme=kwargs.pop("theme"), out=kwargs.pop("out"), name=name,
             burn_captions=kwargs.pop("burn_captions"), verbose=kwargs.pop("verbose"),
             voice_model=kwargs.pop("voice_model", None), voice=kwargs.pop("voice", False),
-            force=kwargs.pop("force", False), pause=kwargs.pop("pause", PAUSE))
+            force=kwargs.pop("force", False), pause=kwargs.pop("pause", PAUSE), jobs=kwargs.pop("jobs", 1),
+            cluster=kwargs.pop("cluster", None))
 
 
 def renamed_value(old: str, new: str, value: Any, new_value: Any) -> Any:
@@ -353,7 +361,7 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
         check_tools(topic)
     slugs = list(TOPICS)
     started = time.monotonic()
-    if jobs <= 1:
+    if jobs <= 1 and opts.cluster is None:
         for i, slug in enumerate(slugs, 1):
             render_one(TOPICS[slug], TOPICS[slug].Params(), opts, prefix=f"[{i}/{len(slugs)}] {slug:<10} ")
         click.echo(f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s")
@@ -368,8 +376,16 @@ def render_all(opts: RenderOptions, jobs: int) -> None:
             PUBLISHED.append(path)
         click.echo(f"[{len(done)}/{len(slugs)}] {slug:<10} {result_line(path, skipped, seconds)}")
 
-    click.echo(f"rendering {len(slugs)} topics, {jobs} at a time: {', '.join(slugs)}", err=True)
-    failures = pool.render_all(TOPICS, opts, jobs, report)
+    from scenes.pipeline.parallel import render_course
+    from scenes.pipeline.render_job import parallel
+
+    where = f"the cluster at {opts.cluster}" if opts.cluster else f"{jobs} workers"
+    if parallel(opts):  # every topic's animations in ranges, scheduled on the shared workers
+        click.echo(f"rendering {len(slugs)} topics in ranges on {where}: {', '.join(slugs)}", err=True)
+        failures = render_course(TOPICS, opts, report)
+    else:
+        click.echo(f"rendering {len(slugs)} topics, {jobs} at a time: {', '.join(slugs)}", err=True)
+        failures = pool.render_all(TOPICS, opts, jobs, report)
     total = f"all {len(slugs)} topics in {time.monotonic() - started:.1f} s ({jobs} at a time)"
     if failures:
         click.echo(f"{total}; {len(failures)} failed", err=True)
@@ -589,12 +605,10 @@ def script_group() -> None:
 
 @cli.command("all")
 @render_options
-@click.option("--jobs", "-j", type=click.IntRange(1, 16), default=1, show_default=True,
-              help="Render this many topics in parallel processes.")
-def render_every_topic(jobs: int, **kwargs: Any) -> None:
+def render_every_topic(**kwargs: Any) -> None:
     """Render every topic with its default parameters."""
     opts = options_from(kwargs)
-    render_all(opts, jobs)
+    render_all(opts, opts.jobs)
 
 
 # -- slides and the web (the work is in scenes/pipeline/exports/) ---------------------------

@@ -3,7 +3,8 @@
 Cheap enough to render many times in the publishing, signal and concurrency tests.
 ``--sleep`` makes the render take that long (wall time, no CPU) so a signal can arrive mid-render
 (``$TINY_SLEEP`` does the same for ``all``, which renders the defaults);
-``--label`` changes the text (a new glyph for the text cache).
+``--label`` changes the text (a new glyph for the text cache); ``$TINY_FAIL=words`` makes a range
+worker of ``--jobs N`` fail in the step ``words`` (the plan, which skips everything, passes).
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ import os
 import time
 from dataclasses import dataclass
 
-from manim import Create, FadeIn, Square, Text
+from manim import Create, FadeIn, Square, Text, config
 
 from scenes.kit import Line, StepScene, Topic, TopicParams, param
 
@@ -47,6 +48,8 @@ class TinyScene(StepScene):
 
     def words(self) -> None:
         self.begin_step("words")
+        if os.environ.get("TINY_FAIL") == "words" and config.upto_animation_number >= 0:  # a range worker
+            raise RuntimeError("the word would not come")
         self.play(FadeIn(Text(self.params.label, font_size=28).next_to(self.shape, direction=[0, -1, 0])),
                   run_time=0.2)
         self.end_step()

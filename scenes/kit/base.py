@@ -302,7 +302,8 @@ class StepScene(Scene):
         """Manim's play, with the clock counting the frames the file holds, cached or drawn.
 
         A drawn animation advances the clock by its frames (``run_time`` rounded up to whole
-        frames); one taken from Manim's cache by its exact ``run_time``. Without this, a rerun
+        frames); one taken from Manim's cache (or skipped outside a worker's range) by its exact
+        ``run_time``, so here the clock is moved as drawing would have moved it, to the last bit. Without this, a rerun
         that reuses cached animations puts each step's start (manifest, .srt, narration) up to a
         frame early per animation: at 15 fps the picture lagged the voice by 0.6 s after 100 s.
         """
@@ -319,12 +320,14 @@ class StepScene(Scene):
             hook({"index": getattr(renderer, "num_plays", 1) - 1, "cached": bool(cached),
                   "step": self.steps[-1]["name"] if self.steps else None})
         if before is not None and cached:
-            fps, duration = config.frame_rate, self.duration
-            if self.is_current_animation_frozen_frame():
-                frames = int(duration / (1 / fps))  # CairoRenderer.freeze_current_frame
-            else:
-                frames = len(np.arange(0, duration, 1 / fps))  # Scene.get_time_progression
-            renderer.time = before + frames / fps
+            dt, duration = 1 / config.frame_rate, self.duration
+            if self.is_current_animation_frozen_frame():  # CairoRenderer.freeze_current_frame: one add
+                renderer.time = before + int(duration / dt) * dt
+            else:  # one add per frame of Scene.get_time_progression, as drawing does (same rounding)
+                clock = before
+                for _ in range(len(np.arange(0, duration, dt))):
+                    clock += 1 * dt
+                renderer.time = clock
         if self.steps and not all(isinstance(a, Wait) for a in args):
             self.steps[-1]["settled"] = self.time  # the picture is complete when the last animation ends
 

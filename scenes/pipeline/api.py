@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import math
+import os
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -32,6 +33,7 @@ from .render_job import (
     Outcome,
     RenderOptions,
     missing_latex_tools,
+    parallel,
     render_or_skip,
     validate_options,
 )
@@ -184,10 +186,11 @@ def make_options(*, quality: str = "preview", format: str | None = None, width: 
                  last_frame: bool = False, transparent: bool = False, sections: bool = False,
                  theme: str = "dark", out: Any = "media", name: str | None = None,
                  burn_captions: bool = False, verbose: bool = False, voice: bool = False,
-                 voice_model: Any = None, force: bool = False, pause: float = PAUSE) -> RenderOptions:
+                 voice_model: Any = None, force: bool = False, pause: float = PAUSE, jobs: int = 1,
+                 cluster: str | None = None) -> RenderOptions:
     """The RenderOptions, checked as a set: ``format`` defaults to webm with ``transparent`` and to
-    mp4 otherwise, ``voice_model`` implies ``voice``; a combination that cannot render is a
-    :class:`RenderError` with the CLI's line."""
+    mp4 otherwise, ``voice_model`` implies ``voice``, ``cluster`` defaults to $TBLOCK_DASK_SCHEDULER;
+    a combination that cannot render is a :class:`RenderError` with the CLI's line."""
     if not str(out).strip():
         raise RenderError(f"Invalid value for '--out': {OUT_EMPTY}")
     opts = RenderOptions(quality=quality, format=format or ("webm" if transparent else "mp4"), width=width,
@@ -195,12 +198,29 @@ def make_options(*, quality: str = "preview", format: str | None = None, width: 
                          out=Path(out), name=name, burn_captions=burn_captions, verbose=verbose,
                          voice=voice or voice_model is not None,
                          voice_model=None if voice_model is None else Path(voice_model), force=force,
-                         pause=pause)
+                         pause=pause, jobs=jobs, cluster=cluster_address(cluster))
     try:
         validate_options(opts)
     except OptionError as err:
         raise RenderError(str(err)) from None
     return opts
+
+
+CLUSTER_ENV = "TBLOCK_DASK_SCHEDULER"
+
+
+def cluster_address(address: str | None) -> str | None:
+    """The Dask scheduler to render on: ``address``, else $TBLOCK_DASK_SCHEDULER, else None (this machine);
+    a malformed address is a :class:`RenderError`."""
+    address = address if address is not None else (os.environ.get(CLUSTER_ENV) or None)
+    if address is None:
+        return None
+    from .cluster import AddressError, checked_address
+
+    try:
+        return checked_address(address)
+    except AddressError as err:
+        raise RenderError(str(err)) from None
 
 
 def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> RenderOptions:
@@ -265,8 +285,13 @@ def render_checked(topic: Any, params: Any, opts: RenderOptions) -> tuple[Outcom
     """Render (or find up to date) an already checked topic; its outcome and the seconds it took.
     A failure is one :class:`RenderFailed` line (with ``opts.verbose``: the original error)."""
     started = time.monotonic()
+    extra = {}
+    if parallel(opts):  # ranges of the animations on several workers (scenes/pipeline/parallel.py)
+        from .parallel import run_scene
+
+        extra["run"] = run_scene(opts)
     try:
-        outcome = render_or_skip(topic, params, opts)
+        outcome = render_or_skip(topic, params, opts, **extra)
     except Exception as err:  # noqa: BLE001 - one line for the user, details with verbose
         if opts.verbose:
             raise
@@ -281,18 +306,20 @@ def render(topic: Any, quality: str = "preview", voice: bool = False, out: Any =
            transparent: bool = False, sections: bool = False, theme: str = "dark", name: str | None = None,
            burn_captions: bool = False, force: bool = False, verbose: bool = False, voice_model: Any = None,
            pause: float = PAUSE, script: Any = None, on_done: Callable[[Outcome, float], None] | None = None,
-           **params: Any) -> Manifest:
+           jobs: int = 1, cluster: str | None = None, **params: Any) -> Manifest:
     """Render ``topic`` (a slug or a Topic) with ``params`` (its Params fields, e.g. ``depth=6``) into
     ``OUT/<topic>/``, as ``python render.py TOPIC`` does; returns the manifest (``.folder`` is the
     topic folder). An output already up to date is not rendered again unless ``force``.
 
     Raises :class:`RenderError` for bad input (before anything is written) and :class:`RenderFailed`
-    when the render cannot be made. ``on_done(outcome, seconds)`` hears whether it was skipped."""
+    when the render cannot be made. ``on_done(outcome, seconds)`` hears whether it was skipped.
+    ``jobs=N`` draws ranges of the animations in N processes, ``cluster="tcp://HOST:8786"`` on a Dask
+    cluster; the video is the same (docs/parallel.md)."""
     topic = topic_named(topic)
     opts = make_options(quality=quality, format=format, width=width, last_frame=last_frame,
                         transparent=transparent, sections=sections, theme=theme, out=out, name=name,
                         burn_captions=burn_captions, verbose=verbose, voice=voice, voice_model=voice_model,
-                        force=force, pause=pause)
+                        force=force, pause=pause, jobs=jobs, cluster=cluster)
     checked = make_params(topic, params)
     if script is not None:
         opts = with_script(topic, checked, opts, script)

@@ -1,4 +1,6 @@
-"""Render several topics in spawned worker processes (``render.py all --jobs N``).
+"""Worker processes: whole topics for ``all --jobs N`` with ``--last-frame`` (:func:`render_all`), and
+the persistent workers that draw ranges of animations (:class:`TaskPool`, :class:`LocalBackend`;
+scenes/pipeline/ranges.py).
 
 The parent coordinates: workers ignore SIGINT, stop cleanly on SIGTERM (their work folder removed,
 nothing published) and stop by themselves when the parent dies. Workers import this module by name
@@ -7,6 +9,7 @@ nothing published) and stop by themselves when the parent dies. Workers import t
 
 from __future__ import annotations
 
+import contextlib
 import importlib
 import os
 import time
@@ -16,6 +19,7 @@ from typing import Any
 
 from . import signals
 from .publish import recover
+from .ranges import topic_in as _topic_in
 from .render_job import RenderOptions, render_or_skip
 
 
@@ -38,15 +42,6 @@ def _watch_parent(parent: int) -> None:
     if os.getppid() != parent:
         os.kill(os.getpid(), 15)
     threading.Thread(target=watch, name="parent-watch", daemon=True).start()
-
-
-def _topic_in(module: str, slug: str) -> Any:
-    """The Topic called ``slug`` that module ``module`` defines (its ``TOPIC``, or another)."""
-    found = vars(importlib.import_module(module))
-    topic = found.get("TOPIC")
-    if getattr(topic, "slug", None) == slug:
-        return topic
-    return next(v for v in found.values() if getattr(v, "slug", None) == slug and hasattr(v, "Params"))
 
 
 def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any, params: Any = None) -> None:
@@ -165,3 +160,219 @@ def render_each(renders: list[tuple[str, Any, Any, RenderOptions]], jobs: int, r
     finally:
         _stop_resource_tracker()
     return failures
+
+
+# -- persistent workers for range tasks (scenes/pipeline/ranges.py) ----------------------------------
+
+def _serve(parent: int, conn: Any) -> None:
+    """A worker process: run the tasks the parent sends (``(id, module, function, args)``) one at a
+    time until it sends None. SIGINT is ignored (the parent coordinates); SIGTERM stops the task
+    cleanly (its temporary folders removed) and ends the process."""
+    import signal as _signal
+
+    _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    _signal.signal(_signal.SIGTERM, signals._handler)
+    _watch_parent(parent)
+    try:
+        while True:
+            message = conn.recv()
+            if message is None:
+                break
+            task, module, function, args = message
+            try:
+                result = getattr(importlib.import_module(module), function)(*args)
+                conn.send((task, "ok", result))
+            except Exception as err:  # noqa: BLE001 - one line for the parent
+                if os.environ.get("TBLOCK_TRACE"):
+                    import traceback
+
+                    traceback.print_exc()
+                text = str(err) if type(err).__name__ == "RangeFailed" else f"{type(err).__name__}: {err}"
+                conn.send((task, "error", text.splitlines()[0] if text else type(err).__name__))
+    except signals.Interrupted as stop:
+        conn.close()
+        raise SystemExit(stop.exit_code) from None  # with the process's own clean-up (its semaphores)
+    except (EOFError, OSError):
+        pass
+    conn.close()
+
+
+class WorkerDied(RuntimeError):
+    """A worker process ended while it ran a task (killed, or it crashed)."""
+
+
+class TaskPool:
+    """``jobs`` spawned worker processes that run functions by name; :meth:`submit` returns a Future.
+
+    A dispatcher thread hands the queued tasks (lowest ``priority`` first) to idle workers and
+    resolves the futures; a worker that dies fails its task with :class:`WorkerDied` and is replaced.
+    :meth:`close` ends the workers (``kill=True``: SIGTERM, then SIGKILL after a grace period).
+    """
+
+    def __init__(self, jobs: int) -> None:
+        import heapq
+        import itertools
+        import multiprocessing
+        import threading
+
+        self._ctx = multiprocessing.get_context("spawn")
+        self._heapq, self._ids = heapq, itertools.count()
+        self._queue: list = []
+        self._lock = threading.Lock()
+        self._wake_r, self._wake_w = self._ctx.Pipe(duplex=False)
+        self._workers: list[dict] = [self._spawn() for _ in range(jobs)]
+        self._closed = False
+        self._thread = threading.Thread(target=self._dispatch, name="tblock-dispatch", daemon=True)
+        self._thread.start()
+
+    def _spawn(self) -> dict:
+        mine, theirs = self._ctx.Pipe()
+        process = self._ctx.Process(target=_serve, args=(os.getpid(), theirs), name="tblock-range", daemon=True)
+        _start_ignoring_sigint(process)
+        theirs.close()
+        return {"process": process, "conn": mine, "task": None}
+
+    def submit(self, function: Callable, *args: Any, priority: float = 0.0) -> Any:
+        """Run ``function(*args)`` in a worker (it is imported there by module and name); a Future."""
+        from concurrent.futures import Future
+
+        future: Future = Future()
+        with self._lock:
+            if self._closed:  # stopping: nothing new starts
+                future.set_exception(WorkerDied("the workers were stopped"))
+                return future
+            self._heapq.heappush(self._queue, (priority, next(self._ids), function.__module__,
+                                               function.__name__, args, future))
+        self._wake_w.send(0)
+        return future
+
+    def _assign(self) -> None:
+        with self._lock:
+            for worker in self._workers:
+                while worker["task"] is None and self._queue:
+                    _, task, module, function, args, future = self._heapq.heappop(self._queue)
+                    if not future.set_running_or_notify_cancel():
+                        continue
+                    worker["task"] = (task, future)
+                    worker["conn"].send((task, module, function, args))
+
+    def _dispatch(self) -> None:
+        import multiprocessing.connection
+
+        while not self._closed:
+            self._assign()
+            conns = {w["conn"]: w for w in self._workers}
+            sentinels = {w["process"].sentinel: w for w in self._workers}
+            try:
+                ready = multiprocessing.connection.wait([self._wake_r, *conns, *sentinels], timeout=0.5)
+            except OSError:
+                return
+            for item in ready:
+                if item is self._wake_r:
+                    with contextlib.suppress(EOFError, OSError):
+                        while self._wake_r.poll():
+                            self._wake_r.recv()
+                elif item in conns:
+                    self._receive(conns[item])
+                elif item in sentinels and not self._closed:
+                    self._replace(sentinels[item])
+
+    def _receive(self, worker: dict) -> None:
+        try:
+            task, status, value = worker["conn"].recv()
+        except (EOFError, OSError):
+            return  # it died: its sentinel says so
+        _, future = worker["task"]
+        worker["task"] = None
+        if status == "ok":
+            future.set_result(value)
+        else:
+            from .ranges import RangeFailed
+
+            future.set_exception(RangeFailed(value))
+
+    def _replace(self, worker: dict) -> None:
+        if worker["conn"].poll():
+            self._receive(worker)
+        worker["process"].join()
+        if worker["task"] is not None and not worker["task"][1].done():
+            worker["task"][1].set_exception(WorkerDied(f"a worker process ended with exit code "
+                                                       f"{worker['process'].exitcode}"))
+        worker["conn"].close()
+        with self._lock:
+            self._workers[self._workers.index(worker)] = self._spawn()
+
+    def close(self, kill: bool = False, grace: float = 20.0) -> None:
+        """End the workers: asked to finish (None), or with ``kill`` stopped at once (SIGTERM, SIGKILL).
+        A second call does nothing."""
+        if self._closed:
+            return
+        self._closed = True
+        self._wake_w.send(0)
+        self._thread.join()
+        for worker in self._workers:
+            if kill:
+                worker["process"].terminate()
+            else:
+                with contextlib.suppress(OSError):
+                    worker["conn"].send(None)
+        deadline = time.monotonic() + grace
+        for worker in self._workers:
+            worker["process"].join(max(0.0, deadline - time.monotonic()))
+            if worker["process"].is_alive():
+                worker["process"].kill()
+                worker["process"].join()
+            worker["conn"].close()
+            if worker["task"] is not None and not worker["task"][1].done():
+                worker["task"][1].set_exception(WorkerDied("stopped"))
+        for _, _, _, _, _, future in self._queue:
+            future.cancel()
+        _stop_resource_tracker()
+
+
+def wait_all(futures: list) -> list:
+    """The futures' results in order, waiting in short steps (so a signal reaches the main thread);
+    the first failure is raised at once."""
+    import concurrent.futures
+
+    pending = set(futures)
+    while pending:
+        done, pending = concurrent.futures.wait(pending, timeout=0.5,
+                                                return_when=concurrent.futures.FIRST_EXCEPTION)
+        for future in done:
+            if future.exception() is not None:
+                raise future.exception()
+    return [f.result() for f in futures]
+
+
+class LocalBackend:
+    """Range tasks on ``jobs`` local worker processes (the plan runs in one of them too)."""
+
+    def __init__(self, jobs: int, pool: TaskPool | None = None) -> None:
+        self.workers = jobs
+        self._own = pool is None
+        self._pool = pool or TaskPool(jobs)
+
+    def __enter__(self) -> LocalBackend:
+        return self
+
+    def __exit__(self, kind: Any, error: Any, trace: Any) -> None:
+        if self._own:  # a signal stops the workers at once; after a failed task they are idle
+            self._pool.close(kill=kind is not None and not issubclass(kind, Exception))
+
+    def close(self, kill: bool = False) -> None:
+        self._pool.close(kill=kill)
+
+    def plan(self, job: Any) -> Any:
+        from .ranges import plan_scene
+
+        return wait_all([self._pool.submit(plan_scene, job, priority=-1)])[0]
+
+    def job(self, job: Any) -> Any:
+        return job
+
+    def submit(self, function: Callable, *args: Any, priority: float = 0.0) -> Any:
+        return self._pool.submit(function, *args, priority=priority)
+
+    def gather(self, futures: list) -> list:
+        return wait_all(futures)

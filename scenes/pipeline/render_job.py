@@ -75,6 +75,8 @@ class RenderOptions:
     force: bool = False  # render even when the output is up to date (--force)
     pause: float = PAUSE  # seconds of quiet after each narrated step (--pause); no effect without a voice
     captions: dict[str, str] | None = None  # edited captions by step name (a lesson, --script's [captions])
+    jobs: int = 1  # worker processes drawing ranges of the animations (--jobs; scenes/pipeline/ranges.py)
+    cluster: str | None = None  # a Dask scheduler's address for the ranges (--cluster; scenes/pipeline/cluster.py)
 
     @property
     def extension(self) -> str:
@@ -99,6 +101,8 @@ def validate_options(opts: RenderOptions) -> None:
         raise OptionError("--sections makes one clip per step; it cannot go with --last-frame")
     if not (math.isfinite(opts.pause) and 0 <= opts.pause <= 10):
         raise OptionError(f"--pause must be between 0 and 10 seconds; got {opts.pause}")
+    if not 1 <= opts.jobs <= 64:
+        raise OptionError(f"--jobs must be between 1 and 64; got {opts.jobs}")
     if opts.voice_model is not None:
         from scenes.kit.narration import VoiceError, check_voice_model
 
@@ -268,7 +272,7 @@ def render_topic(topic: Any, params: Any, opts: RenderOptions) -> Manifest:
     return render_or_skip(topic, params, opts).manifest
 
 
-def render_or_skip(topic: Any, params: Any, opts: RenderOptions) -> Outcome:
+def render_or_skip(topic: Any, params: Any, opts: RenderOptions, run: Any = None) -> Outcome:
     """Render one topic and publish its files, unless its output is already in place and up to date.
 
     First finishes what an earlier killed command left (an interrupted publish, work folders
@@ -276,7 +280,8 @@ def render_or_skip(topic: Any, params: Any, opts: RenderOptions) -> Outcome:
     key (:func:`input_key`) and whose files match that manifest (sizes and SHA-256) is kept as
     it is. Otherwise it renders in an owned work folder, with Manim's per-animation cache kept
     in ``OUT/.cache/steps/<slug>/<quality>-<theme>/`` (locked while a job uses it), stages every
-    file, writes the manifest and publishes all of them as one transaction.
+    file, writes the manifest and publishes all of them as one transaction. ``run`` replaces how the
+    scene is run (scenes/pipeline/parallel.py: in ranges on several workers).
     """
     validate_options(opts)
     out_root = Path(opts.out).absolute()
@@ -297,8 +302,9 @@ def render_or_skip(topic: Any, params: Any, opts: RenderOptions) -> Outcome:
             seed_cache(common, private)
         steps = step_cache_dir(cache, topic.slug, opts)
         with file_lock(steps.with_name(steps.name + ".lock")):  # one job per step cache at a time
-            scene = _run_scene(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1],
-                               steps, voice_cache=cache / "voice")
+            run = run or _run_scene
+            scene = run(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1],
+                        steps, voice_cache=cache / "voice")
         stage = work / "stage"
         stage.mkdir()
         files = _stage_outputs(scene, opts, name, stage)
@@ -364,7 +370,7 @@ def source_hash(topic: Any = None) -> str:
     return digest.hexdigest()
 
 
-KEY_EXCLUDED = ("out", "verbose", "force")  # options that do not change what is written
+KEY_EXCLUDED = ("out", "verbose", "force", "jobs", "cluster")  # options that do not change what is written
 
 
 def input_key(topic: Any, params: Any, opts: RenderOptions) -> str:
@@ -446,14 +452,16 @@ def text_cache(default: Path) -> Path:
     return Path(os.environ.get("TBLOCK_TEXT_CACHE") or default)
 
 
-def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, tex_dir: Path,
-               text_dir: Path, steps: Path, voice_cache: Path) -> Any:
-    from manim import tempconfig
+def parallel(opts: RenderOptions) -> bool:
+    """Whether the render is drawn in ranges by several workers (--jobs N, --cluster); a still never is."""
+    return (opts.jobs > 1 or opts.cluster is not None) and not opts.last_frame
 
-    from .encoder import installed
 
+def manim_settings(opts: RenderOptions, name: str, work: Path, tex_dir: Path, text_dir: Path,
+                   steps: Path) -> dict[str, Any]:
+    """Manim's settings for one run of a topic's scene (the caller holds the step cache's lock)."""
     width, height, fps = QUALITIES[opts.quality]
-    settings = {
+    return {
         "media_dir": str(work / "manim"),
         # the job's own glyph caches, seeded from and merged back into the shared ones
         "tex_dir": str(tex_dir),
@@ -473,8 +481,19 @@ def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Pa
         "verbosity": "INFO" if opts.verbose else "WARNING",
         "progress_bar": "display" if sys.stderr.isatty() else "none",
     }
-    narrator = None
-    if opts.voice:
+
+
+def _run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, tex_dir: Path,
+               text_dir: Path, steps: Path, voice_cache: Path, *, extra: dict | None = None,
+               narrator: Any = None) -> Any:
+    """Run the scene under Manim with this render's settings (``extra`` overrides some); the scene.
+    ``narrator``: the speech service to use, else piper when ``opts.voice``."""
+    from manim import tempconfig
+
+    from .encoder import installed
+
+    settings = {**manim_settings(opts, name, work, tex_dir, text_dir, steps), **(extra or {})}
+    if narrator is None and opts.voice:
         from scenes.kit.narration import PiperService
 
         narrator = PiperService(voice_cache, opts.voice_model)
