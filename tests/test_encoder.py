@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from fractions import Fraction
 from pathlib import Path
 
@@ -36,8 +37,7 @@ def _frames(width: int, height: int) -> list[tuple[np.ndarray, int]]:
 
 
 def _encode(cls, target: Path, container: str, width: int = 256, height: int = 144) -> bytes:
-    """Encode the frames; rows a multiple of 64 pixels wide need no padding (at 854x480 even two
-    runs of Manim's own encoder can differ by one level in a few pixels)."""
+    """Encode the frames (256x144 unless told: rows a multiple of 64 pixels wide need no padding)."""
     codec, pixel_format, options = SPECS[container]
     spec = VideoEncoderSpec(container_format=container, codec=codec, pixel_format=pixel_format, width=width,
                             height=height, frame_rate=Fraction(30), options=options)
@@ -70,3 +70,34 @@ def test_installed_swaps_manims_encoder_only_inside_the_block():
     with installed():
         assert scene_file_writer.VideoSegmentEncoder is encoder.SegmentEncoder
     assert scene_file_writer.VideoSegmentEncoder is before is VideoSegmentEncoder
+
+
+SCENE_FRAMES = Path(__file__).parent / "data" / "indicate-854x480x4.png"  # 4 frames of an Indicate
+
+
+def _scene_frames() -> list[tuple[np.ndarray, int]]:
+    from PIL import Image
+
+    strip = np.asarray(Image.open(SCENE_FRAMES).convert("RGBA"))
+    return [(np.ascontiguousarray(f), 1) for f in np.split(strip, 4)]
+
+
+def _churn_heap(seed: int) -> None:
+    """Leave random bytes in freed heap memory: blocks of random sizes, filled, then dropped."""
+    rng = np.random.default_rng(seed)
+    for size in rng.integers(100_000, 1_000_000, 8):
+        blocks = [rng.integers(0, 256, int(size), dtype=np.uint8) for _ in range(4)]
+        del blocks
+
+
+def test_a_scene_encodes_the_same_whatever_the_heap_held_before(tmp_path, monkeypatch):
+    """These four pictures encoded after different heap histories gave up to four different
+    segments in six encodes, before the heap's fresh bytes were fixed."""
+    monkeypatch.setattr(sys.modules[__name__], "_frames", lambda width, height: _scene_frames())
+
+    def encode_after(seed: int) -> bytes:
+        _churn_heap(seed)
+        return _encode(SegmentEncoder, tmp_path / f"heap{seed}.mp4", "mp4", width=854, height=480)
+
+    with encoder.fixed_heap_bytes():
+        assert len({encode_after(seed) for seed in range(6)}) == 1

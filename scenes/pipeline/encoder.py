@@ -6,9 +6,10 @@ format, once per *repeat*: a two-second hold at 60 fps copies and converts one p
 times. :class:`SegmentEncoder` wraps each distinct picture without a copy, converts it once
 with a kept reformatter, and hands the converted frame to the codec for every repeat. The
 codec, its options and the container are Manim's own (``VideoEncoderSpec``) and the codec gets
-the same pictures, so a segment is byte for byte what Manim's encoder writes (tests/test_encoder.py;
-at 854x480, whose rows are padded, even two runs of Manim's own encoder can differ by one level in
-a few pixels) and Manim's cache keys still describe it. ``bench/render.py --frames`` times both.
+the same pictures, so a segment is byte for byte what Manim's encoder writes (tests/test_encoder.py)
+and Manim's cache keys still describe it. Inside :func:`installed` fresh heap memory holds a fixed
+byte (:func:`fixed_heap_bytes`): libx264 reads some memory it never wrote, and without that the same
+pictures encoded differently from run to run. ``bench/render.py --frames`` times both.
 It replaces the name Manim 0.22's scene file writer builds its encoders from (pyproject pins
 manim below 0.23; tests/test_encoder.py fails if that name or its behaviour moves).
 
@@ -22,7 +23,8 @@ Example::
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+import ctypes
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from pathlib import Path
 
@@ -62,12 +64,44 @@ class SegmentEncoder(VideoSegmentEncoder):
             raise self._operation_error("encode", error) from error
 
 
+M_PERTURB = -6  # glibc's mallopt parameter: fill each new block with a byte, each freed one too
+HEAP_BYTE = 0x5A
+
+
+def _mallopt() -> Callable[[int, int], int] | None:
+    """glibc's ``mallopt``, or None off glibc (macOS, musl)."""
+    try:
+        return ctypes.CDLL(None).mallopt
+    except (OSError, AttributeError):
+        return None
+
+
+@contextlib.contextmanager
+def fixed_heap_bytes() -> Iterator[None]:
+    """Inside the block, memory fresh from malloc holds one known byte instead of what the heap held.
+
+    libx264 reads some memory it allocated and never wrote (valgrind knows it as harmless), and its
+    output depends on it: the same pictures encoded to segments that differed from run to run, a
+    few levels in some 8x8 blocks, most often at 854x480. With the heap's bytes fixed the segments
+    are the same in every run (tests/test_encoder.py). Off glibc the block changes nothing."""
+    mallopt = _mallopt()
+    if mallopt is not None:
+        mallopt(M_PERTURB, HEAP_BYTE)
+    try:
+        yield
+    finally:
+        if mallopt is not None:
+            mallopt(M_PERTURB, 0)
+
+
 @contextlib.contextmanager
 def installed() -> Iterator[None]:
-    """Let Manim's scene file writer use :class:`SegmentEncoder` inside the block."""
+    """Let Manim's scene file writer use :class:`SegmentEncoder` inside the block, on a heap whose
+    fresh bytes are fixed (:func:`fixed_heap_bytes`)."""
     previous = scene_file_writer.VideoSegmentEncoder
     scene_file_writer.VideoSegmentEncoder = SegmentEncoder
     try:
-        yield
+        with fixed_heap_bytes():
+            yield
     finally:
         scene_file_writer.VideoSegmentEncoder = previous
