@@ -165,12 +165,14 @@ _patch_lock = threading.Lock()
 
 @contextlib.contextmanager
 def watched(log: list[Played], holder: dict) -> Iterator[None]:
-    """Inside the block: Manim notes every play in ``log`` (and the scene in ``holder``), and does not
-    combine a worker's segments into a movie (the parent joins them all)."""
+    """Inside the block: Manim notes every play in ``log`` (and the scene in ``holder``), draws no
+    frame of an animation it skips (the next drawn one starts from its own static frame, and the
+    camera keeps what drawing would leave in Manim's cache key), and does not combine a worker's
+    segments into a movie (the parent joins them all)."""
     from manim.renderer.cairo_renderer import CairoRenderer
     from manim.scene.scene_file_writer import SceneFileWriter
 
-    play = CairoRenderer.play
+    play, static, update = CairoRenderer.play, CairoRenderer.save_static_frame_data, CairoRenderer.update_frame
     combine = SceneFileWriter.combine_to_movie
 
     def watched_play(self: Any, scene: Any, *args: Any, **kwargs: Any) -> None:
@@ -181,13 +183,36 @@ def watched(log: list[Played], holder: dict) -> Iterator[None]:
         log.append(Played(scene.duration, bool(scene.is_current_animation_frozen_frame()),
                           not self.skip_animations, time.perf_counter() - started, segment))
 
+    def skipping(self: Any) -> bool:
+        return self.skip_animations and not self.file_writer.output_spec.is_still
+
+    def typed(self: Any, mobjects: Any) -> None:
+        """What drawing would have left behind: the camera's table of drawers (part of Manim's cache key)."""
+        if mobjects and not hasattr(self.camera, "display_funcs"):
+            self.camera.type_or_raise(list(mobjects)[0])
+
+    def lazy_static(self: Any, scene: Any, static_mobjects: Any) -> Any:
+        if skipping(self):  # nothing of a skipped animation is drawn; the next drawn one makes its own
+            typed(self, static_mobjects)
+            self.static_image = None
+            return None
+        return static(self, scene, static_mobjects)
+
+    def lazy_update(self: Any, scene: Any, mobjects: Any = None, *args: Any, **kwargs: Any) -> None:
+        if skipping(self):
+            typed(self, mobjects or [*scene.mobjects, *scene.foreground_mobjects])
+            return
+        update(self, scene, mobjects, *args, **kwargs)
+
     with _patch_lock:
         CairoRenderer.play = watched_play
+        CairoRenderer.save_static_frame_data, CairoRenderer.update_frame = lazy_static, lazy_update
         SceneFileWriter.combine_to_movie = lambda self: None
         try:
             yield
         finally:
             CairoRenderer.play = play
+            CairoRenderer.save_static_frame_data, CairoRenderer.update_frame = static, update
             SceneFileWriter.combine_to_movie = combine
 
 
