@@ -195,16 +195,7 @@ def test_jobs_2_is_the_serial_render_frame_for_frame(cli, tmp_path, slug):
     # every segment the workers drew is the serial's (Manim's cache key of each animation's state)
     names = {p.name for p in next((serial / ".cache" / "steps" / slug).glob("preview-*")).glob("*.mp4")}
     theirs = {p.name for p in next((parallel / ".cache" / "steps" / slug).glob("preview-*")).glob("*.mp4")}
-    if slug in KEYS_DRIFT:  # the same frames, but some segments' state hashes differ: shared as a count
-        assert len(names) == len(theirs)
-    else:
-        assert names == theirs
-
-
-# Known and left open: rope's frames and manifest are the serial render's, but Manim's cache key of
-# some of its animations differs between the serial and the range render (the state it hashes is not
-# the state it draws), so a serial rerun after a parallel one draws those animations again.
-KEYS_DRIFT = {"rope"}
+    assert names == theirs
 
 
 # -- render tier: signals and failures (the tiny test topic) -----------------------------------------
