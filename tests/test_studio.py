@@ -407,6 +407,27 @@ def test_stopping_the_studio_stops_its_jobs(studio, monkeypatch):
     assert all(not j.procs for j in queue.jobs.values())
 
 
+def test_a_jobs_children_were_started_before_it_was_asked(studio, monkeypatch):
+    from scenes.studio import frames
+
+    monkeypatch.setattr(frames, "AVAILABLE", True)
+    monkeypatch.setenv("FAKE_DELAY", "0.3")
+    with studio() as client:
+        queue = client.app.queue()
+        ahead = {p.pid for p in queue.spares}
+        assert len(ahead) == 2  # a render's child and its frames' child, waiting
+        job = client.post("/api/renders", json={"topic": "residual", "frames": True}).json()["id"]
+        wait_for(client, job, states=("running",), plays=1)
+        assert {p.pid for p in queue.get(job).procs} <= ahead and queue.get(job).procs
+        wait_for(client, job)
+        deadline = time.monotonic() + 5
+        while time.monotonic() < deadline and len(queue.spares) < 2:
+            time.sleep(0.02)
+        assert len(queue.spares) == 2 and not ahead & {p.pid for p in queue.spares}  # new ones for the next job
+        spares = list(queue.spares)
+    assert all(p.poll() is not None for p in spares)  # the studio's end stopped them too
+
+
 # -- progress -----------------------------------------------------------------------------
 
 def test_progress_by_recorded_count_or_by_steps():

@@ -5,7 +5,9 @@ wait; ``workers`` run at once (1 on a small machine: renders of one topic share 
 take turns anyway). A job is cancelled with SIGTERM to its child, which stops as ``render.py``
 stops (nothing published, the earlier output kept); a child that does not stop within
 ``KILL_AFTER`` seconds is killed, and the next render's recovery finishes the clean-up. A closed tab
-changes nothing: a job runs until it ends or is cancelled.
+changes nothing: a job runs until it ends or is cancelled. Children are started ahead of the jobs
+(``spares``: one for a render, one for its frames) and do their imports while nothing is asked, so a
+job's first frame does not wait for Python and Manim to start.
 
 Example::
 
@@ -90,6 +92,10 @@ class JobQueue:
         self.waiting: collections.deque[str] = collections.deque()
         self.lock = threading.Condition()
         self.stopping = False
+        self.spares: list[subprocess.Popen] = []  # children started ahead, waiting for a request
+        self.spare_count = 2 if frames else 1
+        with self.lock:
+            self._refill()
         self.threads = [threading.Thread(target=self._run, name=f"studio-runner-{i}", daemon=True)
                         for i in range(workers)]
         for thread in self.threads:
@@ -144,6 +150,11 @@ class JobQueue:
             self.lock.notify_all()
         for job_id in ids:
             self.cancel(job_id)
+        with self.lock:
+            spares, self.spares = self.spares, []
+        for proc in spares:  # they hold no work: nothing to stop cleanly
+            proc.kill()
+            proc.wait()
         deadline = time.monotonic() + wait
         for job in list(self.jobs.values()):
             for proc in list(job.procs):
@@ -177,17 +188,36 @@ class JobQueue:
         self._child(job, job.request, False)
         if frames is not None:
             frames.join()
+        with self.lock:  # the next job's children start now, not beside this job's work
+            self._refill()
+
+    def _spawn(self) -> subprocess.Popen:
+        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PROJECT), os.environ.get("PYTHONPATH")])))
+        return subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=env, text=True, encoding="utf-8")
+
+    def _refill(self) -> None:
+        """Start spare children up to ``spare_count`` (under the lock)."""
+        self.spares = [p for p in self.spares if p.poll() is None]
+        while not self.stopping and len(self.spares) < self.spare_count:
+            self.spares.append(self._spawn())
+
+    def _take_child(self) -> subprocess.Popen:
+        """A spare child that is still alive, else a new one (under the lock)."""
+        while self.spares:
+            proc = self.spares.pop(0)
+            if proc.poll() is None:
+                return proc
+        return self._spawn()
 
     def _child(self, job: Job, request: dict[str, Any], is_frames: bool) -> None:
         """Start one child for ``job``, follow its events; for the render (not the frames), end the job."""
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PROJECT), os.environ.get("PYTHONPATH")])))
         with self.lock:
             if job.cancelling or self.stopping:
                 if not is_frames:
                     self._finish(job, "cancelled", error="cancelled; nothing was published")
                 return
-            proc = subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                    stderr=subprocess.PIPE, env=env, text=True, encoding="utf-8")
+            proc = self._take_child()
             job.procs.append(proc)
         errors: collections.deque[str] = collections.deque(maxlen=20)
         drain = threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True)

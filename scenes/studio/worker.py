@@ -7,6 +7,8 @@ step-end frame (``mode: "frames"``), then one of ``done`` (the manifest and the 
 ``out``), ``failed`` (``error``: the CLI's one line) or ``cancelled``. SIGTERM or SIGINT stops the
 render as they stop ``render.py`` (scenes/pipeline/signals.py): its work folder is removed and
 nothing is published, so the earlier output stays. The worker also stops when the server dies.
+It imports Manim and every topic before it reads the request: the studio starts its children ahead
+of the jobs (scenes/studio/jobs.py), so that time is spent while nobody waits.
 """
 
 from __future__ import annotations
@@ -162,6 +164,16 @@ def frames(request: dict, emit: Emit) -> None:
          skipped=False, seconds=0)
 
 
+def warm_up() -> None:
+    """Import what every job needs (Manim, the topics, the render and frames code) before a request."""
+    import manim  # noqa: F401
+
+    import scenes
+    from scenes.pipeline import render_job, step_frames  # noqa: F401
+
+    scenes.load_topics()
+
+
 def main() -> int:
     """Run the request on stdin; the exit code is render.py's (0, 1 failed, 2 bad input, 130/143)."""
     events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -176,6 +188,7 @@ def main() -> int:
     signals.install()
     request: dict = {}
     try:
+        warm_up()
         request = json.loads(sys.stdin.read())
         pool._watch_parent(int(request.get("parent") or os.getppid()))
         (frames if request.get("mode") == "frames" else render)(request, emit)
