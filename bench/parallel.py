@@ -108,6 +108,19 @@ def row(name: str, case: dict, base: dict | None, goal: float | None = None) -> 
             f"{case.get('rss', 0):.0f} | {verdict} |")
 
 
+class Rows(list):
+    """The table's rows, each printed as it is added (a long bench stopped half-way keeps its rows)."""
+
+    def __init__(self, header: list[str]) -> None:
+        super().__init__()
+        for line in header:
+            self.append(line)
+
+    def append(self, line: str) -> None:
+        super().append(line)
+        print(line, flush=True)
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topic", default="block")
@@ -122,9 +135,9 @@ def main() -> None:
         args.topic, args.quality, args.all_quality = "tiny", "preview", "preview"
     tmp = Path(args.out or tempfile.mkdtemp(prefix="tblock-bench-parallel-"))
     tmp.mkdir(parents=True, exist_ok=True)
-    rows = ["| case | wall s | CPU s | wall / serial | peak RSS MB | |", "| --- | ---: | ---: | ---: | ---: | --- |"]
     topic, q = args.topic, args.quality
     print(f"{os.cpu_count()} CPUs; load average before: {os.getloadavg()[0]:.2f}", flush=True)
+    rows = Rows(["| case | wall s | CPU s | wall / serial | peak RSS MB | |", "| --- | ---: | ---: | ---: | ---: | --- |"])
     serial = render(args.smoke, [topic, "-q", q], tmp / "serial")
     rows.append(row(f"`{topic} -q {q} --jobs 1`", serial, None))
     jobs2 = render(args.smoke, [topic, "-q", q], tmp / "jobs2", "--jobs", "2")
@@ -138,7 +151,7 @@ def main() -> None:
         finally:
             cluster.close()
         rows.append(row(f"`{topic} -q {q} --cluster` (LocalCluster, 2 workers)", on, serial, GOALS["cluster"]))
-    steps = next((tmp / "jobs2" / ".cache" / "steps" / topic).glob(f"{q}-*"))
+    steps = next(p for p in (tmp / "jobs2" / ".cache" / "steps" / topic).glob(f"{q}-*") if p.is_dir())
     skip = skip_child(args.smoke, topic, q, steps, tmp / "skip")
     rows.append(row(f"one worker: animation {skip['k']} of {skip['count']} drawn, the rest skipped",
                     {"wall": skip["one"], "cpu": 0.0}, serial, GOALS["skip"]))
@@ -148,7 +161,6 @@ def main() -> None:
         rows.append(row(f"`all -q {aq} --jobs 1`", all1, None))
         all2 = render(args.smoke, ["all", "-q", aq], tmp / "all2", "--jobs", "2")
         rows.append(row(f"`all -q {aq} --jobs 2`", all2, all1, GOALS["all"]))
-    print("\n".join(rows))
     record = json.loads((steps / "ranges.json").read_text())
     from scenes.pipeline.ranges import predicted_speedup
 

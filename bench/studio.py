@@ -11,8 +11,8 @@ a changed flag's preview through the studio's HTTP API against the CLI's rerun.
 
 - cold: ``render.py TOPIC -q preview`` into an empty ``--out`` (Python starting, LaTeX, drawing
   and encoding every frame);
-- frames: in a new process that has imported the topics (as the studio's server has), the
-  step-end frames of one changed flag (``CHANGES``), into the same ``--out``: the Tex and text
+- frames: in a new process that has imported the topics (as the studio's spare child has when a
+  job reaches it, scenes/studio/jobs.py), the step-end frames of one changed flag (``CHANGES``), into the same ``--out``: the Tex and text
   glyph caches the cold render left are there, as they are for a studio user after a first
   preview. Timed from the call to the last PNG on disk; ``process`` adds Python starting and the
   imports, for a command-line user;

@@ -420,6 +420,8 @@ def join(files: list[Path], target: Path, transparent: bool = False) -> Path:
     import av
     from manim import __version__
 
+    if not files:
+        raise ValueError(f"nothing to join into {target}: no segments")
     target.parent.mkdir(parents=True, exist_ok=True)
     listing = "".join(f"file 'file:{Path(f).as_posix()}'\n" for f in files).encode()
     import io
