@@ -137,7 +137,8 @@ def main() -> None:
     tmp.mkdir(parents=True, exist_ok=True)
     topic, q = args.topic, args.quality
     print(f"{os.cpu_count()} CPUs; load average before: {os.getloadavg()[0]:.2f}", flush=True)
-    rows = Rows(["| case | wall s | CPU s | wall / serial | peak RSS MB | |", "| --- | ---: | ---: | ---: | ---: | --- |"])
+    rows = Rows(["| case | wall s | CPU s | wall / serial | peak RSS MB | |",
+                 "| --- | ---: | ---: | ---: | ---: | --- |"])
     serial = render(args.smoke, [topic, "-q", q], tmp / "serial")
     rows.append(row(f"`{topic} -q {q} --jobs 1`", serial, None))
     jobs2 = render(args.smoke, [topic, "-q", q], tmp / "jobs2", "--jobs", "2")

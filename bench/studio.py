@@ -12,10 +12,10 @@ a changed flag's preview through the studio's HTTP API against the CLI's rerun.
 - cold: ``render.py TOPIC -q preview`` into an empty ``--out`` (Python starting, LaTeX, drawing
   and encoding every frame);
 - frames: in a new process that has imported the topics (as the studio's spare child has when a
-  job reaches it, scenes/studio/jobs.py), the step-end frames of one changed flag (``CHANGES``), into the same ``--out``: the Tex and text
-  glyph caches the cold render left are there, as they are for a studio user after a first
-  preview. Timed from the call to the last PNG on disk; ``process`` adds Python starting and the
-  imports, for a command-line user;
+  job reaches it, scenes/studio/jobs.py), the step-end frames of one changed flag (``CHANGES``),
+  into the same ``--out``: the Tex and text glyph caches the cold render left are there, as they
+  are for a studio user after a first preview. Timed from the call to the last PNG on disk;
+  ``process`` adds Python starting and the imports, for a command-line user;
 - repeat: the same call again in that process (the frames come from the cache);
 - warm: in another new process, the topic's default frames first (a page opened, a flag changed
   before: Manim's in-memory glyph caches are filled), then the changed flag's frames drawn anew,

@@ -67,6 +67,7 @@ SUM_Y, STREAM_Y, BOUND_Y = -1.75, -2.2, -2.8
 BOUND_SIZE = 26  # its superscript digits are 0.15 units tall
 BARS_TOP, BARS_BOTTOM, TOTAL_Y = 2.75, -2.2, -2.8
 VERDICT_Y = -2.45
+ROW_GROWTH = 1.03  # an indicated bar row spans the safe width: grown more, its ends leave the frame
 LENS_TOP, LENS_BOTTOM, CHART_Y = 2.5, -0.9, -2.75  # lens rows; the base line of the depth chart
 
 
@@ -195,9 +196,9 @@ class AttributionScene(StepScene):
                   *[GrowFromEdge(row[1], LEFT if v >= 0 else RIGHT) for row, (_, v) in zip(bars.bars, items)],
                   run_time=1.4)
         self.cue(2)
-        self.play(Indicate(bars.bars[0], color=theme().accent), run_time=1.0)
+        self.play(Indicate(bars.bars[0], scale_factor=ROW_GROWTH, color=theme().accent), run_time=1.0)
         self.cue(3)
-        self.play(Indicate(bars.bars[1], color=theme().accent), run_time=1.0)
+        self.play(Indicate(bars.bars[1], scale_factor=ROW_GROWTH, color=theme().accent), run_time=1.0)
         self.cue(4)
         self.play(FadeIn(total, shift=UP * 0.1), run_time=0.8)
 
