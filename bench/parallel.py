@@ -22,6 +22,7 @@ The machine may be shared: the table says what ran; compare ratios within one ru
 from __future__ import annotations
 
 import argparse
+import functools
 import importlib.util
 import json
 import os
@@ -108,19 +109,6 @@ def row(name: str, case: dict, base: dict | None, goal: float | None = None) -> 
             f"{case.get('rss', 0):.0f} | {verdict} |")
 
 
-class Rows(list):
-    """The table's rows, each printed as it is added (a long bench stopped half-way keeps its rows)."""
-
-    def __init__(self, header: list[str]) -> None:
-        super().__init__()
-        for line in header:
-            self.append(line)
-
-    def append(self, line: str) -> None:
-        super().append(line)
-        print(line, flush=True)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--topic", default="block")
@@ -137,12 +125,13 @@ def main() -> None:
     tmp.mkdir(parents=True, exist_ok=True)
     topic, q = args.topic, args.quality
     print(f"{os.cpu_count()} CPUs; load average before: {os.getloadavg()[0]:.2f}", flush=True)
-    rows = Rows(["| case | wall s | CPU s | wall / serial | peak RSS MB | |",
-                 "| --- | ---: | ---: | ---: | ---: | --- |"])
+    show = functools.partial(print, flush=True)  # each row as it is measured: a bench stopped half-way keeps them
+    show("| case | wall s | CPU s | wall / serial | peak RSS MB | |")
+    show("| --- | ---: | ---: | ---: | ---: | --- |")
     serial = render(args.smoke, [topic, "-q", q], tmp / "serial")
-    rows.append(row(f"`{topic} -q {q} --jobs 1`", serial, None))
+    show(row(f"`{topic} -q {q} --jobs 1`", serial, None))
     jobs2 = render(args.smoke, [topic, "-q", q], tmp / "jobs2", "--jobs", "2")
-    rows.append(row(f"`{topic} -q {q} --jobs 2`", jobs2, serial, GOALS["jobs"]))
+    show(row(f"`{topic} -q {q} --jobs 2`", jobs2, serial, GOALS["jobs"]))
     if not args.no_cluster:
         cluster = local_cluster(2)
         try:
@@ -151,17 +140,17 @@ def main() -> None:
             on["wall"] = time.perf_counter() - started
         finally:
             cluster.close()
-        rows.append(row(f"`{topic} -q {q} --cluster` (LocalCluster, 2 workers)", on, serial, GOALS["cluster"]))
+        show(row(f"`{topic} -q {q} --cluster` (LocalCluster, 2 workers)", on, serial, GOALS["cluster"]))
     steps = next(p for p in (tmp / "jobs2" / ".cache" / "steps" / topic).glob(f"{q}-*") if p.is_dir())
     skip = skip_child(args.smoke, topic, q, steps, tmp / "skip")
-    rows.append(row(f"one worker: animation {skip['k']} of {skip['count']} drawn, the rest skipped",
+    show(row(f"one worker: animation {skip['k']} of {skip['count']} drawn, the rest skipped",
                     {"wall": skip["one"], "cpu": 0.0}, serial, GOALS["skip"]))
     if not args.no_all:
         aq = args.all_quality
         all1 = render(args.smoke, ["all", "-q", aq], tmp / "all1")
-        rows.append(row(f"`all -q {aq} --jobs 1`", all1, None))
+        show(row(f"`all -q {aq} --jobs 1`", all1, None))
         all2 = render(args.smoke, ["all", "-q", aq], tmp / "all2", "--jobs", "2")
-        rows.append(row(f"`all -q {aq} --jobs 2`", all2, all1, GOALS["all"]))
+        show(row(f"`all -q {aq} --jobs 2`", all2, all1, GOALS["all"]))
     record = json.loads((steps / "ranges.json").read_text())
     from scenes.pipeline.ranges import predicted_speedup
 

@@ -196,19 +196,19 @@ class JobQueue:
         return subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, env=env, text=True, encoding="utf-8")
 
+    def _live_spares(self) -> list[subprocess.Popen]:
+        self.spares = [p for p in self.spares if p.poll() is None]
+        return self.spares
+
     def _refill(self) -> None:
         """Start spare children up to ``spare_count`` (under the lock)."""
-        self.spares = [p for p in self.spares if p.poll() is None]
-        while not self.stopping and len(self.spares) < self.spare_count:
+        while not self.stopping and len(self._live_spares()) < self.spare_count:
             self.spares.append(self._spawn())
 
     def _take_child(self) -> subprocess.Popen:
         """A spare child that is still alive, else a new one (under the lock)."""
-        while self.spares:
-            proc = self.spares.pop(0)
-            if proc.poll() is None:
-                return proc
-        return self._spawn()
+        live = self._live_spares()
+        return live.pop(0) if live else self._spawn()
 
     def _child(self, job: Job, request: dict[str, Any], is_frames: bool) -> None:
         """Start one child for ``job``, follow its events; for the render (not the frames), end the job."""
