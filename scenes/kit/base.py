@@ -41,8 +41,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import DOWN, FadeIn, Rectangle, Scene, Text, VGroup, Wait, config
+from manim import DOWN, FadeIn, Rectangle, Scene, VGroup, Wait, config
 
+from .glyphs import CachedText
 from .narration import PAUSE, speakable, split_sentences
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
 
@@ -216,12 +217,12 @@ def caption_mobject(text: str, color: str, font_size: int = 20) -> VGroup:
     """A burned-in caption that fits the band below ``CAPTION_TOP``: one line, or two balanced
     lines when one would be wider than the frame, shrunk only if two lines still do not fit."""
     max_width, max_height = config.frame_width - 1.0, config.frame_height / 2 + CAPTION_TOP - 0.08
-    mob = VGroup(Text(text, font=FONT, font_size=font_size, color=color))
+    mob = VGroup(CachedText(text, font=FONT, font_size=font_size, color=color))
     words = text.split()
     if mob.width > max_width and len(words) > 1:
         cut = min(range(1, len(words)), key=lambda i: max(len(" ".join(words[:i])), len(" ".join(words[i:]))))
         lines = [" ".join(words[:cut]), " ".join(words[cut:])]
-        mob = VGroup(*[Text(line, font=FONT, font_size=font_size, color=color) for line in lines])
+        mob = VGroup(*[CachedText(line, font=FONT, font_size=font_size, color=color) for line in lines])
         mob.arrange(DOWN, buff=0.08)
     if mob.width > max_width:
         mob.scale_to_fit_width(max_width)

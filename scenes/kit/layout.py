@@ -210,9 +210,9 @@ def text_digits(mob: Any) -> list[tuple[str, float]]:
 @functools.lru_cache(maxsize=256)
 def glyph_height(ch: str, font: str, size: float) -> float:
     """The height of one character set alone in ``font`` at ``size``."""
-    from manim import Text
+    from .glyphs import CachedText
 
-    return float(Text(ch, font=font, font_size=size).height)
+    return float(CachedText(ch, font=font, font_size=size).height)
 
 
 def visible(mob: Any) -> bool:

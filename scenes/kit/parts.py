@@ -31,20 +31,23 @@ from manim import (
     Group,
     ImageMobject,
     Line,
+    MathTex,
     Rectangle,
     RoundedRectangle,
+    SingleStringMathTex,
     Text,
     VGroup,
     VMobject,
 )
 from manim.constants import RESAMPLING_ALGORITHMS
 
+from .glyphs import CachedText
 from .theme import FONT, MONO, head_color, theme, value_color, value_rgb
 
 
 def label(text: str, size: float = 24, color: str | None = None, mono: bool = False) -> Text:
-    """A Text in the house font and the theme's text colour."""
-    return Text(text, font=MONO if mono else FONT, font_size=size, color=color or theme().text)
+    """A Text in the house font and the theme's text colour (its outlines parsed once: kit/glyphs.py)."""
+    return CachedText(text, font=MONO if mono else FONT, font_size=size, color=color or theme().text)
 
 
 def number(value: float, places: int = 2, size: float = 28, color: str | None = None,
@@ -52,6 +55,17 @@ def number(value: float, places: int = 2, size: float = 28, color: str | None = 
     """A live number in the house format (fixed decimals, no thousands commas); it stays centred as it changes."""
     return DecimalNumber(value, num_decimal_places=places, font_size=size, color=color or theme().text,
                          unit=unit, edge_to_fix=ORIGIN, group_with_commas=False)
+
+
+NUMBER_GLYPHS = (*"0123456789.-+", r"\%")  # every glyph number() draws, each a LaTeX compile the first time
+
+
+def number_glyphs() -> list[str]:
+    """Make every glyph :func:`number` may draw, as ``DecimalNumber`` makes them (so LaTeX compiles
+    each one missing from the Tex cache now, not in the middle of a scene); returns them."""
+    for glyph in NUMBER_GLYPHS:
+        (SingleStringMathTex if glyph.startswith("\\") else MathTex)(glyph)
+    return list(NUMBER_GLYPHS)
 
 
 def tick_step(span: float, ticks: int = 4, least: float = 0.0) -> float:

@@ -87,10 +87,10 @@ class BlockPicture(VGroup):
 
     def __init__(self, mats: dict[str, tuple[int, int]], d: int, box: tuple[float, float],
                  scale: float | None = None, shapes: bool = True,
-                 name_size: float = NAME_SIZE) -> None:
+                 name_size: float = NAME_SIZE, names: bool = True) -> None:
         super().__init__()
-        corners, w, h = block_layout(mats, d)
-        self.unit = scale if scale is not None else min(box[0] / w, box[1] / h)
+        corners, _, _ = block_layout(mats, d)
+        self.unit = scale if scale is not None else self.unit_for(mats, d, box)
         self.mats = mats
         self.rects, self.names = {}, {}
         for name, (r, c) in mats.items():
@@ -99,8 +99,14 @@ class BlockPicture(VGroup):
                              stroke_color=matrix_color(name), fill_color=matrix_color(name), fill_opacity=0.35)
             rect.move_to([(x0 + c / 2) * self.unit, -(y0 + r / 2) * self.unit, 0])
             self.rects[name] = rect
-            self.names[name] = self._name(name, r, c, rect, shapes, name_size)
+            self.names[name] = self._name(name, r, c, rect, shapes, name_size) if names else None
         self.add(*self.rects.values(), *[n for n in self.names.values() if n is not None])
+
+    @staticmethod
+    def unit_for(mats: dict[str, tuple[int, int]], d: int, box: tuple[float, float]) -> float:
+        """The largest scale (scene units per row or column) at which the block fits ``box``."""
+        _, w, h = block_layout(mats, d)
+        return min(box[0] / w, box[1] / h)
 
     @staticmethod
     def _name(name: str, r: int, c: int, rect: Rectangle, shapes: bool, size: float) -> VGroup | None:

@@ -127,10 +127,7 @@ class LedgerScene(StepScene):
         cell = min(6.4 / cols, 5.6 / grid_rows)
         minis = VGroup()
         for i in range(shown):
-            mini = BlockPicture(t["matrices"], sh.d_model, (cell * 0.85, cell * 0.85), shapes=False)
-            for name in list(mini.names):
-                if mini.names[name] is not None:
-                    mini.remove(mini.names[name])
+            mini = BlockPicture(t["matrices"], sh.d_model, (cell * 0.85, cell * 0.85), names=False)
             r, c = divmod(i, cols)
             mini.move_to([SAFE_LEFT + 0.1 + (c + 0.5) * cell, PICTURE_TOP - (r + 0.5) * cell, 0])
             minis.add(mini)
@@ -246,7 +243,7 @@ class LedgerScene(StepScene):
                  "grouped": ("grouped-query" if g > 1 else "multi-query",
                              f"{g} key/value {'head' if g == 1 else 'heads'}")}
         box = (4.1, 4.1)
-        scale = min(BlockPicture(x["matrices"], sh.d_model, box).unit for x in v.values())
+        scale = min(BlockPicture.unit_for(x["matrices"], sh.d_model, box) for x in v.values())
         xs = spread(3)
         groups = []
         for x_c, (key, var) in zip(xs, v.items()):
