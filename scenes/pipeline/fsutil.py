@@ -126,6 +126,22 @@ def file_lock(path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+@contextlib.contextmanager
+def lock_if_free(path: Path) -> Iterator[bool]:
+    """Like :func:`file_lock`, without waiting: the block is told whether it holds the lock."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o666 & ~_umask())
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            yield False
+            return
+        yield True
+    finally:
+        os.close(fd)
+
+
 def _lock_owned(lock: Path) -> int:
     """Create and lock ``lock`` for this process; returns the open descriptor (keep it open)."""
     while True:

@@ -7,7 +7,9 @@ stops (nothing published, the earlier output kept); a child that does not stop w
 ``KILL_AFTER`` seconds is killed, and the next render's recovery finishes the clean-up. A closed tab
 changes nothing: a job runs until it ends or is cancelled. Children are started ahead of the jobs
 (``spares``: one for a render, one for its frames) and do their imports while nothing is asked, so a
-job's first frame does not wait for Python and Manim to start.
+job's first frame does not wait for Python and Manim to start. With ``prepare``, one more child, at a
+low priority, compiles the number glyphs the topics' Tex caches lack (once per ``out``), so a flag
+that shows a new digit does not wait for LaTeX in its frames.
 
 Example::
 
@@ -84,7 +86,7 @@ class JobQueue:
     """Jobs by id, a bounded waiting line, ``workers`` runner threads and the children they start."""
 
     def __init__(self, out: Path, *, workers: int = 1, size: int = 8, command: list[str] | None = None,
-                 frames: bool = False) -> None:
+                 frames: bool = False, prepare: bool = False) -> None:
         self.out = Path(out).absolute()
         self.size, self.command, self.frames = size, list(command or WORKER), frames
         self.jobs: dict[str, Job] = {}
@@ -94,6 +96,11 @@ class JobQueue:
         self.stopping = False
         self.spares: list[subprocess.Popen] = []  # children started ahead, waiting for a request
         self.spare_count = 2 if frames else 1
+        self.helpers: list[subprocess.Popen] = []  # the number glyphs' compile (``prepare``), killed at the end
+        if prepare:
+            self.helpers.append(subprocess.Popen([*WORKER, "--prepare-numbers", str(self.out)], env=self._env(),
+                                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                                                 stderr=subprocess.DEVNULL))
         with self.lock:
             self._refill()
         self.threads = [threading.Thread(target=self._run, name=f"studio-runner-{i}", daemon=True)
@@ -151,8 +158,8 @@ class JobQueue:
         for job_id in ids:
             self.cancel(job_id)
         with self.lock:
-            spares, self.spares = self.spares, []
-        for proc in spares:  # they hold no work: nothing to stop cleanly
+            spares, self.spares = self.spares + self.helpers, []
+        for proc in spares:  # they hold no work: nothing to stop cleanly (a glyph compile is redone next time)
             proc.kill()
             proc.wait()
         deadline = time.monotonic() + wait
@@ -191,10 +198,13 @@ class JobQueue:
         with self.lock:  # the next job's children start now, not beside this job's work
             self._refill()
 
+    @staticmethod
+    def _env() -> dict[str, str]:
+        return dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PROJECT), os.environ.get("PYTHONPATH")])))
+
     def _spawn(self) -> subprocess.Popen:
-        env = dict(os.environ, PYTHONPATH=os.pathsep.join(filter(None, [str(PROJECT), os.environ.get("PYTHONPATH")])))
         return subprocess.Popen(self.command, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-                                stderr=subprocess.PIPE, env=env, text=True, encoding="utf-8")
+                                stderr=subprocess.PIPE, env=self._env(), text=True, encoding="utf-8")
 
     def _live_spares(self) -> list[subprocess.Popen]:
         self.spares = [p for p in self.spares if p.poll() is None]

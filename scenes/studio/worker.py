@@ -174,6 +174,16 @@ def warm_up() -> None:
     scenes.load_topics()
 
 
+def prepare_numbers(out: str) -> int:
+    """``python -m scenes.studio.worker --prepare-numbers OUT``: compile the number glyphs the topics'
+    Tex caches under ``OUT`` lack, at a low priority (the studio starts this once, beside its children)."""
+    from scenes.pipeline.step_frames import prepare_number_glyphs
+
+    os.nice(FRAMES_NICE)
+    prepare_number_glyphs(out)
+    return 0
+
+
 def main() -> int:
     """Run the request on stdin; the exit code is render.py's (0, 1 failed, 2 bad input, 130/143)."""
     events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -208,4 +218,4 @@ def main() -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(prepare_numbers(sys.argv[2]) if sys.argv[1:2] == ["--prepare-numbers"] else main())
