@@ -414,18 +414,35 @@ def test_a_jobs_children_were_started_before_it_was_asked(studio, monkeypatch):
     monkeypatch.setenv("FAKE_DELAY", "0.3")
     with studio() as client:
         queue = client.app.queue()
-        ahead = {p.pid for p in queue.spares}
-        assert len(ahead) == 2  # a render's child and its frames' child, waiting
+        ahead = {p.pid for p in [*queue.spares, queue.framer]}
+        assert len(ahead) == 2  # a render's child and the frames' child, waiting
         job = client.post("/api/renders", json={"topic": "residual", "frames": True}).json()["id"]
         wait_for(client, job, states=("running",), plays=1)
         assert {p.pid for p in queue.get(job).procs} <= ahead and queue.get(job).procs
         wait_for(client, job)
         deadline = time.monotonic() + 5
-        while time.monotonic() < deadline and len(queue.spares) < 2:
+        while time.monotonic() < deadline and len(queue.spares) < 1:
             time.sleep(0.02)
-        assert len(queue.spares) == 2 and not ahead & {p.pid for p in queue.spares}  # new ones for the next job
-        spares = list(queue.spares)
-    assert all(p.poll() is not None for p in spares)  # the studio's end stopped them too
+        assert len(queue.spares) == 1 and not ahead & {p.pid for p in queue.spares}  # a new one for the next render
+        assert queue.framer.pid in ahead and queue.framer.poll() is None  # the frames' child is kept
+        children = [*queue.spares, queue.framer]
+    assert all(p.poll() is not None for p in children)  # the studio's end stopped them too
+
+
+def test_the_frames_child_is_kept_from_job_to_job(studio, monkeypatch):
+    from scenes.studio import frames
+
+    monkeypatch.setattr(frames, "AVAILABLE", True)
+    monkeypatch.setenv("FAKE_DELAY", "0.2")
+    with studio() as client:
+        for position in (1, 2, 3):
+            job = client.post("/api/renders", json={"topic": "residual", "params": {"position": position},
+                                                    "frames": True}).json()["id"]
+            assert len(wait_for(client, job)["frames"]) == 2
+        pids = [json.loads(line)[-1] for line in client.log.read_text().splitlines()]
+        assert len(pids) == 6  # three renders and their frames
+        assert len(set(pids)) == 4  # a child for each render, one frames child for all three
+        assert pids.count(client.app.queue().framer.pid) == 3
 
 
 @pytest.mark.render
@@ -475,7 +492,7 @@ def test_step_end_frames_arrive_with_the_job(studio, monkeypatch):
         status = wait_for(client, job)
         assert [f["url"] for f in status["frames"]] == ["/files/.cache/frames/01_first.png",
                                                         "/files/.cache/frames/02_second.png"]
-        assert len(client.log.read_text().splitlines()) == 2  # the render and its frames, two children
+        assert len({line.split(", ")[-1] for line in client.log.read_text().splitlines()}) == 2  # two children
         plain = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "negate"}}).json()["id"]
         assert wait_for(client, plain)["frames"] == []
 

@@ -6,8 +6,10 @@ take turns anyway). A job is cancelled with SIGTERM to its child, which stops as
 stops (nothing published, the earlier output kept); a child that does not stop within
 ``KILL_AFTER`` seconds is killed, and the next render's recovery finishes the clean-up. A closed tab
 changes nothing: a job runs until it ends or is cancelled. Children are started ahead of the jobs
-(``spares``: one for a render, one for its frames) and do their imports while nothing is asked, so a
-job's first frame does not wait for Python and Manim to start. With ``prepare``, one more child, at a
+(``spares``: the next render's) and do their imports while nothing is asked, so a
+job's first frame does not wait for Python and Manim to start. The step-end frames have a child of
+their own that stays between jobs (``framer``, ``worker.py --serve-frames``), so what one request built
+(parsed formulas, digits, label glyphs) is still there for the next changed flag. With ``prepare``, one more child, at a
 low priority, compiles the number glyphs the topics' Tex caches lack (once per ``out``), so a flag
 that shows a new digit does not wait for LaTeX in its frames.
 
@@ -95,7 +97,9 @@ class JobQueue:
         self.lock = threading.Condition()
         self.stopping = False
         self.spares: list[subprocess.Popen] = []  # children started ahead, waiting for a request
-        self.spare_count = 2 if frames else 1
+        self.spare_count = 1  # the next render's child
+        self.framer: subprocess.Popen | None = None  # the step-end frames' child, kept between jobs (warm)
+        self.framer_busy = False
         self.helpers: list[subprocess.Popen] = []  # the number glyphs' compile (``prepare``), killed at the end
         if prepare:
             self.helpers.append(subprocess.Popen([*WORKER, "--prepare-numbers", str(self.out)], env=self._env(),
@@ -158,7 +162,7 @@ class JobQueue:
         for job_id in ids:
             self.cancel(job_id)
         with self.lock:
-            spares, self.spares = self.spares + self.helpers, []
+            spares, self.spares = self.spares + self.helpers + ([self.framer] if self.framer else []), []
         for proc in spares:  # they hold no work: nothing to stop cleanly (a glyph compile is redone next time)
             proc.kill()
             proc.wait()
@@ -189,8 +193,7 @@ class JobQueue:
     def _execute(self, job: Job) -> None:
         frames = None
         if self.frames and job.request.get("frames"):  # the step-end frames, beside the render
-            frames = threading.Thread(target=self._child, args=(job, dict(job.request, mode="frames"), True),
-                                      daemon=True)
+            frames = threading.Thread(target=self._frames, args=(job, dict(job.request, mode="frames")), daemon=True)
             frames.start()
         self._child(job, job.request, False)
         if frames is not None:
@@ -211,9 +214,54 @@ class JobQueue:
         return self.spares
 
     def _refill(self) -> None:
-        """Start spare children up to ``spare_count`` (under the lock)."""
+        """Start spare children up to ``spare_count``, and the frames' child if it is gone (under the lock)."""
         while not self.stopping and len(self._live_spares()) < self.spare_count:
             self.spares.append(self._spawn())
+        if self.frames and not self.stopping and (self.framer is None or self.framer.poll() is not None):
+            self.framer = self._spawn_framer()
+
+    def _spawn_framer(self) -> subprocess.Popen:
+        """The frames' child (``--serve-frames``): one request a line, kept between jobs; its stderr is
+        read all along (Manim's log must not fill the pipe while it waits)."""
+        proc = subprocess.Popen([*self.command, "--serve-frames"], stdin=subprocess.PIPE, stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, env=self._env(), text=True, encoding="utf-8")
+        threading.Thread(target=discard, args=(proc.stderr,), name="studio-framer-log", daemon=True).start()
+        return proc
+
+    def _frames(self, job: Job, request: dict[str, Any]) -> None:
+        """The job's step-end frames in the kept frames' child, or in a child of their own when it is busy
+        (several runners) or gone; they end with their last event, the child stays for the next job."""
+        with self.lock:
+            if job.cancelling or self.stopping:
+                return
+            if self.framer is None or self.framer.poll() is not None:
+                self.framer = self._spawn_framer()
+            if self.framer_busy:
+                proc = None
+            else:
+                proc, self.framer_busy = self.framer, True
+                job.procs.append(proc)
+        if proc is None:
+            self._child(job, request, True)
+            return
+        try:
+            proc.stdin.write(json.dumps(request) + "\n")
+            proc.stdin.flush()
+            for line in proc.stdout:
+                try:
+                    event = json.loads(line)
+                except ValueError:
+                    continue
+                with self.lock:
+                    self._heard(job, event, True)
+                if event.get("event") in ("done", "failed", "cancelled"):
+                    break
+        except OSError:  # it died: the next job starts another
+            pass
+        finally:
+            with self.lock:
+                job.procs.remove(proc)
+                self.framer_busy = False
 
     def _take_child(self) -> subprocess.Popen:
         """A spare child that is still alive, else a new one (under the lock)."""
@@ -261,8 +309,9 @@ class JobQueue:
                 tail = next((e.strip() for e in reversed(errors) if e.strip()), "")
                 self._finish(job, "failed", error=last.get("error") or f"the render stopped (exit code {code})"
                              + (f": {tail}" if tail else ""))
-            for other in job.procs:  # the frames child has no reason to go on
-                stop(other)
+            for other in job.procs:  # a frames child of its own has no reason to go on (the kept one ends its request)
+                if other is not self.framer:
+                    stop(other)
 
     def _heard(self, job: Job, event: dict[str, Any], is_frames: bool) -> None:
         kind = event.get("event")
@@ -302,6 +351,12 @@ class JobQueue:
         done = [j for j in self.jobs.values() if j.state in FINAL]
         for job in sorted(done, key=lambda j: j.created)[:max(0, len(done) - KEPT)]:
             del self.jobs[job.id]
+
+
+def discard(stream: Any) -> None:
+    """Read ``stream`` to its end, keeping nothing (a child's log nobody shows)."""
+    for _ in stream:
+        pass
 
 
 def stop(proc: subprocess.Popen) -> None:

@@ -148,7 +148,6 @@ def frames(request: dict, emit: Emit) -> None:
 
     from .frames import step_end_frames
 
-    os.nice(FRAMES_NICE)  # beside a render on a small machine: the video keeps its pace
     out = Path(request["out"])
     topic = api.topic_named(request["topic"])
     params = api.make_params(topic, request.get("params", {}))
@@ -184,23 +183,23 @@ def prepare_numbers(out: str) -> int:
     return 0
 
 
-def main() -> int:
-    """Run the request on stdin; the exit code is render.py's (0, 1 failed, 2 bad input, 130/143)."""
+def event_writer() -> Emit:
+    """``emit(**event)``: one JSON line on the real stdout; Manim's and piper's prints go to stderr."""
     events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
-    os.dup2(2, 1)  # Manim's and piper's prints go to stderr; stdout carries only events
+    os.dup2(2, 1)
 
     def emit(**event: Any) -> None:
         events.write(json.dumps(event, default=str) + "\n")
         events.flush()
 
-    from scenes.pipeline import api, pool, signals
+    return emit
 
-    signals.install()
-    request: dict = {}
+
+def run_one(request: dict, emit: Emit) -> int:
+    """One request (a render, or ``mode: "frames"``), ended by its last event; render.py's exit code."""
+    from scenes.pipeline import api, signals
+
     try:
-        warm_up()
-        request = json.loads(sys.stdin.read())
-        pool._watch_parent(int(request.get("parent") or os.getppid()))
         (frames if request.get("mode") == "frames" else render)(request, emit)
         return 0
     except signals.Interrupted as stop:
@@ -217,5 +216,47 @@ def main() -> int:
         return 1
 
 
+def main() -> int:
+    """Run the request on stdin; the exit code is render.py's (0, 1 failed, 2 bad input, 130/143)."""
+    emit = event_writer()
+    from scenes.pipeline import pool, signals
+
+    signals.install()
+    try:
+        warm_up()
+        request = json.loads(sys.stdin.read())
+    except signals.Interrupted as stop:
+        emit(event="cancelled", error=f"interrupted by {stop.name}; nothing was published")
+        return stop.exit_code
+    pool._watch_parent(int(request.get("parent") or os.getppid()))
+    if request.get("mode") == "frames":
+        os.nice(FRAMES_NICE)  # beside a render on a small machine: the video keeps its pace
+    return run_one(request, emit)
+
+
+def serve_frames() -> int:
+    """``--serve-frames``: step-end frames requests, one JSON line each on stdin, answered in turn.
+
+    The studio keeps this child between jobs (scenes/studio/jobs.py), so what a first request
+    built stays warm for the next: Manim's parsed formulas and digits, the labels' glyphs. Each
+    request ends with its ``done`` or ``failed`` event; SIGTERM ends the child (``cancelled``).
+    """
+    emit = event_writer()
+    from scenes.pipeline import pool, signals
+
+    signals.install()
+    warm_up()
+    pool._watch_parent(os.getppid())
+    os.nice(FRAMES_NICE)
+    for line in sys.stdin:
+        if line.strip():
+            code = run_one(json.loads(line), emit)
+            if code in (130, 143):
+                return code
+    return 0
+
+
 if __name__ == "__main__":
-    sys.exit(prepare_numbers(sys.argv[2]) if sys.argv[1:2] == ["--prepare-numbers"] else main())
+    if sys.argv[1:2] == ["--prepare-numbers"]:
+        sys.exit(prepare_numbers(sys.argv[2]))
+    sys.exit(serve_frames() if sys.argv[1:2] == ["--serve-frames"] else main())
