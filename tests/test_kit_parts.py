@@ -109,3 +109,24 @@ def test_heat_grid_places_cells_and_outlines_a_stripe():
     assert len(grid.row_labels) == len(grid.col_labels) == 5
     assert all(lab.get_right()[0] < grid.border.get_left()[0] for lab in grid.row_labels)
     assert all(lab.get_bottom()[1] > grid.border.get_top()[1] for lab in grid.col_labels)
+
+
+@pytest.mark.parametrize("fill, opacity, stroke", [("#FF0000", 0.85, ("#888888", 1.5)), ("#00AA55", 0.06, (None, 0)),
+                                                   ("#123456", 0.95, ("#FFFFFF", 1.2))])
+def test_a_rounded_cell_is_the_rectangle_made_directly(fill, opacity, stroke):
+    import numpy as np
+    from manim import RoundedRectangle
+
+    from scenes.kit.parts import rounded_cell
+
+    color, width = stroke
+    style = {"stroke_width": width, **({"stroke_color": color} if color else {})}
+    direct = RoundedRectangle(corner_radius=0.05, width=0.9, height=0.44, fill_color=fill, fill_opacity=opacity,
+                              **style)
+    rounded_cell(0.9, 0.44, "#000000", 0.3, corner_radius=0.05, stroke_color=color, stroke_width=width)  # another fill
+    copied = rounded_cell(0.9, 0.44, fill, opacity, corner_radius=0.05, stroke_color=color, stroke_width=width)
+    keys = (set(direct.__dict__) | set(copied.__dict__)) - {"original_id", "submobjects"}
+    for key in sorted(keys):
+        a, b = direct.__dict__.get(key, "missing"), copied.__dict__.get(key, "missing")
+        same = np.array_equal(a, b) if isinstance(a, np.ndarray) else (type(a) is type(b) and repr(a) == repr(b))
+        assert same, key

@@ -25,6 +25,7 @@ from scenes.kit import (
     head_color,
     label,
     number,
+    rounded_cell,
     rows,
     shows_numbers,
     theme,
@@ -215,9 +216,8 @@ class AttentionRows(VGroup):
             cells = VGroup()
             for j in range(n):
                 w = float(self.pattern[r, j])
-                cell = RoundedRectangle(corner_radius=0.05, width=cell_w, height=ROW_H, stroke_width=1.2,
-                                        stroke_color=theme().muted, fill_color=head_color(r),
-                                        fill_opacity=0.06 + 0.7 * w / peak).move_to([xs[j], y, 0])
+                cell = rounded_cell(cell_w, ROW_H, head_color(r), 0.06 + 0.7 * w / peak, corner_radius=0.05,
+                                    stroke_width=1.2, stroke_color=theme().muted).move_to([xs[j], y, 0])
                 group = VGroup(cell)
                 if self.numeric:
                     group.add(number(100 * w, 1, 22 if cell_w >= 0.85 else 20, unit=r"\%").move_to(cell))

@@ -12,10 +12,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, Group, RoundedRectangle, VGroup
+from manim import DOWN, LEFT, RIGHT, Group, VGroup
 
 from scenes.induction.numbers import HeadView
-from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, SAFE_WIDTH, HeatGrid, label, number, theme
+from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, SAFE_WIDTH, HeatGrid, label, number, rounded_cell, theme
 
 ROW_Y = SAFE_TOP - 0.5  # the token row
 CELL_H = 0.46
@@ -38,9 +38,9 @@ class TokenRow(VGroup):
         self.cells = VGroup()
         for j, text in enumerate(strings):
             repeat = j > period
-            cell = RoundedRectangle(corner_radius=0.06, width=self.cell_w, height=CELL_H, stroke_width=1.4,
-                                    stroke_color=theme().accent if repeat else theme().muted,
-                                    fill_color=theme().muted, fill_opacity=0.08).move_to([self.xs[j], ROW_Y, 0])
+            edge = theme().accent if repeat else theme().muted
+            cell = rounded_cell(self.cell_w, CELL_H, theme().muted, 0.08, corner_radius=0.06, stroke_width=1.4,
+                                stroke_color=edge).move_to([self.xs[j], ROW_Y, 0])
             name = label(text, 18)
             if name.width > self.cell_w - 0.08:
                 name.scale_to_fit_width(self.cell_w - 0.08)

@@ -31,7 +31,6 @@ from manim import (
     ImageMobject,
     ManimColor,
     Rectangle,
-    RoundedRectangle,
     Square,
     SurroundingRectangle,
     VGroup,
@@ -39,7 +38,7 @@ from manim import (
 )
 from manim.constants import RESAMPLING_ALGORITHMS
 
-from .parts import label
+from .parts import label, rounded_cell
 from .theme import theme, value_color, value_rgb
 
 
@@ -72,10 +71,8 @@ class MatrixGrid(VGroup):
         for i in range(rows):
             cell_row, dec_row = VGroup(), VGroup()
             for j in range(cols):
-                cell = RoundedRectangle(corner_radius=0.05, width=cell_width, height=cell_height,
-                                        stroke_width=1.2, stroke_color=theme().muted,
-                                        fill_color=value_color(values[i, j], self.scale_value),
-                                        fill_opacity=fill_opacity)
+                cell = rounded_cell(cell_width, cell_height, value_color(values[i, j], self.scale_value),
+                                    fill_opacity, corner_radius=0.05, stroke_width=1.2, stroke_color=theme().muted)
                 cell.move_to([j * (cell_width + gap), -i * (cell_height + gap), 0])
                 dec = DecimalNumber(float(values[i, j]), num_decimal_places=places, font_size=font_size,
                                     color=theme().text, edge_to_fix=ORIGIN).move_to(cell)

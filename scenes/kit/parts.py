@@ -12,6 +12,7 @@ Example::
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -57,6 +58,26 @@ def number(value: float, places: int = 2, size: float = 28, color: str | None = 
                          unit=unit, edge_to_fix=ORIGIN, group_with_commas=False)
 
 
+def rounded_cell(width: float, height: float, fill_color: Any, fill_opacity: float, *, corner_radius: float,
+                 stroke_width: float = 0, stroke_color: Any = None) -> RoundedRectangle:
+    """``RoundedRectangle(...)`` with these arguments, copied from one made once per shape and stroke.
+
+    Making a rounded rectangle builds its corners from arcs (about 9 ms); a copy given its fill
+    costs a hundredth of that, and grids draw hundreds of cells. The result equals the rectangle
+    made directly, attribute for attribute (tested).
+    """
+    return _rounded_shape(width, height, corner_radius, stroke_width, stroke_color).copy().set_fill(
+        fill_color, opacity=fill_opacity)
+
+
+@functools.lru_cache(maxsize=512)
+def _rounded_shape(width: float, height: float, corner_radius: float, stroke_width: float,
+                   stroke_color: Any) -> RoundedRectangle:
+    style = {} if stroke_color is None else {"stroke_color": stroke_color}
+    return RoundedRectangle(corner_radius=corner_radius, width=width, height=height, stroke_width=stroke_width,
+                            **style)
+
+
 NUMBER_GLYPHS = (*"0123456789.-+", r"\%")  # every glyph number() draws, each a LaTeX compile the first time
 
 
@@ -93,9 +114,8 @@ class VectorColumn(VGroup):
         self.decimals = VGroup()
         direction = RIGHT if horizontal else DOWN
         for v in values:
-            cell = RoundedRectangle(corner_radius=0.06, width=cell_width, height=cell_height,
-                                    stroke_width=1.5, stroke_color=theme().muted,
-                                    fill_color=value_color(v, scale), fill_opacity=0.85)
+            cell = rounded_cell(cell_width, cell_height, value_color(v, scale), 0.85, corner_radius=0.06,
+                                stroke_width=1.5, stroke_color=theme().muted)
             dec = number(v, places, font_size).move_to(cell)
             self.cells.add(cell)
             self.decimals.add(dec)
