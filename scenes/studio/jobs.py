@@ -6,12 +6,12 @@ take turns anyway). A job is cancelled with SIGTERM to its child, which stops as
 stops (nothing published, the earlier output kept); a child that does not stop within
 ``KILL_AFTER`` seconds is killed, and the next render's recovery finishes the clean-up. A closed tab
 changes nothing: a job runs until it ends or is cancelled. Children are started ahead of the jobs
-(``spares``: the next render's) and do their imports while nothing is asked, so a
-job's first frame does not wait for Python and Manim to start. The step-end frames have a child of
-their own that stays between jobs (``framer``, ``worker.py --serve-frames``), so what one request built
-(parsed formulas, digits, label glyphs) is still there for the next changed flag. With ``prepare``, one more child, at a
-low priority, compiles the number glyphs the topics' Tex caches lack (once per ``out``), so a flag
-that shows a new digit does not wait for LaTeX in its frames.
+(``spares``: the next render's) and do their imports while nothing is asked, so a job's first
+frame does not wait for Python and Manim to start. The step-end frames have a child of their own
+that stays between jobs (``framer``, ``worker.py --serve-frames``), so what one request built (parsed
+formulas, digits, label glyphs) is still there for the next changed flag. With ``prepare``, one more
+child, at a low priority, compiles the number glyphs the topics' Tex caches lack (once per ``out``),
+so a flag that shows a new digit does not wait for LaTeX in its frames.
 
 Example::
 
@@ -217,8 +217,14 @@ class JobQueue:
         """Start spare children up to ``spare_count``, and the frames' child if it is gone (under the lock)."""
         while not self.stopping and len(self._live_spares()) < self.spare_count:
             self.spares.append(self._spawn())
-        if self.frames and not self.stopping and (self.framer is None or self.framer.poll() is not None):
+        if self.frames and not self.stopping:
+            self._live_framer()
+
+    def _live_framer(self) -> subprocess.Popen:
+        """The kept frames' child, started anew if it is gone (under the lock)."""
+        if self.framer is None or self.framer.poll() is not None:
             self.framer = self._spawn_framer()
+        return self.framer
 
     def _spawn_framer(self) -> subprocess.Popen:
         """The frames' child (``--serve-frames``): one request a line, kept between jobs; its stderr is
@@ -234,12 +240,10 @@ class JobQueue:
         with self.lock:
             if job.cancelling or self.stopping:
                 return
-            if self.framer is None or self.framer.poll() is not None:
-                self.framer = self._spawn_framer()
             if self.framer_busy:
                 proc = None
             else:
-                proc, self.framer_busy = self.framer, True
+                proc, self.framer_busy = self._live_framer(), True
                 job.procs.append(proc)
         if proc is None:
             self._child(job, request, True)
@@ -309,7 +313,7 @@ class JobQueue:
                 tail = next((e.strip() for e in reversed(errors) if e.strip()), "")
                 self._finish(job, "failed", error=last.get("error") or f"the render stopped (exit code {code})"
                              + (f": {tail}" if tail else ""))
-            for other in job.procs:  # a frames child of its own has no reason to go on (the kept one ends its request)
+            for other in job.procs:  # a frames child of its own stops; the kept one ends its request
                 if other is not self.framer:
                     stop(other)
 

@@ -195,6 +195,12 @@ def event_writer() -> Emit:
     return emit
 
 
+def cancelled(stop: Any, emit: Emit) -> int:
+    """Report a SIGINT or SIGTERM (``signals.Interrupted``) as the job's last event; its exit code."""
+    emit(event="cancelled", error=f"interrupted by {stop.name}; nothing was published")
+    return stop.exit_code
+
+
 def run_one(request: dict, emit: Emit) -> int:
     """One request (a render, or ``mode: "frames"``), ended by its last event; render.py's exit code."""
     from scenes.pipeline import api, signals
@@ -203,8 +209,7 @@ def run_one(request: dict, emit: Emit) -> int:
         (frames if request.get("mode") == "frames" else render)(request, emit)
         return 0
     except signals.Interrupted as stop:
-        emit(event="cancelled", error=f"interrupted by {stop.name}; nothing was published")
-        return stop.exit_code
+        return cancelled(stop, emit)
     except api.RenderError as err:
         emit(event="failed", error=str(err))
         return 2
@@ -226,8 +231,7 @@ def main() -> int:
         warm_up()
         request = json.loads(sys.stdin.read())
     except signals.Interrupted as stop:
-        emit(event="cancelled", error=f"interrupted by {stop.name}; nothing was published")
-        return stop.exit_code
+        return cancelled(stop, emit)
     pool._watch_parent(int(request.get("parent") or os.getppid()))
     if request.get("mode") == "frames":
         os.nice(FRAMES_NICE)  # beside a render on a small machine: the video keeps its pace
