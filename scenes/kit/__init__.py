@@ -46,7 +46,18 @@ from .layout import (
                    spread,
                    stack_below,
 )
-from .parts import AddNode, HeatStrip, Plane2D, VectorColumn, WeightBars, label, number, rounded_cell, tick_step
+from .parts import (
+                   AddNode,
+                   HeatStrip,
+                   Plane2D,
+                   SteadyNumber,
+                   VectorColumn,
+                   WeightBars,
+                   label,
+                   number,
+                   rounded_cell,
+                   tick_step,
+)
 from .speech import (
                    ROUNDING_EXPONENT,
                    say_bound,
@@ -85,7 +96,8 @@ __all__ = [
     "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "MIN_DIGIT_HEIGHT", "Columns", "fit_inside", "keep_on_screen", "on_screen",
     "rows", "spread",
     "drawn_digits", "small_digits", "stack_below",
-    "AddNode", "HeatStrip", "Plane2D", "VectorColumn", "WeightBars", "label", "number", "rounded_cell", "tick_step",
+    "AddNode", "HeatStrip", "Plane2D", "SteadyNumber", "VectorColumn", "WeightBars", "label", "number", "rounded_cell",
+    "tick_step",
     "ROUNDING_EXPONENT", "say_bound", "say_head", "say_int", "say_list", "say_number", "say_ordinal", "say_percent",
     "say_vector",
     "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_bound", "fmt_vec", "head_color", "pct", "theme", "use_theme",

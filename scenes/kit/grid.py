@@ -2,7 +2,7 @@
 
 ``MatrixGrid`` is the matrix cousin of ``VectorColumn``: every cell is coloured
 by its value (sign and size through the active theme) and holds a live
-``DecimalNumber``, so a whole matrix can count to new values in place with
+``SteadyNumber`` (a ``DecimalNumber``), so a whole matrix can count to new values in place with
 ``animate_values``. Rows are positions (tokens), columns are features, as in
 the engine's row-vector convention.
 
@@ -26,7 +26,6 @@ from manim import (
     PI,
     UP,
     ChangeDecimalToValue,
-    DecimalNumber,
     Group,
     ImageMobject,
     ManimColor,
@@ -38,7 +37,7 @@ from manim import (
 )
 from manim.constants import RESAMPLING_ALGORITHMS
 
-from .parts import label, rounded_cell
+from .parts import SteadyNumber, label, rounded_cell
 from .theme import theme, value_color, value_rgb
 
 
@@ -74,7 +73,7 @@ class MatrixGrid(VGroup):
                 cell = rounded_cell(cell_width, cell_height, value_color(values[i, j], self.scale_value),
                                     fill_opacity, corner_radius=0.05, stroke_width=1.2, stroke_color=theme().muted)
                 cell.move_to([j * (cell_width + gap), -i * (cell_height + gap), 0])
-                dec = DecimalNumber(float(values[i, j]), num_decimal_places=places, font_size=font_size,
+                dec = SteadyNumber(float(values[i, j]), num_decimal_places=places, font_size=font_size,
                                     color=theme().text, edge_to_fix=ORIGIN).move_to(cell)
                 cell_row.add(cell)
                 dec_row.add(dec)

@@ -39,8 +39,9 @@ from manim import (
     Text,
     VGroup,
     VMobject,
+    config,
 )
-from manim.constants import RESAMPLING_ALGORITHMS
+from manim.constants import RESAMPLING_ALGORITHMS, RendererType
 
 from .glyphs import CachedText
 from .theme import FONT, MONO, head_color, theme, value_color, value_rgb
@@ -51,11 +52,45 @@ def label(text: str, size: float = 24, color: str | None = None, mono: bool = Fa
     return CachedText(text, font=MONO if mono else FONT, font_size=size, color=color or theme().text)
 
 
+class SteadyNumber(DecimalNumber):
+    """A ``DecimalNumber`` whose points after :meth:`set_value` depend on the value and on where the
+    number stands, not on the values it showed before.
+
+    Manim's ``set_value`` sizes the new digits by the old ones' height and moves them to the old
+    digits' edge point, both measured from points, so every change leaves a rounding residue
+    (about 1e-16) that the next change carries on. A number counted frame by frame and one set
+    straight to the last value then differ in their last bits: nothing a pixel shows, but Manim's
+    cache key of an animation hashes the points, so a ``--jobs`` worker that skipped the counting
+    and the serial render would name the same segment differently. Here the size and the edge
+    point are read rounded to ``STEADY_DECIMALS`` places, which drops the residue.
+    """
+
+    def set_value(self, number: float) -> SteadyNumber:
+        """Show ``number``: new digits, of this number's size and style, at this number's edge point."""
+        size = round(float(self.font_size), STEADY_DECIMALS)
+        edge = np.round(self.get_edge_center(self.edge_to_fix), STEADY_DECIMALS)
+        old_family, old_digits = self.get_family(), self.submobjects
+        self._set_submobjects_from_number(number)  # at this number's own size, centred on the origin
+        if size != self._font_size:
+            self.font_size = size
+        self.move_to(edge, self.edge_to_fix)
+        for new, old in zip(self.submobjects, old_digits):
+            new.match_style(old)
+        if config.renderer == RendererType.CAIRO:  # as Manim: the old digits drawn nowhere (updaters' frames)
+            for mob in old_family:
+                mob.points[:] = 0
+        self.init_colors()
+        return self
+
+
+STEADY_DECIMALS = 9  # a billionth of a scene unit: far below a pixel, far above a rounding residue
+
+
 def number(value: float, places: int = 2, size: float = 28, color: str | None = None,
-           unit: str | None = None) -> DecimalNumber:
+           unit: str | None = None) -> SteadyNumber:
     """A live number in the house format (fixed decimals, no thousands commas); it stays centred as it changes."""
-    return DecimalNumber(value, num_decimal_places=places, font_size=size, color=color or theme().text,
-                         unit=unit, edge_to_fix=ORIGIN, group_with_commas=False)
+    return SteadyNumber(value, num_decimal_places=places, font_size=size, color=color or theme().text,
+                        unit=unit, edge_to_fix=ORIGIN, group_with_commas=False)
 
 
 def rounded_cell(width: float, height: float, fill_color: Any, fill_opacity: float, *, corner_radius: float,

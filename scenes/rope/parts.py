@@ -27,7 +27,6 @@ import numpy as np
 from manim import (
     DOWN,
     LEFT,
-    ORIGIN,
     RIGHT,
     UP,
     Arc,
@@ -53,6 +52,7 @@ from scenes.kit import (
     AddNode,
     Box,
     LabelledAxes,
+    SteadyNumber,
     fmt,
     head_color,
     keep_on_screen,
@@ -98,14 +98,14 @@ def freeze(*mobs: Mobject) -> None:
             sub.clear_updaters()
 
 
-class LiveNumber(DecimalNumber):
+class LiveNumber(SteadyNumber):
     """A number that follows ``getter`` (an engine call) every frame, pinned by ``edge`` at ``anchor``."""
 
     def __init__(self, getter: Callable[[], float], places: int, anchor: Sequence[float],
                  color: str | None = None, unit: str | None = None, size: float = 32,
                  edge: np.ndarray = RIGHT) -> None:
         super().__init__(getter(), num_decimal_places=places, font_size=size, color=color or theme().text,
-                         unit=unit, edge_to_fix=ORIGIN, group_with_commas=False)
+                         unit=unit, edge_to_fix=edge, group_with_commas=False)  # it changes about its pinned edge
         self.places = places
         anchor = np.asarray(anchor, dtype=float)
         self.move_to(anchor, aligned_edge=edge)
@@ -253,10 +253,14 @@ class RopeWidget(VGroup):
 
     # names beside the arrows' tips
     def arrow_name(self, text: str, which: str, color: str) -> VMobject:
-        mob = label(text, 22, color)
-        mob.add_updater(lambda m: keep_on_screen(m.move_to(self.name_spot(m, which))))
-        mob.update()
-        return mob
+        """An arrow's name, made anew at its spot when the positions change (not moved from where it
+        was: a skipped animation and a drawn one leave it the same to the last bit)."""
+
+        def build() -> VMobject:
+            mob = label(text, 22, color)
+            return keep_on_screen(mob.move_to(self.name_spot(mob, which)))
+
+        return redrawn(build, self.state)
 
     def units(self) -> dict[str, np.ndarray]:
         """The engine's rotated unit vectors of the arrows on the circle now."""
