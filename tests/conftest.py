@@ -14,13 +14,48 @@ from click.testing import CliRunner
 
 
 @pytest.fixture(scope="session", autouse=True)
-def shared_text_cache(tmp_path_factory):
-    """One Tex/text glyph cache for the whole session, so each formula compiles once."""
-    import os
+def shared_text_cache(tmp_path_factory, request):
+    """One Tex/text glyph cache for the whole session (each formula compiles once), and this test
+    process's own folders for the glyphs the kit's tests make outside a render.
 
-    os.environ["TBLOCK_TEXT_CACHE"] = str(tmp_path_factory.mktemp("text-cache"))
+    Manim writes a formula's SVG into ``config.tex_dir`` (``media/Tex`` by default) while another
+    process may read it half-written, so two test processes (``-n 2``) must not share one: each
+    gets a private folder, seeded with links from pytest's cache folder and merged back into it at
+    the end (whole files only, as the renders share theirs: scenes/pipeline/fsutil.py).
+    """
+    from scenes.pipeline.fsutil import merge_cache, seed_cache
+
+    cache = tmp_path_factory.mktemp("text-cache")
+    os.environ["TBLOCK_TEXT_CACHE"] = str(cache)
+    kept = {kind: request.config.cache.mkdir(f"kit-{kind}") for kind in ("tex", "texts")}
+    private = {kind: cache / f"kit-{kind}" for kind in kept}
+    if "manim" in sys.modules:  # imported by the test modules collected (a render sets its own folders)
+        from manim import config
+
+        for kind in kept:
+            seed_cache(kept[kind], private[kind])
+        config.tex_dir, config.text_dir = str(private["tex"]), str(private["texts"])
     yield
     os.environ.pop("TBLOCK_TEXT_CACHE", None)
+    for kind in kept:
+        merge_cache(private[kind], kept[kind])
+
+
+@pytest.fixture(autouse=True)
+def no_text_digits_left_behind():
+    """After each test, Manim's table of digit glyphs (``numbers.string_to_mob_map``) holds LaTeX
+    digits only.
+
+    Manim keys that table by the digit alone, so a test that draws a ``DecimalNumber`` with
+    ``mob_class=Text`` would hand Text digits to every LaTeX number made after it in the process;
+    which tests share a process depends on their order and on ``-n``.
+    """
+    yield
+    numbers = sys.modules.get("manim.mobject.text.numbers")
+    if numbers is not None:
+        table = numbers.string_to_mob_map
+        for key in [k for k, mob in table.items() if type(mob) is not numbers.SingleStringMathTex]:
+            del table[key]
 
 
 @pytest.fixture
@@ -136,3 +171,11 @@ from hypothesis import settings as _hypothesis_settings  # noqa: E402
 
 _hypothesis_settings.register_profile("tblock", deadline=None)
 _hypothesis_settings.load_profile("tblock")
+
+
+def pytest_collection_modifyitems(config, items):
+    """The render and browser tests in one xdist group: they run one after another in one process, as
+    they were written to (each takes the machine's cores for a render); the fast tests share out."""
+    for item in items:
+        if item.get_closest_marker("render") or item.get_closest_marker("browser"):
+            item.add_marker(pytest.mark.xdist_group("render"))

@@ -98,3 +98,37 @@ def test_outlines_pack_and_unpack_to_the_same_values():
     for before, after in zip(outlines, back, strict=True):
         for name in glyphs.GLYPH_FIELDS:
             assert np.array_equal(before[name], after[name]) and before[name].shape == after[name].shape
+
+
+def test_making_a_text_again_leaves_its_svg_untouched(text_dir):
+    """Manim rewrites a Text's SVG in place each time the Text is made (manimpango's remove_last_M):
+    a process reading the file then, through a shared or linked glyph folder, finds it empty. The
+    kit's fix writes a file only when its content changes, and by renaming a new file over it."""
+    import os
+
+    for cls in (CachedText, Text):  # both go through Manim's Text.__init__
+        build(cls, *SAMPLES[2])
+        (svg,) = [p for p in text_dir.glob("*.svg") if not p.name.startswith(".")]
+        before = svg.stat()
+        linked = text_dir / "linked-copy"
+        os.link(svg, linked)  # as a job's folder seeded from a shared cache (scenes/pipeline/fsutil.py)
+        content = svg.read_bytes()
+        glyphs._MEMORY.clear()
+        build(cls, *SAMPLES[2])
+        after = svg.stat()
+        assert (after.st_ino, after.st_mtime_ns, after.st_size) == (before.st_ino, before.st_mtime_ns, before.st_size)
+        assert linked.read_bytes() == content
+        linked.unlink()
+        svg.unlink()
+
+
+@pytest.mark.parametrize("damage", [b"", b'<svg xmlns="http://www.w3.org/2000/svg"><g><path d="M 0 0'])
+def test_a_damaged_text_svg_is_made_again(text_dir, damage):
+    """A text SVG emptied or cut short in the cache (a race of Manim's in-place rewrite, before the
+    fix in scenes/kit/compat.py) is made again, not read as it is forever after."""
+    manims = build(Text, *SAMPLES[0])
+    (svg,) = [p for p in text_dir.glob("*.svg") if not p.name.startswith(".")]
+    svg.write_bytes(damage)
+    glyphs._MEMORY.clear()
+    assert_same_text(build(CachedText, *SAMPLES[0]), manims)
+    assert glyphs.whole_svg(svg)  # made again (Cairo numbers its surfaces per process: not byte for byte)

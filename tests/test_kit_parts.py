@@ -138,7 +138,7 @@ def _points(mob) -> np.ndarray:
 
 
 # seeds and fixed edges for which Manim's own DecimalNumber ends a few bits apart (checked by hand)
-@pytest.mark.parametrize("seed, edge", [(2, "right"), (5, "centre"), (5, "right"), (7, "centre")])
+@pytest.mark.parametrize("seed, edge", [(5, "centre"), (6, "right"), (9, "centre")])
 def test_a_steady_number_set_value_by_value_ends_as_one_set_at_once(seed, edge):
     """A --jobs worker that skips a count sets the last value at once; the serial render sets every
     frame's: the same points, bit for bit (Manim's cache key of the next animation hashes them)."""
@@ -147,7 +147,7 @@ def test_a_steady_number_set_value_by_value_ends_as_one_set_at_once(seed, edge):
     from scenes.kit import SteadyNumber
 
     rng = np.random.default_rng(seed)
-    where, values = rng.uniform(-6, 6, 3) * [1, 0.5, 0], rng.uniform(-99, 99, 30)
+    where, values = rng.uniform(-6, 6, 3) * [1, 0.5, 0], rng.uniform(-99, 99, 8)
     fixed = {"centre": ORIGIN, "right": RIGHT}[edge]
     stepped = SteadyNumber(values[0], num_decimal_places=1, font_size=32, edge_to_fix=fixed, mob_class=Text)
     stepped.move_to(where, aligned_edge=fixed)

@@ -486,7 +486,7 @@ def test_step_end_frames_arrive_with_the_job(studio, monkeypatch):
     from scenes.studio import frames
 
     monkeypatch.setattr(frames, "AVAILABLE", True)
-    monkeypatch.setenv("FAKE_DELAY", "0.5")  # the render ends after its frames (it stops the frames' child)
+    monkeypatch.setenv("FAKE_DELAY", "0.5")  # the render ends after its frames have come
     with studio() as client:
         job = client.post("/api/renders", json={"topic": "residual", "frames": True}).json()["id"]
         status = wait_for(client, job)

@@ -1,23 +1,33 @@
-"""A compatibility fix so images (``HeatStrip``) draw with Manim 0.22 and the installed Pillow.
+"""Two compatibility fixes for Manim 0.22 and the libraries installed with it.
 
-Manim 0.22's Cairo camera pastes every ImageMobject onto a blank canvas made
-with ``Image.fromarray(np.zeros((h, w)), mode="RGBA")``; Pillow 13 refuses that
-(a 2-D float array is not RGBA: "Invalid mode for data type"), so any scene
-showing a HeatStrip fails to render. This module wraps the camera module's
-``Image`` so that exactly that call returns the blank transparent RGBA canvas
-it meant to build; every other use of PIL passes through unchanged.
+**Images** (``HeatStrip``): Manim's Cairo camera pastes every ImageMobject onto a blank canvas made
+with ``Image.fromarray(np.zeros((h, w)), mode="RGBA")``; Pillow 13 refuses that (a 2-D float
+array is not RGBA: "Invalid mode for data type"), so any scene showing a HeatStrip fails to
+render. The camera module's ``Image`` is wrapped so that exactly that call returns the blank
+transparent RGBA canvas it meant to build; every other use of PIL passes through unchanged.
 
-Importing ``scenes.kit`` applies it (idempotent)::
+**Text SVGs rewritten in place**: every ``Text`` Manim makes reads its SVG and writes it back
+(manimpango's ``remove_last_M``, opened with ``"w"``), even when nothing changes. A glyph cache
+folder shared between processes, or linked into a job's own folder (scenes/pipeline/fsutil.py),
+then has a file that is empty for a moment: another process reading it fails with "no element
+found". Here the file is written only when its content changes, whole and at once (a new file
+renamed over it, so a linked copy elsewhere keeps its old content).
 
-    import scenes.kit  # HeatStrip now renders
+Importing ``scenes.kit`` applies both (idempotent)::
+
+    import scenes.kit  # HeatStrip now renders; Text no longer rewrites cached SVGs
 """
 
 from __future__ import annotations
 
+import os
+import re
+from pathlib import Path
 from typing import Any
 
 import manim.camera.camera as _camera
 import numpy as np
+from manimpango import PangoUtils
 from PIL import Image
 
 
@@ -35,10 +45,24 @@ class _CameraImage:
         return Image.fromarray(obj, mode=mode) if mode is not None else Image.fromarray(obj)
 
 
+def remove_last_m(file_name: str) -> None:
+    """manimpango's ``remove_last_M`` (drop a dangling last move in each path), written only when it
+    changes the file, through a new file renamed over it."""
+    path = Path(file_name)
+    content = path.read_text()
+    changed = re.sub(r'Z M [^A-Za-z]*? "\/>', 'Z "/>', content)
+    if changed == content:
+        return
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
+    tmp.write_text(changed)
+    os.replace(tmp, path)
+
+
 def apply() -> None:
-    """Install the fix on manim's camera module (once)."""
+    """Install the fixes on manim's camera module and on manimpango (once)."""
     if not isinstance(_camera.Image, _CameraImage):
         _camera.Image = _CameraImage()
+    PangoUtils.remove_last_M = staticmethod(remove_last_m)
 
 
 apply()

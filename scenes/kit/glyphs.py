@@ -47,6 +47,15 @@ _MEMORY: OrderedDict[str, list[Any]] = OrderedDict()  # outline key -> glyphs to
 class CachedText(Text):
     """A :class:`~manim.Text` built from outlines parsed once (see the module's docstring)."""
 
+    def _text2svg(self, color: Any) -> str:
+        """Manim's SVG of this text, made again when the cached file is not a whole SVG (a file
+        emptied by Manim's in-place rewrite racing another process: scenes/kit/compat.py)."""
+        svg = Path(super()._text2svg(color))
+        if not whole_svg(svg):
+            svg.unlink(missing_ok=True)
+            svg = Path(super()._text2svg(color))
+        return str(svg)
+
     def generate_mobject(self) -> CachedText:
         """Add the glyphs, as Manim's ``SVGMobject.generate_mobject`` does, copied from kept ones."""
         self.add(*[glyph.copy() for glyph in self.glyphs()])
@@ -144,6 +153,16 @@ def empty_glyph(renderer: str, path_config: str) -> VMobjectFromSVGPath:
     glyph = VMobjectFromSVGPath(se.Path(), **json.loads(path_config))
     glyph.path_obj = None  # Manim reads it once, to make the points; a glyph's points come from its outline
     return glyph
+
+
+def whole_svg(svg: Path) -> bool:
+    """Whether ``svg`` holds a complete SVG document (it ends with the closing tag)."""
+    try:
+        with open(svg, "rb") as handle:
+            handle.seek(max(0, svg.stat().st_size - 64))
+            return handle.read().rstrip().endswith(b"</svg>")
+    except OSError:
+        return False
 
 
 def read_outlines(store: Path) -> list[Outline] | None:
