@@ -27,13 +27,16 @@ def shared_text_cache(tmp_path_factory, request):
 
     cache = tmp_path_factory.mktemp("text-cache")
     os.environ["TBLOCK_TEXT_CACHE"] = str(cache)
-    kept = {kind: request.config.cache.mkdir(f"kit-{kind}") for kind in ("tex", "texts")}
-    private = {kind: cache / f"kit-{kind}" for kind in kept}
+    private = {kind: cache / f"kit-{kind}" for kind in ("tex", "texts")}
+    store = getattr(request.config, "cache", None)  # none with -p no:cacheprovider
+    kept = {kind: store.mkdir(f"kit-{kind}") for kind in private} if store is not None else {}
     if "manim" in sys.modules:  # imported by the test modules collected (a render sets its own folders)
         from manim import config
 
-        for kind in kept:
-            seed_cache(kept[kind], private[kind])
+        for kind, folder in private.items():
+            folder.mkdir(parents=True, exist_ok=True)
+            if kind in kept:
+                seed_cache(kept[kind], folder)
         config.tex_dir, config.text_dir = str(private["tex"]), str(private["texts"])
     yield
     os.environ.pop("TBLOCK_TEXT_CACHE", None)
@@ -172,10 +175,3 @@ from hypothesis import settings as _hypothesis_settings  # noqa: E402
 _hypothesis_settings.register_profile("tblock", deadline=None)
 _hypothesis_settings.load_profile("tblock")
 
-
-def pytest_collection_modifyitems(config, items):
-    """The render and browser tests in one xdist group: they run one after another in one process, as
-    they were written to (each takes the machine's cores for a render); the fast tests share out."""
-    for item in items:
-        if item.get_closest_marker("render") or item.get_closest_marker("browser"):
-            item.add_marker(pytest.mark.xdist_group("render"))

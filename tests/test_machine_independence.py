@@ -59,7 +59,7 @@ VARIANTS = {
 @pytest.mark.parametrize("variant", sorted(VARIANTS))
 def test_reference_frames_hold_on_another_machine(variant):
     plugin, env = VARIANTS[variant]
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "no:randomly", *plugin,
+    command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "no:randomly", *plugin,
                "-m", "render", *reference_tests()]
     done = subprocess.run(command, cwd=TESTS.parent, env={**os.environ, **env}, capture_output=True, text=True,
                           timeout=1800)
