@@ -20,7 +20,6 @@ Importing ``scenes.kit`` applies both (idempotent)::
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 from typing import Any
@@ -29,6 +28,8 @@ import manim.camera.camera as _camera
 import numpy as np
 from manimpango import PangoUtils
 from PIL import Image
+
+from .glyphs import write_whole
 
 
 class _CameraImage:
@@ -49,13 +50,10 @@ def remove_last_m(file_name: str) -> None:
     """manimpango's ``remove_last_M`` (drop a dangling last move in each path), written only when it
     changes the file, through a new file renamed over it."""
     path = Path(file_name)
-    content = path.read_text()
+    content = path.read_text(encoding="utf-8")
     changed = re.sub(r'Z M [^A-Za-z]*? "\/>', 'Z "/>', content)
-    if changed == content:
-        return
-    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
-    tmp.write_text(changed)
-    os.replace(tmp, path)
+    if changed != content:
+        write_whole(path, lambda handle: handle.write(changed.encode()))
 
 
 def apply() -> None:

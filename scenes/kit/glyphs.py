@@ -175,11 +175,20 @@ def read_outlines(store: Path) -> list[Outline] | None:
 
 
 def write_outlines(store: Path, packed: dict[str, np.ndarray]) -> None:
-    """Write ``store`` whole (a hidden temporary file, then a rename); a folder we cannot write is skipped."""
-    tmp = store.with_name(f".tmp-{os.getpid()}-{store.name}")
+    """Write ``store`` whole; a folder we cannot write is skipped."""
+    try:
+        write_whole(store, lambda handle: np.savez(handle, **packed))
+    except OSError:
+        pass
+
+
+def write_whole(path: Path, write: Any) -> None:
+    """Write ``path`` whole and at once: ``write(handle)`` fills a hidden temporary file, renamed over
+    ``path`` (a reader never sees it half-written; a hard-linked copy elsewhere keeps its content)."""
+    tmp = path.with_name(f".tmp-{os.getpid()}-{path.name}")
     try:
         with open(tmp, "wb") as handle:
-            np.savez(handle, **packed)
-        os.replace(tmp, store)
-    except OSError:
+            write(handle)
+        os.replace(tmp, path)
+    finally:
         tmp.unlink(missing_ok=True)

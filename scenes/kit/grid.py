@@ -74,7 +74,7 @@ class MatrixGrid(VGroup):
                                     fill_opacity, corner_radius=0.05, stroke_width=1.2, stroke_color=theme().muted)
                 cell.move_to([j * (cell_width + gap), -i * (cell_height + gap), 0])
                 dec = SteadyNumber(float(values[i, j]), num_decimal_places=places, font_size=font_size,
-                                    color=theme().text, edge_to_fix=ORIGIN).move_to(cell)
+                                   color=theme().text, edge_to_fix=ORIGIN).move_to(cell)
                 cell_row.add(cell)
                 dec_row.add(dec)
             self.cells.add(cell_row)

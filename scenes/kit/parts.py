@@ -52,6 +52,9 @@ def label(text: str, size: float = 24, color: str | None = None, mono: bool = Fa
     return CachedText(text, font=MONO if mono else FONT, font_size=size, color=color or theme().text)
 
 
+STEADY_DECIMALS = 9  # a billionth of a scene unit: far below a pixel, far above a rounding residue
+
+
 class SteadyNumber(DecimalNumber):
     """A ``DecimalNumber`` whose points after :meth:`set_value` depend on the value and on where the
     number stands, not on the values it showed before.
@@ -81,9 +84,6 @@ class SteadyNumber(DecimalNumber):
                 mob.points[:] = 0
         self.init_colors()
         return self
-
-
-STEADY_DECIMALS = 9  # a billionth of a scene unit: far below a pixel, far above a rounding residue
 
 
 def number(value: float, places: int = 2, size: float = 28, color: str | None = None,
