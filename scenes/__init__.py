@@ -12,36 +12,24 @@ step's end frame, no video). Importing this package imports nothing heavy: :func
 
 from __future__ import annotations
 
-import importlib
+from scenes.topics import TOPIC_MODULES, load_topics
 
-TOPIC_MODULES = ["residual", "heads", "bank", "rope", "positions", "block", "ffn", "induction", "attribution", "ledger"]
-
-
-def load_topics() -> dict:
-    """Import every topic's scene module and return {slug: Topic}, in order.
-
-    A topic that fails to import is an error (raised), never a silent skip.
-    """
-    topics = {}
-    for name in TOPIC_MODULES:
-        module = importlib.import_module(f"scenes.{name}.scene")
-        topics[module.TOPIC.slug] = module.TOPIC
-    return topics
+__all__ = ["TOPIC_MODULES", "load_topics", "render", "render_lesson", "step_frames"]
 
 
-def render(topic, quality: str = "preview", voice: bool = False, out="media", **options):
+def render(topic, **values):
     """Render ``topic`` (a slug such as ``"bank"``, or a Topic) and return its Manifest.
 
     Takes the topic's parameters by field name (``depth=6``, ``residual=False``) and the render
-    options of ``python render.py TOPIC`` as keywords (``format``, ``theme``, ``last_frame``,
-    ``sections``, ``burn_captions``, ``force``, ``pause``, ``script``, ``voice_model``, ``name``, ...),
+    options of ``python render.py TOPIC`` by the same names (``quality``, ``format``, ``gif_width``,
+    ``theme``, ``last_frame``, ``sections``, ``voice``, ``out``, ...; scenes/pipeline/options.py),
     checked as the CLI checks them: bad input raises ``scenes.pipeline.api.RenderError`` (a
     ``ValueError``) with the CLI's one-line message, a failed render ``RenderFailed``. In Jupyter the
     returned manifest shows the video with its captions. See scenes/pipeline/api.py.
     """
     from scenes.pipeline.api import render as render_topic
 
-    return render_topic(topic, quality=quality, voice=voice, out=out, **options)
+    return render_topic(topic, **values)
 
 
 def render_lesson(path, out="media", **options):

@@ -64,7 +64,7 @@ def no_text_digits_left_behind():
 @pytest.fixture
 def cli():
     """Run ``render.py`` with arguments; returns click's Result (exit_code, output)."""
-    import render
+    from scenes import cli as render
 
     runner = CliRunner()
 

@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-import render
 import scenes
+from scenes import cli as render
 from scenes.pipeline import api
 from scenes.pipeline.manifest import FileRecord, Manifest, StepRecord, srt_to_vtt
 
@@ -31,7 +31,7 @@ def test_importing_scenes_imports_nothing_heavy():
 BAD = [
     (("nosuchtopic", {}), ("nosuchtopic",)),
     (("residual", {"position": 9}), ("residual", "--position", "9")),
-    (("rope", {"deg_per_pos": "nan"}), ("rope", "--deg-per-pos", "nan")),
+    (("rope", {"deg_per_pos": float("nan")}), ("rope", "--deg-per-pos", "nan")),
     (("residual", {"transparent": True, "format": "mp4"}), ("residual", "--transparent", "--format", "mp4")),
     (("residual", {"sections": True, "last_frame": True}), ("residual", "--sections", "--last-frame")),
     (("residual", {"name": "a/b"}), ("residual", "--name", "a/b")),

@@ -152,8 +152,8 @@ def test_the_script_says_the_engines_numbers():
     (("--text", "a", "--token-ids", "1"), "exactly one of"),
     (("--token-ids", "1,x"), "comma-separated whole numbers"),
     (("--weights", "/no/such/model"), "no such file or folder"),
-    (("--ablation", "resample"), "is not one of"),
-    (("--top", "6"), "6 is not in the range"),
+    (("--ablation", "resample"), "--ablation must be one of"),
+    (("--top", "6"), "--top must be between 1 and 5; got 6"),
 ])
 def test_bad_input_is_one_line_exit_2(cli, tmp_path, args, message):
     result = cli("attribution", "--out", tmp_path / "out", *args)

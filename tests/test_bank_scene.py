@@ -231,7 +231,7 @@ def rendered(tmp_path_factory):
 
     from click.testing import CliRunner
 
-    import render
+    from scenes import cli as render
 
     runner = CliRunner()
     cache = {}

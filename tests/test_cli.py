@@ -6,13 +6,13 @@ import dataclasses
 import math
 import os
 
-import click
 import pytest
 
-import render
 from scenes import load_topics
+from scenes.cli import output
 from scenes.pipeline import api as pipeline_api
-from scenes.pipeline.render_job import RenderOptions, output_name
+from scenes.pipeline.naming import output_name
+from scenes.pipeline.options import RenderOptions, validate_name
 
 
 def test_list_names_every_topic_with_a_description(cli):
@@ -46,7 +46,7 @@ def test_every_params_field_is_a_flag_of_its_topic(cli):
     (("residual", "--transparent", "--format", "gif"), "--transparent needs --format webm or mov"),
     (("residual", "--name", "a/b"), "--name must be a plain file name"),
     (("residual", "--name", ".."), "--name must be a plain file name"),
-    (("residual", "-q", "8k"), "'8k' is not one of"),
+    (("residual", "-q", "8k"), "--quality must be one of preview, medium, high, 4k; got '8k'"),
     (("residual", "--sections", "--last-frame"), "cannot go with --last-frame"),
     (("residual", "--out", ""), "must not be empty"),
     (("all", "--out", ""), "must not be empty"),
@@ -54,7 +54,7 @@ def test_every_params_field_is_a_flag_of_its_topic(cli):
     (("residual", "--name", "x" * 250), "--name is too long: 250 bytes"),
     (("residual", "--name", "é" * 121), "--name is too long: 242 bytes"),
     (("residual", "--name", "a\nb"), "--name must be a plain file name"),
-    (("rope", "--deg-per-pos", "nan"), "'nan' is not a finite number"),
+    (("rope", "--deg-per-pos", "nan"), "must be a finite number; got nan"),
     (("residual", "--no-such-flag"), "No such option '--no-such-flag'"),
     (("deck",), "Missing argument"),
 ])
@@ -85,7 +85,7 @@ def test_nan_and_inf_are_refused_for_every_float_flag_before_rendering(cli, tmp_
     for slug, flag in flags:
         result = cli(slug, flag, value, "--out", tmp_path / "o")
         assert result.exit_code == 2, (slug, flag, result.output)
-        assert "is not a finite number" in result.output and flag in result.output, result.output
+        assert "must be a finite number" in result.output and flag in result.output, result.output
     assert calls == [] and not (tmp_path / "o").exists()
 
 
@@ -186,7 +186,7 @@ def test_every_quality_and_format_has_its_own_default_name():
              for q in ("preview", "medium", "high", "4k") for f in ("mp4", "webm", "gif", "mov")}
     assert len(names) == 16
     assert output_name("residual", params, RenderOptions(quality="medium")) == "residual_medium"
-    gifs = {output_name("residual", params, RenderOptions(format="gif", width=w)) for w in (None, 320, 480)}
+    gifs = {output_name("residual", params, RenderOptions(format="gif", gif_width=w)) for w in (None, 320, 480)}
     assert len(gifs) == 3
 
 
@@ -199,7 +199,7 @@ def test_parameter_values_that_are_not_plain_ascii_get_distinct_stable_names():
     assert names[5] == "heads_words-the+cat"  # plain values stay readable
     for name in names:
         assert name.isascii() and "/" not in name and name.startswith("heads_")
-        render.validate_name(name)
+        validate_name(name)
     scale = [f for f in dataclasses.fields(heads.Params) if f.name == "scale_wo"][0]
     assert output_name("heads", heads.Params(scale_wo=-scale.default), RenderOptions()) != \
         output_name("heads", heads.Params(), RenderOptions())
@@ -380,20 +380,20 @@ def test_long_default_names_keep_a_readable_slug_and_a_hash():
     for name in names:
         assert name.startswith("heads_weights-tiny_layer-1_text-the-cat-sees"), name
         assert len(name) <= len("heads_") + 48 + 7
-        render.validate_name(name)
+        validate_name(name)
 
 
 def test_open_uses_the_system_opener_or_says_there_is_none(monkeypatch, tmp_path, capsys):
     import subprocess
 
     calls = []
-    monkeypatch.setattr(render.sys, "platform", "linux")
+    monkeypatch.setattr(output.sys, "platform", "linux")
     monkeypatch.setattr(subprocess, "Popen", lambda args, **kw: calls.append(args))
-    monkeypatch.setattr(render.shutil, "which", lambda name: f"/usr/bin/{name}")
-    render.open_file(tmp_path / "v.mp4")
+    monkeypatch.setattr(output.shutil, "which", lambda name: f"/usr/bin/{name}")
+    output.open_file(tmp_path / "v.mp4")
     assert calls == [["/usr/bin/xdg-open", str(tmp_path / "v.mp4")]]
-    monkeypatch.setattr(render.shutil, "which", lambda name: None)
-    render.open_file(tmp_path / "v.mp4")
+    monkeypatch.setattr(output.shutil, "which", lambda name: None)
+    output.open_file(tmp_path / "v.mp4")
     assert calls == [["/usr/bin/xdg-open", str(tmp_path / "v.mp4")]]
     assert capsys.readouterr().err.strip().startswith("note: --open: no xdg-open on PATH")
 
@@ -407,18 +407,16 @@ def test_every_topic_and_storyboard_take_open(cli):
 def test_storyboard_takes_a_topics_flags(cli, tmp_path, monkeypatch):
     seen = []
 
-    def fake_rendered(topic, look, sections, params=None):
+    def fake_rendered(topic, params, opts, reuse=False):
         seen.append((topic.slug, params))
-        raise click.ClickException("stop here")
+        raise pipeline_api.RenderFailed("stop here")
 
-    monkeypatch.setattr(render, "rendered", fake_rendered)
+    monkeypatch.setattr(pipeline_api, "rendered", fake_rendered)
     result = cli("storyboard", "heads", "--words", "a,b", "--show", "2", "--sheet-width", "900", "--out", tmp_path)
     assert result.exit_code == 1 and "stop here" in result.output
     assert seen[0][0] == "heads" and seen[0][1].words == "a,b" and seen[0][1].show == 2
     result = cli("storyboard", "residual", "heads", "--wo", "negate", "--out", tmp_path)
     assert result.exit_code == 2 and "topic flags go with one topic" in result.output
-    result = cli("storyboard", "residual", "--width", "900", "--out", tmp_path)
-    assert "note: --width is now --sheet-width" in result.output
 
 
 def test_flags_are_written_back_as_real_flags():

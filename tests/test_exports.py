@@ -18,7 +18,7 @@ import pytest
 from click.testing import CliRunner
 from PIL import Image
 
-import render
+from scenes import cli as render
 from scenes.pipeline import exports
 from scenes.pipeline.manifest import Manifest
 

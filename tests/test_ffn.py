@@ -210,7 +210,7 @@ def test_caption_lists_a_vector_the_screen_shows_as_numbers():
     (("--d-model", "2048"), "--d-model"),
     (("--d-ff", "8192"), "--d-ff"),
     (("--d-model", "1"), "--d-model"),
-    (("--act", "tanh"), "'tanh' is not one of"),
+    (("--act", "tanh"), "--act must be one of"),
 ])
 def test_bad_flags_exit_2_with_one_line_and_write_nothing(cli, tmp_path, args, message):
     out = tmp_path / "out"

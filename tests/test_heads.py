@@ -114,8 +114,8 @@ def test_position_flag_and_the_old_receiver_number():
     (("--words", "a,b", "--position", "3"), "--position must be between 0 (the last token) and 2; got 3"),
     (("--words", "a,b", "--receiver", "3"), "--position must be between 0 (the last token) and 2; got 3"),
     (("--receiver", "last"), "--receiver: must be a whole number"),
-    (("--show", "9"), "9 is not in the range"),
-    (("--mask", "sliding"), "'sliding' is not one of"),
+    (("--show", "9"), "--show must be between 1 and 4; got 9"),
+    (("--mask", "sliding"), "--mask must be one of causal, full; got 'sliding'"),
 ])
 def test_bad_flags_exit_2_with_one_line_and_write_nothing(cli, tmp_path, args, message):
     out = tmp_path / "out"

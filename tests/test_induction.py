@@ -128,8 +128,8 @@ def test_the_script_says_the_engines_numbers():
     assert f"'{n.top_strings[0]}' with {100 * n.top_probs[0]:.1f}%" in lines["predict"].caption
 
 
-@pytest.mark.parametrize("args, message", [(("--period", "9"), "9 is not in the range"),
-                                           (("--top", "0"), "0 is not in the range")])
+@pytest.mark.parametrize("args, message", [(("--period", "9"), "--period must be between 3 and 8; got 9"),
+                                           (("--top", "0"), "--top must be between 1 and 5; got 0")])
 def test_bad_flags_exit_2_with_one_line(cli, tmp_path, args, message):
     result = cli("induction", "--out", tmp_path / "out", *args)
     assert result.exit_code == 2 and message in result.output and "Traceback" not in result.output

@@ -45,9 +45,9 @@ BAD = [  # (file text or None for a missing file, what the one line must say)
     ('title = "unclosed\n', "lesson {path}: not valid TOML"),
     ('title = "x"\n', "{path}: no clips"),
     ('qualiti = "high"\n' + CLIP.format(topic="bank"), "{path}: unknown key 'qualiti'; the keys are title, name, "
-     "theme, quality, voice, burn_captions, clip; did you mean 'quality'?"),
-    ('quality = "ultra"\n' + CLIP.format(topic="bank"), "{path}: quality must be one of preview, medium, high, 4k"),
-    ('voice = "yes"\n' + CLIP.format(topic="bank"), "{path}: voice must be true or false"),
+     "quality, theme, burn_captions, voice, clip; did you mean 'quality'?"),
+    ('quality = "ultra"\n' + CLIP.format(topic="bank"), "{path}: --quality must be one of preview, medium, high, 4k"),
+    ('voice = "yes"\n' + CLIP.format(topic="bank"), "{path}: --voice must be true or false"),
     ('name = "residual"\n' + CLIP.format(topic="bank"), "{path}: name: the lesson's folder 'residual'"),
     (CLIP.format(topic="bank") + CLIP.format(topic="resid"), "{path}: clip 2: topic: unknown topic 'resid'"),
     ('[[clip]]\nflags = { depth = 2 }\n', "{path}: clip 1: topic is missing"),
@@ -55,14 +55,17 @@ BAD = [  # (file text or None for a missing file, what the one line must say)
     (CLIP.format(topic="residual") + 'flags = { wox = "negate" }\n',
      "{path}: clip 1 (residual): flags.wox: residual has no flag '--wox'; did you mean 'wo'?"),
     (CLIP.format(topic="residual") + 'flags = { wo = "flip" }\n',
-     "{path}: clip 1 (residual): flags.wo: Invalid value for '--wo': 'flip' is not one of"),
+     "{path}: clip 1 (residual): flags.wo: --wo must be one of identity, negate, both; got 'flip'"),
     (CLIP.format(topic="bank") + 'flags = { depth = 40 }\n',
-     "{path}: clip 1 (bank): flags.depth: Invalid value for '--depth': 40 is not in the range 1<=x<=12"),
-    (CLIP.format(topic="bank") + 'flags = { depth = "6" }\n', "{path}: clip 1 (bank): flags.depth: must be a whole "
+     "{path}: clip 1 (bank): flags.depth: --depth must be between 1 and 12; got 40"),
+    (CLIP.format(topic="bank") + 'flags = { depth = "6" }\n',
+     "{path}: clip 1 (bank): flags.depth: --depth must be a whole "
      "number; got '6'"),
-    (CLIP.format(topic="bank") + 'flags = { depth = 2.5 }\n', "{path}: clip 1 (bank): flags.depth: must be a whole "
+    (CLIP.format(topic="bank") + 'flags = { depth = 2.5 }\n',
+     "{path}: clip 1 (bank): flags.depth: --depth must be a whole "
      "number; got 2.5"),
-    (CLIP.format(topic="bank") + 'flags = { residual = 0 }\n', "{path}: clip 1 (bank): flags.residual: must be true or "
+    (CLIP.format(topic="bank") + 'flags = { residual = 0 }\n',
+     "{path}: clip 1 (bank): flags.residual: --residual must be true or "
      "false; got 0"),
     (CLIP.format(topic="heads") + 'flags = { weights = "tiny", seed = 3 }\n',
      "{path}: clip 1 (heads): flags: --seed does nothing beside --weights, which replaces it; drop --seed"),
@@ -140,7 +143,7 @@ def test_add_clip_appends_a_checked_clip_and_keeps_the_file_valid(tmp_path):
                                                         {"weights": "tiny", "layer": 1, "text": "the cat"}]
     assert both.clips[1].title == 'The "heads"' and "# my note" in path.read_text()
     before = path.read_bytes()
-    with pytest.raises(LessonError, match=rf"^{path}: clip 3 \(bank\): flags.depth: Invalid value"):
+    with pytest.raises(LessonError, match=rf"^{path}: clip 3 \(bank\): flags.depth: --depth must be between 1 and 12"):
         lesson.add_clip(path, "bank", {"depth": 99})
     assert path.read_bytes() == before and sorted(p.name for p in path.parent.iterdir()) == ["course.toml"]
     assert tomllib.loads(path.read_text())["clip"][0] == {"topic": "residual", "flags": {"wo": "negate"}}

@@ -26,7 +26,7 @@ CHROMIUM = Path("/usr/bin/chromium")
 
 
 def run_cli(*args, demo=False):
-    import render
+    from scenes import cli as render
 
     if demo:
         render.TOPICS["demo"] = DEMO

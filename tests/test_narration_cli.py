@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
+
 import pytest
 
-import render
+from scenes import cli as render
 from scenes.pipeline import api as pipeline_api
 
 
@@ -17,7 +19,6 @@ from scenes.pipeline import api as pipeline_api
 def test_voice_model_refuses_a_missing_model_or_config_in_one_line(cli, tmp_path, monkeypatch, command,
                                                                    files, message):
     monkeypatch.setattr(pipeline_api, "render_or_skip", lambda *a, **k: pytest.fail("rendered despite a bad voice"))
-    monkeypatch.setattr(render, "render_one", lambda *a, **k: pytest.fail("rendered despite a bad voice"))
     for name in files:
         (tmp_path / name).write_text("{}")
     out = tmp_path / "out"
@@ -35,8 +36,12 @@ def test_all_passes_the_voice_to_every_topic(cli, tmp_path, monkeypatch, flags, 
     (tmp_path / "v.onnx.json").write_text("{}")
     flags = tuple(str(tmp_path / f) if f.endswith(".onnx") else f for f in flags)
     calls = []
-    monkeypatch.setattr(render, "check_tools", lambda topic: None)
-    monkeypatch.setattr(render, "render_one", lambda topic, params, opts, **k: calls.append((topic.slug, opts)))
+    def fake_render(topic, params, opts):
+        calls.append((topic.slug, opts))
+        return SimpleNamespace(skipped=True, manifest=SimpleNamespace(primary=SimpleNamespace(path="x.mp4"))), 0.0
+
+    monkeypatch.setattr(pipeline_api, "check_tools", lambda topic: None)
+    monkeypatch.setattr(pipeline_api, "render_checked", fake_render)
     result = cli("all", *flags, "--jobs", "1", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert [slug for slug, _ in calls] == list(render.TOPICS)

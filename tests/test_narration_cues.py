@@ -129,7 +129,7 @@ def test_pause_is_a_render_option_in_the_input_key_when_narrated():
     assert voiced.pause == PAUSE
     assert input_key(topic, params, voiced) != input_key(topic, params, RenderOptions(voice=True, pause=2.0))
     assert input_key(topic, params, RenderOptions()) == input_key(topic, params, RenderOptions(pause=2.0))
-    with pytest.raises(OptionError, match="--pause must be between 0 and 10 seconds"):
+    with pytest.raises(OptionError, match="--pause must be between 0 and 10; got -1"):
         validate_options(RenderOptions(pause=-1.0))
 
 
@@ -155,13 +155,17 @@ def test_no_step_rests_long_after_its_last_animation(slug, flags, tmp_path):
 
 @pytest.mark.parametrize("command", ["residual", "all"])
 def test_pause_flag_reaches_the_render_options(cli, tmp_path, monkeypatch, command):
-    import render
+    from types import SimpleNamespace
+
     from scenes.pipeline import api as pipeline_api
 
     calls = []
-    monkeypatch.setattr(render, "check_tools", lambda topic: None)
-    monkeypatch.setattr(render, "render_one", lambda topic, params, opts, **k: calls.append(opts))
-    monkeypatch.setattr(pipeline_api, "render_or_skip", lambda topic, params, opts, **k: calls.append(opts))
+    def fake_render(topic, params, opts):
+        calls.append(opts)
+        return SimpleNamespace(skipped=True, manifest=SimpleNamespace(primary=SimpleNamespace(path="x.mp4"))), 0.0
+
+    monkeypatch.setattr(pipeline_api, "check_tools", lambda topic: None)
+    monkeypatch.setattr(pipeline_api, "render_checked", fake_render)
     result = cli(command, "--voice", "--pause", "2.5", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output
     assert calls and all(opts.pause == 2.5 and opts.voice for opts in calls)

@@ -20,7 +20,7 @@ SILENCE = 0.01  # RMS: the soundtrack between phrases is digital silence; speech
 
 
 def run_cli(*args):
-    import render
+    from scenes import cli as render
 
     render.TOPICS["demo"] = DEMO
     try:

@@ -116,7 +116,9 @@ def test_bad_jobs_or_cluster_is_one_line(tmp_path, kwargs, message):
 
 
 def test_the_scheduler_comes_from_the_environment(tmp_path, monkeypatch):
-    monkeypatch.setenv(api.CLUSTER_ENV, "tcp://10.0.0.7:8786")
+    from scenes.pipeline import options
+
+    monkeypatch.setenv(options.CLUSTER_ENV, "tcp://10.0.0.7:8786")
     assert api.make_options(out=tmp_path).cluster == "tcp://10.0.0.7:8786"
     assert api.make_options(out=tmp_path, cluster="tcp://h:1").cluster == "tcp://h:1"
 

@@ -71,13 +71,13 @@ def test_position_flag_and_the_old_receiver_word():
     assert Params.ALIASES["receiver"].field == "position"
     with pytest.raises(ValueError, match="one of the, Eiffel, tower"):
         position_of_word("Paris")
-    with pytest.raises(ValueError, match="--position must be at most 3"):
+    with pytest.raises(ValueError, match="--position must be between 0 and 3"):
         Params(position=4)
 
 
 @pytest.mark.parametrize("args, message", [
     (("--receiver", "Paris"), "--receiver: the receiving token must be one of the, Eiffel, tower"),
-    (("--position", "4"), "4 is not in the range 0<=x<=3"),
+    (("--position", "4"), "--position must be between 0 and 3; got 4"),
     (("--receiver", "the", "--position", "2"), "--receiver is the old name of --position"),
 ])
 def test_bad_flags_exit_2_with_one_clear_line(cli, tmp_path, args, message):

@@ -16,7 +16,7 @@ from narration_demo import DEMO  # noqa: E402
 
 @pytest.fixture
 def demo_cli(cli, monkeypatch):
-    import render
+    from scenes import cli as render
 
     monkeypatch.setitem(render.TOPICS, "demo", DEMO)
     return cli
@@ -82,7 +82,7 @@ def test_render_with_a_bad_script_writes_nothing(demo_cli, tmp_path, content):
 
 def test_render_all_topics_scripts_print(cli):
     """Every real topic prints a script (its steps may not be scripted yet: they are named in a comment)."""
-    import render
+    from scenes import cli as render
 
     for slug in render.TOPICS:
         result = cli("script", slug)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 from starlette.testclient import TestClient
 
-import render
+from scenes import cli as render
 from scenes.pipeline import api, lesson
 from scenes.pipeline.script_file import load, load_tables, step_names
 from scenes.studio import safety
@@ -134,12 +134,12 @@ def test_bad_requests_are_one_line(studio, body, error):
 
 
 def test_the_command_is_the_clis(tmp_path):
-    body = {"topic": "bank", "params": {"--depth": "6", "residual": False}, "quality": "medium", "voice": True,
+    body = {"topic": "bank", "params": {"--depth": 6, "residual": False}, "quality": "medium", "voice": True,
             "theme": "light", "format": "webm"}
     _, _, command = checked_request(body, tmp_path / "out")
     assert command.startswith("python render.py bank --depth 6 --no-residual -q medium --format webm")
     ctx = dry_parse(command.split()[2:])
-    assert (ctx.params["depth"], ctx.params["residual"], ctx.params["quality"], ctx.params["fmt"],
+    assert (ctx.params["depth"], ctx.params["residual"], ctx.params["quality"], ctx.params["format"],
             ctx.params["theme"], ctx.params["voice"], ctx.params["out"]) == \
         (6, False, "medium", "webm", "light", True, tmp_path / "out")
 
@@ -237,7 +237,7 @@ def test_safe_file_refuses(tmp_path, rel):
 def test_add_to_lesson_creates_and_appends(studio):
     with studio() as client:
         first = client.post("/api/lessons/clips", json={"lesson": "lessons/week.toml", "topic": "residual",
-                                                        "params": {"--wo": "negate", "position": "2"},
+                                                        "params": {"--wo": "negate", "position": 2},
                                                         "title": "One head writes"})
         assert first.status_code == 200, first.text
         assert first.json() == {"lesson": "lessons/week.toml", "clips": 1}
@@ -290,7 +290,7 @@ def test_lesson_paths_stay_under_out(studio, tmp_path, lesson_file, error):
 def test_add_to_lesson_checks_like_the_cli(studio):
     with studio() as client:
         for body, error in [({"lesson": "l.toml", "topic": "residual", "params": {"position": 9}},
-                             "Invalid value for '--position': 9 is not in the range 0<=x<=3."),
+                             "--position must be between 0 and 3; got 9"),
                             ({"lesson": "l.toml", "topic": "residul"}, "did you mean 'residual'"),
                             ({"lesson": "l.toml", "topic": "residual", "wo": "x"}, "unknown field 'wo'")]:
             answer = client.post("/api/lessons/clips", json=body)
@@ -308,8 +308,8 @@ def test_a_bad_lesson_file_is_one_line(studio):
         (client.out / "bad.toml").write_text(bad)
         answer = client.get("/api/lessons", params={"file": "bad.toml"})
         assert answer.status_code == 400
-        assert answer.json()["error"] == ("bad.toml: clip 1 (residual): flags.position: Invalid value for "
-                                          "'--position': 9 is not in the range 0<=x<=3.")
+        assert answer.json()["error"] == ("bad.toml: clip 1 (residual): flags.position: "
+                                          "--position must be between 0 and 3; got 9")
         appended = client.post("/api/lessons/clips", json={"lesson": "bad.toml", "topic": "heads"})
         assert appended.status_code == 400 and "clip 1 (residual)" in appended.json()["error"]
         assert (client.out / "bad.toml").read_text() == bad  # unchanged
@@ -345,7 +345,7 @@ def test_two_identical_requests_share_one_job(studio):
     with studio() as client:
         body = {"topic": "residual", "params": {"position": 2}}
         first = client.post("/api/renders", json=body).json()
-        second = client.post("/api/renders", json={"topic": "residual", "params": {"--position": "2"}}).json()
+        second = client.post("/api/renders", json={"topic": "residual", "params": {"--position": 2}}).json()
         other = client.post("/api/renders", json={"topic": "residual", "params": {"position": 1}}).json()
         assert second["id"] == first["id"] and second["shared"] and not first["shared"]
         assert other["id"] != first["id"]

@@ -31,7 +31,7 @@ if __name__ == "__main__":
     try:
         import tiny_topic
 
-        import render
+        from scenes import cli as render
     except signals.Interrupted as stop:
         print(f"Error: interrupted by {stop.name} while starting; nothing was written", file=sys.stderr)
         sys.exit(stop.exit_code)

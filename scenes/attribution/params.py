@@ -18,7 +18,8 @@ class Params(TopicParams):
                          "a TransformerLens .npz")
     text: str = param("", "the input text, tokenized by the checkpoint (empty, with no --token-ids: the induction "
                       "topic's repeated random words)")
-    token_ids: str = param("", "the input as token ids, e.g. 5,17,3 (instead of --text)")
+    token_ids: str = param("", "the input as token ids, e.g. 5,17,3 (instead of --text)",
+                           kind="numbers")
     position: int = param(0, POSITION_HELP, low=0, high=MAX_POSITION)
     against: str = param("", "read the logit difference between the prediction and this token (text of one token, "
                          "or #ID); empty: the predicted token's logit")

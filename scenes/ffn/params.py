@@ -32,7 +32,8 @@ class Params(TopicParams):
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
                        low=0, high=1000, shown_range="0 .. layers-1 of the checkpoint")
     text: str = param("", f"with --weights: the input text, tokenized by the checkpoint (2 to {MAX_TOKENS} tokens)")
-    token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)")
+    token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)",
+                           kind="numbers")
 
     ALIASES: ClassVar[dict[str, Alias]] = {"tokens": renamed("n_tokens", whole_number)}
 

@@ -38,7 +38,7 @@ class Params(TopicParams):
     position: int = param(0, POSITION_HELP, low=0, high=MAX_TOKENS,
                           shown_range=f"0 .. the number of tokens (at most {MAX_TOKENS})")
     words: str = param("the,Eiffel,tower", f"the sequence, comma-separated words (1 to {MAX_TOKENS})",
-                       unused_with="weights")
+                       unused_with="weights", kind="words")
     seed: int = seed_param(0, "seed of the random weights and token embeddings", unused_with="weights")
     mask: str = param("causal", "attention mask", choices=("causal", "full"), unused_with="weights")
     scale_wo: float = param(-1.0, "second pass: head 0's W_O block times this factor (1 = no second pass)",
@@ -48,7 +48,8 @@ class Params(TopicParams):
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
                        low=0, high=1000, shown_range="0 .. layers-1 of the checkpoint")
     text: str = param("", f"with --weights: the input text, tokenized by the checkpoint (1 to {MAX_TOKENS} tokens)")
-    token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)")
+    token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)",
+                           kind="numbers")
 
     ALIASES: ClassVar[dict[str, Alias]] = {
         "receiver": Alias("position", position_of_receiver, "the same number: 1 = the first token, 0 = the last"),

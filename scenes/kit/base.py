@@ -46,6 +46,7 @@ from manim import DOWN, FadeIn, Rectangle, Scene, VGroup, Wait, config
 from .glyphs import CachedText
 from .narration import PAUSE, speakable, split_sentences
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
+from .values import check_range, flag_of
 
 STEP_HOLD = 0.6  # seconds each step rests on its settled last frame, at least
 READING_RATE = 3.5  # caption words per second: a step lasts as long as its caption takes to read
@@ -56,15 +57,18 @@ SEED_HIGH = 2**31 - 1  # every --seed takes 0 .. 2^31 - 1
 
 def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
           choices: tuple[str, ...] | None = None, shown_range: str | None = None,
-          unused_with: str | None = None) -> Any:
-    """A ``Params`` field with its help text and its valid range or choices.
+          unused_with: str | None = None, kind: str | None = None, **door: Any) -> Any:
+    """A flag: a ``Params`` (or ``RenderOptions``) field with its help text and its valid range or choices.
 
     ``shown_range`` is what ``render.py show`` prints when the real range depends on other flags
     ("0 .. layers-1 of the checkpoint"); ``unused_with`` names the field that makes this one
     meaningless when set (``"weights"``: the checkpoint decides), so the CLI refuses both together.
+    ``kind`` is the value's kind where the default does not tell it (``"words"``, or any kind for a
+    ``None`` default; scenes/kit/values.py); ``door`` holds what only the doors read (``short``,
+    ``commands``, ``metavar``, ``hidden``: scenes/pipeline/options.py).
     """
     meta = {"help": help, "low": low, "high": high, "choices": choices, "shown_range": shown_range,
-            "unused_with": unused_with}
+            "unused_with": unused_with, "kind": kind, **door}
     return field(default=default, metadata=meta)
 
 
@@ -73,9 +77,7 @@ def seed_param(default: int, help: str, **kwargs: Any) -> Any:
     return param(default, help, low=0, high=SEED_HIGH, **kwargs)
 
 
-def flag_name(name: str) -> str:
-    """A field's flag: ``d_model`` -> ``--d-model``."""
-    return "--" + name.replace("_", "-")
+flag_name = flag_of  # a field's flag: ``d_model`` -> ``--d-model``
 
 
 def flag_text(name: str, value: Any) -> str:
@@ -142,18 +144,9 @@ class TopicParams:
 
 
 def check_field(f: dataclasses.Field, value: Any) -> None:
-    """Raise ``ValueError`` when ``value`` is outside the field's range or choices."""
-    meta = f.metadata
-    flag = flag_name(f.name)
-    if meta.get("choices") and value not in meta["choices"]:
-        raise ValueError(f"{flag} must be one of {', '.join(meta['choices'])}; got {value!r}")
-    low, high = meta.get("low"), meta.get("high")
-    if isinstance(value, float) and not math.isfinite(value):
-        raise ValueError(f"{flag} must be a finite number; got {value}")
-    if low is not None and value < low:
-        raise ValueError(f"{flag} must be at least {low}; got {value}")
-    if high is not None and value > high:
-        raise ValueError(f"{flag} must be at most {high}; got {value}")
+    """Raise ``ValueError`` (:class:`~scenes.kit.values.BadValue`) when ``value`` is outside the
+    field's range or choices."""
+    check_range(f, value)
 
 
 @dataclass(frozen=True)

@@ -17,26 +17,23 @@ from __future__ import annotations
 
 import dataclasses
 import difflib
-import math
-import os
+import shlex
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import click
+from scenes.kit.base import flag_text
+from scenes.kit.values import BadValue, checked, flag_of
+from scenes.topics import load_topics
 
+from . import exports, pool
 from .manifest import Manifest
-from .pacing import PAUSE
-from .render_job import (
-    OptionError,
-    Outcome,
-    RenderOptions,
-    missing_latex_tools,
-    parallel,
-    render_or_skip,
-    validate_options,
-)
+from .naming import output_name
+from .options import FIELDS as OPTION_FIELDS
+from .options import OptionError, RenderOptions, options_from
+from .parallel import render_course
+from .render_job import Outcome, missing_latex_tools, parallel, render_or_skip
 
 
 class RenderError(ValueError):
@@ -64,12 +61,12 @@ def unknown_topic(name: str, slugs: list[str]) -> RenderError:
 
 
 def topic_named(topic: Any) -> Any:
-    """A Topic object as it is, or the topic called ``topic`` (a slug)."""
-    if not isinstance(topic, str):
+    """A Topic object as it is, or the topic called ``topic`` (a slug); :class:`RenderError` otherwise."""
+    if hasattr(topic, "Params") and hasattr(topic, "slug"):
         return topic
-    from scenes import load_topics
-
     topics = load_topics()
+    if not isinstance(topic, str):
+        raise RenderError(f"the topic must be a topic's name such as 'residual'; got {topic!r}"[:200])
     if topic not in topics:
         raise unknown_topic(topic, list(topics))
     return topics[topic]
@@ -77,41 +74,12 @@ def topic_named(topic: Any) -> Any:
 
 # -- parameters -----------------------------------------------------------------------
 
-def flag_of(name: str) -> str:
-    """The flag of a Params field: ``d_model`` -> ``--d-model``."""
-    return "--" + name.replace("_", "-")
-
-
-class FiniteFloat(click.FloatRange):
-    """A float in a range that refuses nan and inf, whatever the range."""
-
-    def convert(self, value: Any, param: Any, ctx: Any) -> float:
-        number = click.FLOAT.convert(value, param, ctx)
-        if not math.isfinite(number):
-            self.fail(f"{value!r} is not a finite number", param, ctx)
-        return super().convert(number, param, ctx)
-
-
-def param_type(f: dataclasses.Field) -> click.ParamType:
-    """The type that checks a field's range or choices (the CLI parses the flag with it)."""
-    meta = f.metadata
-    if isinstance(f.default, bool):
-        return click.BOOL
-    if meta.get("choices"):
-        return click.Choice(list(meta["choices"]))
-    if isinstance(f.default, int):
-        return click.IntRange(meta.get("low"), meta.get("high"))
-    if isinstance(f.default, float):
-        return FiniteFloat(meta.get("low"), meta.get("high"))
-    return click.STRING
-
-
 def checked_value(f: dataclasses.Field, value: Any) -> Any:
-    """``value`` for field ``f``, converted and range-checked as the CLI checks the flag."""
+    """``value`` for field ``f`` through the one rule (scenes/kit/values.py); :class:`RenderError` otherwise."""
     try:
-        return param_type(f).convert(value, None, None)
-    except click.BadParameter as err:
-        raise RenderError(f"Invalid value for {flag_of(f.name)!r}: {err.message}") from None
+        return checked(f, value)
+    except BadValue as err:
+        raise RenderError(str(err)) from None
 
 
 def refuse_unused(topic: Any, values: dict, given: set[str]) -> None:
@@ -180,47 +148,26 @@ def make_params(topic: Any, values: dict, given: set[str] | None = None) -> Any:
 
 # -- options --------------------------------------------------------------------------
 
-OUT_EMPTY = "must not be empty; give a folder, e.g. --out media"  # an empty --out would mean the current folder
-
-def make_options(*, quality: str = "preview", format: str | None = None, width: int | None = None,  # noqa: A002
-                 last_frame: bool = False, transparent: bool = False, sections: bool = False,
-                 theme: str = "dark", out: Any = "media", name: str | None = None,
-                 burn_captions: bool = False, verbose: bool = False, voice: bool = False,
-                 voice_model: Any = None, force: bool = False, pause: float = PAUSE, jobs: int = 1,
-                 cluster: str | None = None) -> RenderOptions:
-    """The RenderOptions, checked as a set: ``format`` defaults to webm with ``transparent`` and to
-    mp4 otherwise, ``voice_model`` implies ``voice``, ``cluster`` defaults to $TBLOCK_DASK_SCHEDULER;
-    a combination that cannot render is a :class:`RenderError` with the CLI's line."""
-    if not str(out).strip():
-        raise RenderError(f"Invalid value for '--out': {OUT_EMPTY}")
-    opts = RenderOptions(quality=quality, format=format or ("webm" if transparent else "mp4"), width=width,
-                         last_frame=last_frame, transparent=transparent, sections=sections, theme=theme,
-                         out=Path(out), name=name, burn_captions=burn_captions, verbose=verbose,
-                         voice=voice or voice_model is not None,
-                         voice_model=None if voice_model is None else Path(voice_model), force=force,
-                         pause=pause, jobs=jobs, cluster=cluster_address(cluster))
+def make_options(**values: Any) -> RenderOptions:
+    """The RenderOptions from ``values`` (scenes/pipeline/options.py: the one declaration), each value
+    through the one rule, then checked as a set; :class:`RenderError` with the CLI's line otherwise."""
     try:
-        validate_options(opts)
-    except OptionError as err:
+        return options_from(values)
+    except (BadValue, OptionError) as err:
         raise RenderError(str(err)) from None
-    return opts
 
 
-CLUSTER_ENV = "TBLOCK_DASK_SCHEDULER"
-
-
-def cluster_address(address: str | None) -> str | None:
-    """The Dask scheduler to render on: ``address``, else $TBLOCK_DASK_SCHEDULER, else None (this machine);
-    a malformed address is a :class:`RenderError`."""
-    address = address if address is not None else (os.environ.get(CLUSTER_ENV) or None)
-    if address is None:
-        return None
-    from .cluster import AddressError, checked_address
-
-    try:
-        return checked_address(address)
-    except AddressError as err:
-        raise RenderError(str(err)) from None
+def split_values(topic: Any, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``values`` as (render options, the topic's parameters); an unknown name is a :class:`RenderError`."""
+    fields = [f.name for f in dataclasses.fields(topic.Params)]
+    options = {k: v for k, v in values.items() if k in OPTION_FIELDS and k not in fields}
+    params = {k: v for k, v in values.items() if k not in options}
+    for name in params:
+        if name not in fields:
+            flag = flag_of(name)
+            known = [flag_of(n) for n in [*fields, *OPTION_FIELDS]]
+            raise RenderError(f"No such option {flag!r}{did_you_mean(flag, known)}")
+    return options, params
 
 
 def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> RenderOptions:
@@ -240,18 +187,14 @@ def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> Rend
 def command_line(topic: Any, params: Any, opts: RenderOptions, script: Any = None) -> str:
     """The ``python render.py ...`` command that makes this render: the topic's changed flags (written
     as by ``render.py script``), then the options that differ from their defaults."""
-    import shlex
-
-    from scenes.kit.base import flag_text
-
     words = ["python render.py", topic.slug, *(flag_text(k, v) for k, v in params.changed().items())]
     defaults = RenderOptions()
     if opts.quality != defaults.quality:
         words.append(f"-q {opts.quality}")
     if opts.format != ("webm" if opts.transparent else "mp4"):
         words.append(f"--format {opts.format}")
-    if opts.width is not None:
-        words.append(f"--gif-width {opts.width}")
+    if opts.gif_width is not None:
+        words.append(f"--gif-width {opts.gif_width}")
     words += [flag for flag, on in (("--last-frame", opts.last_frame), ("--transparent", opts.transparent),
                                     ("--sections", opts.sections), ("--burn-captions", opts.burn_captions),
                                     ("--voice", opts.voice and script is None and opts.voice_model is None))
@@ -301,30 +244,82 @@ def render_checked(topic: Any, params: Any, opts: RenderOptions) -> tuple[Outcom
     return outcome, time.monotonic() - started
 
 
-def render(topic: Any, quality: str = "preview", voice: bool = False, out: Any = "media", *,
-           format: str | None = None, width: int | None = None, last_frame: bool = False,  # noqa: A002
-           transparent: bool = False, sections: bool = False, theme: str = "dark", name: str | None = None,
-           burn_captions: bool = False, force: bool = False, verbose: bool = False, voice_model: Any = None,
-           pause: float = PAUSE, script: Any = None, on_done: Callable[[Outcome, float], None] | None = None,
-           jobs: int = 1, cluster: str | None = None, **params: Any) -> Manifest:
-    """Render ``topic`` (a slug or a Topic) with ``params`` (its Params fields, e.g. ``depth=6``) into
-    ``OUT/<topic>/``, as ``python render.py TOPIC`` does; returns the manifest (``.folder`` is the
-    topic folder). An output already up to date is not rendered again unless ``force``.
+def render(topic: Any, *, script: Any = None, on_done: Callable[[Outcome, float], None] | None = None,
+           **values: Any) -> Manifest:
+    """Render ``topic`` (a slug or a Topic) with ``values``: its Params fields (``depth=6``) and the
+    render options (scenes/pipeline/options.py: ``quality``, ``format``, ``gif_width``, ``voice``,
+    ``out``, ...), into ``OUT/<topic>/``, as ``python render.py TOPIC`` does; returns the manifest
+    (``.folder`` is the topic folder). An output already up to date is not rendered again unless ``force``.
 
-    Raises :class:`RenderError` for bad input (before anything is written) and :class:`RenderFailed`
-    when the render cannot be made. ``on_done(outcome, seconds)`` hears whether it was skipped.
-    ``jobs=N`` draws ranges of the animations in N processes, ``cluster="tcp://HOST:8786"`` on a Dask
-    cluster; the video is the same (docs/parallel.md)."""
+    Raises :class:`RenderError` (a ``ValueError``, one line) for bad input, before anything is
+    written, and :class:`RenderFailed` when the render cannot be made. ``script``: a TOML file of
+    texts (``render.py script``). ``on_done(outcome, seconds)`` hears whether it was skipped."""
     topic = topic_named(topic)
-    opts = make_options(quality=quality, format=format, width=width, last_frame=last_frame,
-                        transparent=transparent, sections=sections, theme=theme, out=out, name=name,
-                        burn_captions=burn_captions, verbose=verbose, voice=voice, voice_model=voice_model,
-                        force=force, pause=pause, jobs=jobs, cluster=cluster)
-    checked = make_params(topic, params)
+    options, param_values = split_values(topic, values)
+    opts = make_options(**options)
+    checked_params = make_params(topic, param_values)
     if script is not None:
-        opts = with_script(topic, checked, opts, script)
+        opts = with_script(topic, checked_params, opts, script)
     check_tools(topic)
-    outcome, seconds = render_checked(topic, checked, opts)
+    outcome, seconds = render_checked(topic, checked_params, opts)
     if on_done is not None:
         on_done(outcome, seconds)
     return outcome.manifest
+
+
+# -- many renders: every topic, a render reused, storyboards ----------------------------------
+
+Report = Callable[[str, str, bool, float], None]  # (slug, path, skipped, seconds) as each render ends
+
+
+def render_all(topics: dict, opts: RenderOptions, report: Report,
+               announce: Callable[[str], None] = print) -> list[str]:
+    """Render every topic of ``topics`` ({slug: Topic}) with its defaults: one after another, or with
+    ``opts.jobs`` > 1 (or a cluster) on worker processes, in ranges of the animations where the options allow it
+    (scenes/pipeline/parallel.py), else whole topics at a time (scenes/pipeline/pool.py).
+    ``report`` hears each topic as it ends, ``announce`` the plan; the failures, one line each
+    (a serial render stops at the first, raising :class:`RenderFailed`)."""
+    for topic in topics.values():
+        check_tools(topic)
+    if opts.jobs <= 1 and opts.cluster is None:
+        for slug, topic in topics.items():
+            outcome, seconds = render_checked(topic, topic.Params(), opts)
+            report(slug, str(Path(opts.out) / slug / outcome.manifest.primary.path), outcome.skipped, seconds)
+        return []
+    where = f"the cluster at {opts.cluster}" if opts.cluster else f"{opts.jobs} workers"
+    if parallel(opts):  # every topic's animations in ranges, scheduled on the shared workers
+        announce(f"rendering {len(topics)} topics in ranges on {where}: {', '.join(topics)}")
+        return render_course(topics, opts, report)
+    announce(f"rendering {len(topics)} topics, {opts.jobs} at a time: {', '.join(topics)}")
+    return pool.render_all(topics, opts, opts.jobs, report)
+
+
+def rendered(topic: Any, params: Any, opts: RenderOptions, reuse: bool = False) -> tuple[Manifest, Outcome | None]:
+    """A topic's manifest for ``params`` and ``opts``: with ``reuse``, an earlier render's when its
+    files match their manifest (outcome None), else a new render's (and its outcome)."""
+    if reuse:
+        manifest = exports.reusable_render(opts.out, topic.slug, output_name(topic.slug, params, opts), params,
+                                           quality=opts.quality, theme=opts.theme,
+                                           burn_captions=opts.burn_captions, sections=opts.sections)
+        if manifest is not None:
+            return manifest, None
+    check_tools(topic)
+    outcome, _ = render_checked(topic, params, opts)
+    return outcome.manifest, outcome
+
+
+SHEET_WIDTH = 1280  # pixels: a storyboard's width without --sheet-width
+
+
+def storyboard(topic: Any, manifest: Manifest, out: Path, *, width: int | None = None,
+               columns: int | None = None) -> Path:
+    """Write ``OUT/<topic>/<name>_storyboard.png`` for a render's ``manifest``: each step's last frame,
+    its caption underneath; :class:`RenderFailed` when the video cannot be read."""
+    folder = Path(out) / topic.slug
+    png = folder / f"{manifest.name}_storyboard.png"
+    try:
+        return exports.write_storyboard(folder / manifest.primary.path, manifest, png,
+                                        title=f"{topic.slug}: {topic.description}",
+                                        width=width or SHEET_WIDTH, columns=columns)
+    except exports.ExportError as err:
+        raise RenderFailed(str(err)) from None

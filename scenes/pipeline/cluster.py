@@ -18,29 +18,14 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import threading
 from typing import Any
 
+from .options import AddressError, checked_address  # noqa: F401  (AddressError: importers name cluster)
 from .ranges import RangeFailed, plan_scene
 
 CONNECT_TIMEOUT = float(os.environ.get("TBLOCK_DASK_CONNECT_TIMEOUT", 10))  # seconds to reach the scheduler
 RETRIES = 2  # a task whose worker died runs again this many times (the scheduler also retries lost tasks)
-ADDRESS = re.compile(r"^(tcp|tls|inproc|ws|wss)://[^\s/]+(:\d+)?$|^[A-Za-z0-9.\-]+:\d+$")
-
-
-class AddressError(ValueError):
-    """A --cluster value that is not a scheduler address."""
-
-
-def checked_address(address: str) -> str:
-    """``address`` when it looks like a scheduler's (``tcp://HOST:PORT``, or ``HOST:PORT``); else AddressError."""
-    address = address.strip()
-    if not ADDRESS.match(address):
-        raise AddressError(f"--cluster must be a Dask scheduler address like tcp://HOST:8786; got {address!r}")
-    return address
-
-
 _plan_lock = threading.Lock()  # plans run in this process, and Manim's configuration is global
 
 

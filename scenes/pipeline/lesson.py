@@ -35,12 +35,18 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from . import api
+from scenes.kit.values import BadValue, checked
+
+from . import api, slides
 from .manifest import Manifest
-from .render_job import QUALITIES, THEME_NAMES, RenderOptions, input_key, output_name, up_to_date
+from .naming import output_name
+from .options import FIELDS as OPTION_FIELDS
+from .options import RenderOptions, flags
+from .render_job import input_key, up_to_date
 from .script_file import ScriptError, checked_texts, read_toml, step_names
 
-LESSON_KEYS = ("title", "name", "theme", "quality", "voice", "burn_captions", "clip")
+LOOK_KEYS = tuple(f.name for f in flags("lesson"))  # the render options a lesson sets for all its clips
+LESSON_KEYS = ("title", "name", *LOOK_KEYS, "clip")
 CLIP_KEYS = ("topic", "title", "flags", "steps", "captions", "speech")
 
 
@@ -110,18 +116,14 @@ def parse(data: dict, path: Path, topics: dict) -> Lesson:
     title = _text(data, "title", where, default=path.stem)
     name = _text(data, "name", where, default=path.stem)
     _check_name(name, topics, where)
-    theme = _choice(data, "theme", THEME_NAMES, where, "dark")
-    quality = _choice(data, "quality", tuple(QUALITIES), where, "preview")
-    voice = _flag(data, "voice", where)
-    burn = _flag(data, "burn_captions", where)
+    look = {key: _option(data, key, where) for key in LOOK_KEYS}
     raw = data.get("clip")
     if raw is None:
         raise LessonError(f"{where}: no clips; add one with [[clip]] and topic = \"residual\"")
     if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
         raise LessonError(f"{where}: clip must be a list of tables, written [[clip]]")
-    clips = tuple(_clip(k + 1, c, topics, where, voice) for k, c in enumerate(raw))
-    return Lesson(path=path, name=name, title=title, clips=clips, theme=theme, quality=quality, voice=voice,
-                  burn_captions=burn)
+    clips = tuple(_clip(k + 1, c, topics, where, look["voice"]) for k, c in enumerate(raw))
+    return Lesson(path=path, name=name, title=title, clips=clips, **look)
 
 
 def _known_keys(data: dict, known: tuple[str, ...], where: str, prefix: str) -> None:
@@ -138,18 +140,13 @@ def _text(data: dict, key: str, where: str, default: str) -> str:
     return " ".join(value.split())
 
 
-def _choice(data: dict, key: str, choices: tuple[str, ...], where: str, default: str) -> str:
-    value = data.get(key, default)
-    if value not in choices:
-        raise LessonError(f"{where}: {key} must be one of {', '.join(choices)}; got {value!r}")
-    return value
-
-
-def _flag(data: dict, key: str, where: str) -> bool:
-    value = data.get(key, False)
-    if not isinstance(value, bool):
-        raise LessonError(f"{where}: {key} must be true or false; got {value!r}")
-    return value
+def _option(data: dict, key: str, where: str) -> Any:
+    """A render option the lesson sets, through the one rule (scenes/kit/values.py)."""
+    f = OPTION_FIELDS[key]
+    try:
+        return checked(f, data.get(key, f.default))
+    except BadValue as err:
+        raise LessonError(f"{where}: {err}") from None
 
 
 def _kind(value: Any) -> str:
@@ -209,21 +206,10 @@ def _params(topic: Any, flags: Any, where: str) -> Any:
 
 
 def _value(f: dataclasses.Field, value: Any, where: str) -> Any:
-    """A TOML value for field ``f``, of the field's type (a list of words for a text is joined by commas),
-    range-checked as the CLI checks the flag."""
-    default = f.default
-    if isinstance(value, list) and isinstance(default, str) and all(isinstance(v, str) for v in value):
-        value = ",".join(value)
-    wanted = bool if isinstance(default, bool) else type(default)
-    ok = isinstance(value, wanted) and not (wanted is not bool and isinstance(value, bool))
-    if wanted is float and isinstance(value, int) and not isinstance(value, bool):
-        ok = True
-    if not ok:
-        spelled = {bool: "true or false", int: "a whole number", float: "a number", str: "a text in quotes"}
-        raise LessonError(f"{where}: must be {spelled.get(wanted, wanted.__name__)}; got {value!r}")
+    """A TOML value for field ``f`` through the one rule (a list of words is a list), as every door reads it."""
     try:
-        return api.checked_value(f, value)
-    except api.RenderError as err:
+        return checked(f, value)
+    except BadValue as err:
         raise LessonError(f"{where}: {err}") from None
 
 
@@ -256,6 +242,17 @@ def _texts(raw: dict, key: str, known: list[str], where: str) -> dict[str, str]:
         raise LessonError(str(err)) from None
 
 
+def check_report(lesson: Lesson, out: Any, force: bool, asked: list[str]) -> list[str]:
+    """``render.py lesson --check``'s lines: each clip, whether it would render, where; then a summary."""
+    lines = []
+    for state in check(lesson, out):
+        what = "up to date" if state.up_to_date and not force else "would render"
+        lines.append(f"{state.clip.index:>2}  {state.clip.topic.slug:<11} {what:<13} {state.path}")
+    then = f"; then {', '.join(asked)} into {lesson_dir(lesson, out)}" if asked else ""
+    lines.append(f"{lesson.path}: {len(lesson.clips)} clips, valid{then}")
+    return lines
+
+
 # -- rendering --------------------------------------------------------------------------------
 
 def lesson_dir(lesson: Lesson, out: Any) -> Path:
@@ -275,6 +272,11 @@ def clip_options(lesson: Lesson, clip: Clip, out: Any, *, force: bool = False, v
         words = json.dumps([clip.captions, clip.speech], sort_keys=True, ensure_ascii=False)
         name = f"{name}_words-{hashlib.sha1(words.encode()).hexdigest()[:6]}"
     return dataclasses.replace(opts, name=name, captions=clip.captions or None, script=clip.speech or None)
+
+
+def check_out(out: Any) -> None:
+    """An ``--out`` that cannot be used, refused (:class:`api.RenderError`) before anything renders."""
+    api.make_options(out=out)
 
 
 @dataclass(frozen=True)
@@ -404,40 +406,15 @@ def render_lesson(path: Any, out: Any = "media", **options: Any) -> list[Manifes
 
 def build_files(lesson: Lesson, folder: Path, parts: list, *, deck: bool, pptx: bool, pdf: bool,
                 storyboard: bool, offline: bool = False) -> list[Path]:
-    """Stage the deck, pptx, handout and storyboards of ``parts`` ([(clip, (manifest, clips))]) in a work
-    folder, then publish them into ``folder`` as one transaction; the published paths."""
-    from . import exports
-    from .fsutil import owned_dir
-    from .publish import Move, publish
-
-    if not (deck or pptx or pdf or storyboard):
-        return []
-    cache = folder / ".cache"
-    renders = [r for _, r in parts]
-    titles = [clip.title for clip, _ in parts]
-    moves = []
-    with owned_dir(cache, prefix="lesson") as work:
-        stage = work / "stage"
-        stage.mkdir()
-        if deck:
-            exports.build_deck(renders, stage / "deck", title=lesson.title, cache=cache, titles=titles, offline=offline,
-                               subtitles=[clip.flags for clip, _ in parts])
-            moves.append(Move(stage / "deck", folder / "deck", folder=True))
-        if pptx:
-            exports.write_pptx(renders, stage / f"{lesson.name}.pptx")
-            moves.append(Move(stage / f"{lesson.name}.pptx", folder / f"{lesson.name}.pptx"))
-        if pdf:
-            exports.write_handout_pdf(renders, stage / f"{lesson.name}.pdf", titles=titles)
-            moves.append(Move(stage / f"{lesson.name}.pdf", folder / f"{lesson.name}.pdf"))
-        if storyboard:
-            sheets = stage / "storyboards"
-            sheets.mkdir()
-            for clip, (manifest, clips) in parts:
-                exports.write_step_storyboard(manifest, clips, sheets / f"{clip.index:02d}_{clip.topic.slug}.png",
-                                              title=clip.title)
-            moves.append(Move(sheets, folder / "storyboards", folder=True))
-        publish(cache, work, moves)
-    return [m.dst for m in moves]
+    """The deck, pptx, handout and storyboards of ``parts`` ([(clip, (manifest, clips))]) in ``folder``,
+    published as one transaction (scenes/pipeline/slides.py); the published paths."""
+    where = slides.Slides(deck=folder / "deck" if deck else None,
+                          pptx=folder / f"{lesson.name}.pptx" if pptx else None,
+                          pdf=folder / f"{lesson.name}.pdf" if pdf else None,
+                          storyboards=folder / "storyboards" if storyboard else None)
+    look = slides.Look(title=lesson.title, titles=[clip.title for clip, _ in parts],
+                       subtitles=[clip.flags for clip, _ in parts], offline=offline)
+    return slides.build([r for _, r in parts], where, folder / ".cache", look)
 
 
 # -- editing --------------------------------------------------------------------------------

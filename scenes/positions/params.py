@@ -52,9 +52,9 @@ def parse_slopes(text: str, n_heads: int) -> tuple[float, ...]:
 @dataclass(frozen=True)
 class Params(TopicParams):
     words: str = param("the,cat,sees,the,dog", f"the sentence as comma-separated words ({MIN_TOKENS} to "
-                        f"{MAX_TOKENS}; one word must occur twice)")
+                        f"{MAX_TOKENS}; one word must occur twice)", kind="words")
     permute: str = param("1,5,3,4,2", "the permuted sentence as positions of the words, e.g. 2,1,3,4 "
-                         "(a permutation of 1..n)")
+                         "(a permutation of 1..n)", kind="numbers")
     scheme: str = param("all", "which position schemes the video shows after the no-position steps",
                         choices=SCHEME_CHOICES)
     d_model: int = param(8, "stream width d (with --weights: the checkpoint's)", low=2, high=64,
@@ -62,7 +62,7 @@ class Params(TopicParams):
     heads: int = param(4, "number of heads (d-model / heads must be even, for RoPE's pairs)", low=1, high=16,
                        unused_with="weights")
     slopes: str = param("", "ALiBi slopes: one for every head, or one per head (empty: the paper's "
-                        "2^(-8/h), 2^(-16/h), ...)")
+                        "2^(-8/h), 2^(-16/h), ...)", kind="numbers")
     shift: int = param(10, "how far both positions move in the shift test", low=1, high=MAX_SHIFT)
     seed: int = seed_param(0, "seed of the random weights and token embeddings", unused_with="weights")
     weights: str = param("", "a checkpoint ('tiny', shipped, or a path): its token embeddings, layer 0 and learned "

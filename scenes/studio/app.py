@@ -22,7 +22,6 @@ import threading
 from pathlib import Path
 from typing import Any
 
-import click
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
@@ -32,7 +31,8 @@ from starlette.staticfiles import StaticFiles
 from scenes import load_topics
 from scenes.pipeline import api
 from scenes.pipeline.manifest import srt_to_vtt
-from scenes.pipeline.render_job import FORMATS, PROJECT, QUALITIES, THEME_NAMES
+from scenes.pipeline.options import flags
+from scenes.pipeline.render_job import PROJECT
 
 from . import frames as step_frames
 from . import lessons
@@ -41,8 +41,7 @@ from .safety import Guard, Refused, safe_file
 
 STATIC = Path(__file__).with_name("static")
 STORYBOARDS = PROJECT / "docs" / "img"
-FIELDS = ("topic", "params", "quality", "voice", "format", "theme", "sections", "gif_width", "script", "captions",
-          "export", "frames")
+FIELDS = ("topic", "params", *(f.name for f in flags("studio")), "script", "captions", "export", "frames")
 EXPORTS = ("deck", "pptx")
 
 
@@ -51,25 +50,6 @@ def topics_json(topics: dict) -> list[dict[str, Any]]:
     return [{"slug": slug, "description": t.description, "flags": api.flag_rows(t),
              "storyboard": f"/storyboard/{slug}.png" if (STORYBOARDS / f"{slug}_storyboard.png").is_file() else None}
             for slug, t in topics.items()]
-
-
-OPTION_TYPES = {  # the render flags' click types and names, as render.py declares them
-    "quality": ("'-q' / '--quality'", click.Choice(list(QUALITIES))),
-    "format": ("'--format'", click.Choice(list(FORMATS))),
-    "theme": ("'--theme'", click.Choice(list(THEME_NAMES))),
-    "gif_width": ("'--gif-width'", click.IntRange(64, 3840)),
-}
-
-
-def flag_value(name: str, value: Any) -> Any:
-    """A render flag's value checked by the click type render.py gives it (None: its default)."""
-    if value is None:
-        return None
-    label, kind = OPTION_TYPES[name]
-    try:
-        return kind.convert(value, None, None)
-    except click.BadParameter as err:
-        raise api.RenderError(f"Invalid value for {label}: {err.message}") from None
 
 
 def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
@@ -88,13 +68,9 @@ def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
     if not isinstance(values, dict):
         raise api.RenderError("\"params\" must be an object of flags, e.g. {\"wo\": \"identity\"}")
     values = {k.removeprefix("--").replace("-", "_"): v for k, v in values.items()}
-    options = {"quality": flag_value("quality", body.get("quality") or "preview"), "voice": bool(body.get("voice")),
-               "format": flag_value("format", body.get("format")), "theme": flag_value("theme", body.get("theme")),
-               "sections": bool(body.get("sections")) or export is not None,
-               "width": flag_value("gif_width", body.get("gif_width"))}
+    options = {f.name: body[f.name] for f in flags("studio") if body.get(f.name) is not None}
     if export is not None:
-        options["format"] = "mp4"
-    options["theme"] = options["theme"] or "dark"
+        options.update(format="mp4", sections=True)
     opts = api.make_options(out=out, **options)
     params = api.make_params(topic, values)
     script_path = None
@@ -102,14 +78,22 @@ def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
         script_path = script_file(topic, params, body.get("script") or {}, out, body.get("captions"))
         opts = api.with_script(topic, params, opts, script_path)
     checked = {name: getattr(params, name) for name in values}
-    request = {"topic": topic.slug, "params": checked, "export": export, "frames": bool(body.get("frames")),
-               "options": {k: v for k, v in options.items() if v is not None},
+    request = {"topic": topic.slug, "params": checked, "export": export, "frames": frames_asked(body),
+               "options": {f.name: getattr(opts, f.name) for f in flags("studio")},
                "script": None if script_path is None else str(script_path)}
     key = hashlib.sha256(json.dumps([request, dataclasses.asdict(params)], sort_keys=True,
                                     default=str).encode()).hexdigest()
     shown = None if script_path is None else script_path.relative_to(out.absolute())
     command = api.command_line(topic, params, opts, script=shown and Path(out) / shown)
     return request, key, command
+
+
+def frames_asked(body: dict) -> bool:
+    """The request's ``frames`` switch (JSON true or false; absent: false)."""
+    value = body.get("frames", False)
+    if not isinstance(value, bool):
+        raise api.RenderError(f"frames must be true or false; got {value!r}"[:120])
+    return value
 
 
 def script_file(topic: Any, params: Any, texts: Any, out: Path, captions: Any = None) -> Path:

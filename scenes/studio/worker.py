@@ -115,19 +115,19 @@ def render(request: dict, emit: Emit) -> None:
 
 def export(kind: str, out: Path, manifest: Any) -> str:
     """A reveal.js deck (zipped, to download) or a pptx of a render made with its sections."""
-    from scenes.pipeline import exports
+    from scenes.pipeline import exports, slides
     from scenes.pipeline.fsutil import atomic_path
 
     renders = [(manifest, exports.section_clips(out, manifest))]
-    name = f"{manifest.name}_deck"
     if kind == "pptx":
         dst = out / f"{manifest.name}_pptx" / f"{manifest.name}.pptx"
-        dst.parent.mkdir(parents=True, exist_ok=True)
-        return str(Path(exports.write_pptx(renders, dst)).relative_to(out))
+        slides.build(renders, slides.Slides(pptx=dst), out / ".cache")
+        return str(dst.relative_to(out))
     offline = exports.find_reveal_js() is not None  # the deck then opens with no network too
-    index = exports.build_deck(renders, out / name, title=f"tblock: {manifest.topic}", offline=offline,
-                               cache=out / ".cache")
-    return str(zipped(Path(index).parent, out / f"{name}.zip", atomic_path).relative_to(out))
+    deck = out / f"{manifest.name}_deck"
+    slides.build(renders, slides.Slides(deck=deck), out / ".cache",
+                 slides.Look(title=f"tblock: {manifest.topic}", offline=offline))
+    return str(zipped(deck, out / f"{deck.name}.zip", atomic_path).relative_to(out))
 
 
 def zipped(folder: Path, dst: Path, atomic_path: Any) -> Path:

@@ -8,10 +8,10 @@ from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
+from ..options import GIF_WIDTH
 from .alpha import to_alpha_webm
 from .video_info import ExportError, _frame_rate
 
-GIF_WIDTH = 640        # pixels: fits a slide column; height follows the video's aspect
 GIF_MAX_FPS = 15       # GIF delays are centiseconds and browsers slow down faster GIFs
 
 

@@ -67,12 +67,19 @@ const Studio = (() => {
     return el("div", { className: "row" }, el("label", { htmlFor: id, textContent: cliName }), input, meta);
   }
 
+  // a number field's text as a JSON number when it reads as one (the server refuses the rest in its own words)
+  function typed(flag, value) {
+    const number = Number(value);
+    return (flag.type === "int" || flag.type === "float") && value.trim() !== "" && Number.isFinite(number)
+      ? number : value;
+  }
+
   function params() {
     const values = {};
     for (const flag of page.flags) {
       const input = $(`f-${flag.name}`);
       const value = flag.type === "bool" ? input.checked : input.value;
-      if (flag.type === "bool" ? value !== flag.default : value !== String(flag.default)) values[flag.name] = value;
+      if (flag.type === "bool" ? value !== flag.default : value !== String(flag.default)) values[flag.name] = typed(flag, value);
     }
     return values;
   }

@@ -1,0 +1,177 @@
+"""One rule for a flag's value, whatever door it comes through.
+
+A flag is a dataclass field made with :func:`scenes.kit.param` (a topic's ``Params``) or declared
+in ``scenes.pipeline.options.RenderOptions``. The command line hands over text, the Python API,
+the studio's JSON and lesson files hand over values; both go through :func:`checked`, so a value
+is converted, checked and refused with the same one line at every door:
+
+- a switch takes ``True`` or ``False`` only (``"false"`` and ``0`` are refused);
+- a whole number takes an int (or a float with nothing after the point), never a bool, and no
+  float is truncated;
+- a number takes an int or a float, finite;
+- a list of words takes a list of texts, a list of numbers a list of ints or floats, either of them
+  also one comma-separated text (the command line's form);
+- a text, a choice or a path takes a text (a path also a ``pathlib.Path``);
+- ``None`` stands for the default wherever the default is ``None``.
+
+Example::
+
+    >>> from scenes.bank.params import Params
+    >>> f = field_named(Params, "depth")
+    >>> checked(f, 6), parsed(f, "6")
+    (6, 6)
+    >>> checked(f, 6.7)
+    Traceback (most recent call last):
+    scenes.kit.values.BadValue: --depth must be a whole number; got 6.7
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+import os
+from pathlib import Path
+from typing import Any
+
+ECHO_MAX = 40  # characters of a refused value echoed back in a message
+KINDS = ("switch", "whole", "number", "words", "numbers", "text", "choice", "path")
+SPELLED = {"switch": "true or false", "whole": "a whole number", "number": "a number",
+           "words": "a list of words or one comma-separated text",
+           "numbers": "a list of numbers or one comma-separated text", "text": "a text", "choice": "a text",
+           "path": "a path (a text)"}
+
+
+class BadValue(ValueError):
+    """A value a flag cannot take: one line, ``--flag must be ...; got ...``."""
+
+
+def flag_of(name: str) -> str:
+    """A field's flag: ``d_model`` -> ``--d-model``."""
+    return "--" + name.replace("_", "-")
+
+
+def field_named(cls: type, name: str) -> dataclasses.Field:
+    """The dataclass field ``name`` of ``cls``."""
+    return {f.name: f for f in dataclasses.fields(cls)}[name]
+
+
+def shown(value: Any) -> str:
+    """A value as a message echoes it: ``'text'``, ``6.7``, ``True``; long ones cut with their length."""
+    text = repr(value) if isinstance(value, str | list | tuple | dict) else str(value)
+    if len(text) <= ECHO_MAX:
+        return text
+    size = f"{len(value):,} characters" if isinstance(value, str) else f"{len(text):,} characters written out"
+    return f"{text[:ECHO_MAX]}… ({size})"
+
+
+def kind_of(f: dataclasses.Field) -> str:
+    """The field's kind (one of :data:`KINDS`): declared in its metadata, else read off its default."""
+    declared = f.metadata.get("kind")
+    if declared:
+        return declared
+    default = f.default
+    if isinstance(default, bool):
+        return "switch"
+    if isinstance(default, int):
+        return "whole"
+    if isinstance(default, float):
+        return "number"
+    if isinstance(default, Path):
+        return "path"
+    return "choice" if f.metadata.get("choices") else "text"
+
+
+def refusal(f: dataclasses.Field, problem: str, value: Any) -> BadValue:
+    """``--flag PROBLEM; got VALUE`` as a :class:`BadValue`."""
+    return BadValue(f"{flag_of(f.name)} {problem}; got {shown(value)}")
+
+
+def checked(f: dataclasses.Field, value: Any) -> Any:
+    """``value`` (from the API, JSON or TOML) as field ``f`` holds it, its type and range checked;
+    :class:`BadValue` otherwise."""
+    if value is None and f.default is None:
+        return None
+    kind = kind_of(f)
+    value = _typed(f, kind, value)
+    check_range(f, value)
+    return value
+
+
+def parsed(f: dataclasses.Field, text: str) -> Any:
+    """The command line's ``text`` for field ``f``, read as :func:`checked` reads a value."""
+    kind = kind_of(f)
+    if kind in ("whole", "number"):
+        return checked(f, _number(f, kind, text))
+    if kind == "switch":
+        spelled = {"true": True, "false": False}.get(text.strip().lower())
+        if spelled is None:
+            raise refusal(f, "must be true or false", text)
+        return spelled
+    return checked(f, text)
+
+
+def _number(f: dataclasses.Field, kind: str, text: str) -> int | float:
+    try:
+        return int(text)
+    except ValueError:
+        pass
+    try:
+        return float(text)
+    except ValueError:
+        raise refusal(f, f"must be {SPELLED[kind]}", text) from None
+
+
+def _typed(f: dataclasses.Field, kind: str, value: Any) -> Any:
+    """``value`` of the kind's type (a list of words joined by commas), or :class:`BadValue`."""
+    if kind == "switch":
+        if not isinstance(value, bool):
+            raise refusal(f, "must be true or false", value)
+        return value
+    if kind in ("whole", "number"):
+        return _numeric(f, kind, value)
+    if kind == "words" and isinstance(value, list | tuple) and all(isinstance(w, str) for w in value):
+        return ",".join(w.strip() for w in value)
+    if kind == "numbers" and isinstance(value, list | tuple) and all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value):
+        return ",".join(str(v) for v in value)
+    if kind == "path" and isinstance(value, os.PathLike):
+        value = os.fspath(value)
+    if not isinstance(value, str):
+        raise refusal(f, f"must be {SPELLED[kind]}", value)
+    if kind == "path":
+        if not value.strip():
+            raise refusal(f, "must not be empty; give a path", value)
+        return Path(value)
+    return value
+
+
+def _numeric(f: dataclasses.Field, kind: str, value: Any) -> int | float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise refusal(f, f"must be {SPELLED[kind]}", value)
+    if not math.isfinite(value):
+        raise refusal(f, "must be a finite number", value)
+    if kind == "number":
+        return float(value)
+    if isinstance(value, float) and not value.is_integer():
+        raise refusal(f, "must be a whole number", value)
+    return int(value)
+
+
+def check_range(f: dataclasses.Field, value: Any) -> None:
+    """:class:`BadValue` when ``value`` is outside the field's choices or range."""
+    meta = f.metadata
+    if value is None:
+        return
+    if meta.get("choices") and value not in meta["choices"]:
+        raise refusal(f, f"must be one of {', '.join(meta['choices'])}", value)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise refusal(f, "must be a finite number", value)
+    low, high = meta.get("low"), meta.get("high")
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        return
+    if low is not None and high is not None and not low <= value <= high:
+        raise refusal(f, f"must be between {low:g} and {high:g}", value)
+    if low is not None and value < low:
+        raise refusal(f, f"must be at least {low:g}", value)
+    if high is not None and value > high:
+        raise refusal(f, f"must be at most {high:g}", value)

@@ -1,0 +1,80 @@
+"""Output names: a render's base name says which settings differ from the defaults, so variants
+never overwrite each other (``bank_depth-6_no-residual_high``)."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from typing import Any
+
+from .options import RenderOptions
+
+
+def output_name(slug: str, params: Any, opts: RenderOptions) -> str:
+    """The base name: ``--name``, else the slug plus a readable suffix for every setting that
+    differs from the defaults (parameters, quality, format, GIF width, theme, alpha, captions),
+    so variants never overwrite each other. A still and a video of one name have separate
+    manifests (``<name>.png.json``, ``<name>.json``)."""
+    if opts.name:
+        return opts.name
+    parts = [_suffix_part(key, value) for key, value in params.changed().items()]
+    if opts.quality != "preview":
+        parts.append(opts.quality)
+    if not opts.last_frame and not opts.transparent and opts.format != "mp4":
+        parts.append(opts.format)  # with --transparent both webm and mov are written
+    if opts.gif_width is not None:
+        parts.append(f"w{opts.gif_width}")
+    if opts.theme != "dark":
+        parts.append(opts.theme)
+    if opts.transparent:
+        parts.append("alpha")
+    if opts.burn_captions:
+        parts.append("captioned")
+    if opts.voice:
+        parts.append("voice")
+    if not parts:
+        return slug
+    suffix = "_".join(parts)
+    if len(suffix) > MAX_SUFFIX:
+        suffix = shortened(parts, suffix)
+    return f"{slug}_{suffix}"
+
+
+MAX_SUFFIX = 48  # characters of settings in a default name; longer ones are cut, plus a hash of the whole
+PART_CUT = 24  # characters kept of one setting when the suffix is cut
+
+
+def shortened(parts: list[str], suffix: str) -> str:
+    """A suffix of at most ``MAX_SUFFIX`` characters that still reads: the settings in order, each cut
+    at a word to what room is left (``PART_CUT`` at most), then a short hash of the whole suffix, so
+    distinct settings keep distinct names: ``weights-tiny_layer-1_text-the-cat-sees_f4838a``."""
+    digest = hashlib.sha1(suffix.encode("utf-8", "surrogateescape")).hexdigest()[:6]
+    kept: list[str] = []
+    for part in parts:
+        room = min(PART_CUT, MAX_SUFFIX - len(digest) - 1 - sum(len(k) + 1 for k in kept))
+        if len(part) > room:
+            cut = part[:room + 1]
+            part = cut[:cut.rfind("-")] if cut.rfind("-") > 0 else ""
+        if len(part) < 3:
+            break
+        kept.append(part)
+    return "_".join([*kept, digest])
+
+
+PLAIN = re.compile(r"[A-Za-z0-9.,-]+")  # values shown as they are, commas as "+"
+
+
+def _suffix_part(key: str, value: Any) -> str:
+    """``key-value`` in plain ASCII. A plain value reads as it is (commas become ``+``, a
+    character plain values never contain, so the mapping is one-to-one); any other value
+    (non-ASCII, spaces, other punctuation) gets a short hash of its text, so distinct values
+    always give distinct names: ``tokens-the+cat``, ``tokens-3f2a9c``, ``tokens-a-b-7d01e4``."""
+    key = key.replace("_", "-")
+    if isinstance(value, bool):
+        return key if value else f"no-{key}"
+    text = str(value)
+    if PLAIN.fullmatch(text):
+        return f"{key}-{text.replace(',', '+')}"
+    kept = re.sub(r"[^A-Za-z0-9.-]+", "-", text).strip("-")
+    digest = hashlib.sha1(text.encode("utf-8", "surrogateescape")).hexdigest()[:6]
+    return f"{key}-{kept}-{digest}" if kept else f"{key}-{digest}"
