@@ -53,7 +53,7 @@ BAD = [  # (file text or None for a missing file, what the one line must say)
     ('[[clip]]\nflags = { depth = 2 }\n', "{path}: clip 1: topic is missing"),
     (CLIP.format(topic="bank") + 'colour = "red"\n', "{path}: clip 1 (bank): unknown key 'colour'"),
     (CLIP.format(topic="residual") + 'flags = { wox = "negate" }\n',
-     "{path}: clip 1 (residual): flags.wox: residual has no flag '--wox'; did you mean 'wo'?"),
+     "{path}: clip 1 (residual): flags.wox: No such option '--wox'; did you mean '--wo'?"),
     (CLIP.format(topic="residual") + 'flags = { wo = "flip" }\n',
      "{path}: clip 1 (residual): flags.wo: --wo must be one of identity, negate, both; got 'flip'"),
     (CLIP.format(topic="bank") + 'flags = { depth = 40 }\n',

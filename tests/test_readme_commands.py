@@ -75,7 +75,8 @@ def test_every_command_in_the_docs_parses(doc, line):
 
 
 @pytest.mark.parametrize("line, message", [("residual --tokens 3", "No such option"), ("nosuch", "unknown topic"),
-                                           ("residual -q 8k", "must be one of"), ("heads --words", "requires an argument")])
+                                           ("residual -q 8k", "must be one of"),
+                                           ("heads --words", "requires an argument")])
 def test_a_wrong_command_does_not_parse(line, message):
     with pytest.raises(click.UsageError, match=message):
         dry_parse(shlex.split(line))

@@ -54,6 +54,12 @@ def did_you_mean(word: str, choices: list[str]) -> str:
     return f"; did you mean {close[0]!r}?" if close else ""
 
 
+def no_such_option(name: str, known: list[str]) -> str:
+    """``No such option '--depht'; did you mean '--depth'?`` for a name that is none of ``known``."""
+    flag = flag_of(name)
+    return f"No such option {flag!r}{did_you_mean(flag, [flag_of(n) for n in known])}"
+
+
 def unknown_topic(name: str, slugs: list[str]) -> RenderError:
     """The error for a topic that does not exist, with the closest name."""
     return RenderError(f"unknown topic {name!r} (`python render.py list` shows the topics)"
@@ -136,8 +142,7 @@ def make_params(topic: Any, values: dict, given: set[str] | None = None) -> Any:
     fields = {f.name: f for f in dataclasses.fields(topic.Params)}
     for name in values:
         if name not in fields:
-            flag = flag_of(name)
-            raise RenderError(f"No such option {flag!r}{did_you_mean(flag, [flag_of(n) for n in fields])}")
+            raise RenderError(no_such_option(name, list(fields)))
     checked = {name: checked_value(fields[name], value) for name, value in values.items()}
     refuse_unused(topic, checked, set(values) if given is None else given)
     try:
@@ -164,9 +169,7 @@ def split_values(topic: Any, values: dict[str, Any]) -> tuple[dict[str, Any], di
     params = {k: v for k, v in values.items() if k not in options}
     for name in params:
         if name not in fields:
-            flag = flag_of(name)
-            known = [flag_of(n) for n in [*fields, *OPTION_FIELDS]]
-            raise RenderError(f"No such option {flag!r}{did_you_mean(flag, known)}")
+            raise RenderError(no_such_option(name, [*fields, *OPTION_FIELDS]))
     return options, params
 
 

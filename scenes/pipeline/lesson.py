@@ -196,8 +196,7 @@ def _params(topic: Any, flags: Any, where: str) -> Any:
     for key, value in flags.items():
         name = key.replace("-", "_")
         if name not in fields:
-            raise LessonError(f"{where}: flags.{key}: {topic.slug} has no flag {api.flag_of(name)!r}"
-                              f"{api.did_you_mean(name, list(fields))} (`python render.py show {topic.slug}`)")
+            raise LessonError(f"{where}: flags.{key}: {api.no_such_option(name, list(fields))}")
         values[name] = _value(fields[name], value, f"{where}: flags.{key}")
     try:
         return api.make_params(topic, values)

@@ -1,0 +1,108 @@
+"""One door, one rule: a table of bad values goes through the command line, the Python API, the
+studio's JSON and a lesson file, and each door refuses it with the same line, before anything renders.
+
+A row names the topic, the option (a Params field or a render option), the value as the API, JSON and
+TOML give it, the command line's text for it (None: the command line cannot say it, e.g. a text for a
+switch), and the one line every door must print."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+import scenes
+from scenes.cli import one_line
+from scenes.pipeline import api
+from scenes.pipeline.lesson import LessonError, load
+from scenes.studio.app import make_app
+
+HOST, PORT = "127.0.0.1", 8765
+LESSON_OPTIONS = ("quality", "theme", "voice", "burn_captions")  # the render options a lesson file sets
+STUDIO_OPTIONS = ("quality", "format", "gif_width", "sections", "theme", "voice")
+
+BAD = [  # (case, topic, name, value, command-line text, the line)
+    ("wrong type", "bank", "depth", "six", "six", "--depth must be a whole number; got 'six'"),
+    ("float for int", "bank", "depth", 6.7, "6.7", "--depth must be a whole number; got 6.7"),
+    ("bool for int", "bank", "depth", True, None, "--depth must be a whole number; got True"),
+    ("text for bool", "bank", "residual", "false", None, "--residual must be true or false; got 'false'"),
+    ("out of range", "bank", "depth", 40, "40", "--depth must be between 1 and 12; got 40"),
+    ("float out of range", "heads", "scale_wo", 7.5, "7.5", "--scale-wo must be between -3 and 3; got 7.5"),
+    ("unknown choice", "residual", "wo", "flip", "flip", "--wo must be one of identity, negate, both; got 'flip'"),
+    ("unknown name", "bank", "depht", 6, "6", "No such option '--depht'; did you mean '--depth'?"),
+    ("list for a text", "residual", "quality", ["high"], None,
+     "--quality must be a text; got ['high']"),
+    ("number for a list of words", "heads", "words", 3, None,
+     "--words must be a list of words or one comma-separated text; got 3"),
+    ("option out of its choices", "residual", "quality", "8k", "8k",
+     "--quality must be one of preview, medium, high, 4k; got '8k'"),
+    ("text for an option's switch", "residual", "voice", "false", None, "--voice must be true or false; got 'false'"),
+    ("option out of range", "residual", "gif_width", 5, "5", "--gif-width must be between 64 and 3840; got 5"),
+    ("long value cut", "bank", "depth", "x" * 50_000, "x" * 50_000,
+     "--depth must be a whole number; got 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… (50,000 characters)"),
+]
+IDS = [row[0] for row in BAD]
+OPTIONS = {"quality", "format", "gif_width", "sections", "theme", "voice"}
+
+
+def test_the_api_refuses_with_the_line(tmp_path, monkeypatch):
+    monkeypatch.setattr(api, "render_or_skip", lambda *a, **k: pytest.fail("rendered despite bad input"))
+    for case, topic, name, value, _, line in BAD:
+        with pytest.raises(api.RenderError) as caught:
+            scenes.render(topic, out=tmp_path, **{name: value})
+        assert str(caught.value) == line, case
+
+
+@pytest.mark.parametrize("case, topic, name, value, text, line", [row for row in BAD if row[4] is not None], ids=[
+    row[0] for row in BAD if row[4] is not None])
+def test_the_command_line_refuses_with_the_line(cli, tmp_path, case, topic, name, value, text, line):
+    flag = "--" + name.replace("_", "-")
+    extra = ("--format", "gif") if name == "gif_width" else ()
+    result = cli(topic, flag, text, *extra, "--out", tmp_path)
+    assert result.exit_code == 2
+    assert result.output == one_line(line, f"render.py {topic}") + "\n"
+    assert not any(tmp_path.iterdir())
+
+
+def test_the_studio_refuses_with_the_line(tmp_path):
+    client = TestClient(make_app(tmp_path / "out", host=HOST, port=PORT), base_url=f"http://{HOST}:{PORT}")
+    for case, topic, name, value, _, line in BAD:
+        body = {"topic": topic, **({name: value} if name in OPTIONS else {"params": {name: value}})}
+        answer = client.post("/api/check", content=json.dumps(body), headers={"content-type": "application/json"})
+        assert answer.status_code == 400, case
+        assert answer.json()["error"] == line, case
+
+
+def test_a_lesson_file_refuses_with_the_line(tmp_path):
+    for case, topic, name, value, _, line in BAD:
+        if name in OPTIONS and name not in LESSON_OPTIONS:
+            continue  # not a lesson's key: the lesson refuses the key itself (test_lesson.py)
+        path = tmp_path / "lesson.toml"
+        top, flags = (f"{name} = {toml(value)}\n", "") if name in LESSON_OPTIONS else ("", f"flags = {{ {name} = "
+                                                                                           f"{toml(value)} }}\n")
+        path.write_text(f'{top}[[clip]]\ntopic = "{topic}"\n{flags}')
+        with pytest.raises(LessonError) as caught:
+            load(path)
+        where = f"{path}: " if name in LESSON_OPTIONS else f"{path}: clip 1 ({topic}): flags.{name}: "
+        assert str(caught.value) == where + line, case
+
+
+def toml(value: object) -> str:
+    """``value`` written as TOML."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    return json.dumps(value)
+
+
+def test_every_door_takes_a_list_of_words_as_a_list(tmp_path):
+    topic = api.topic_named("heads")
+    assert api.make_params(topic, {"words": ["the", "cat"]}).words == "the,cat"
+    path: Path = tmp_path / "lesson.toml"
+    path.write_text('[[clip]]\ntopic = "heads"\nflags = { words = ["the", "cat"] }\n')
+    assert load(path).clips[0].params.words == "the,cat"
+    client = TestClient(make_app(tmp_path / "out", host=HOST, port=PORT), base_url=f"http://{HOST}:{PORT}")
+    answer = client.post("/api/check", json={"topic": "heads", "params": {"words": ["the", "cat"]}})
+    assert answer.status_code == 200, answer.text
+    assert "--words the,cat" in answer.json()["command"]
