@@ -181,24 +181,24 @@ def render_heads(cli, out_dir):
     return run
 
 
-def check_numbers(numbers: dict, world, receiver: int, shown: int, places: float | None) -> None:
+def check_numbers(drawn: dict, world, receiver: int, shown: int, places: float | None) -> None:
     """The manifest's tracked numbers (what the parts display) against the head written out by hand.
 
     ``places``: the vectors print that many decimals (toy), or None when they are strips (exact values)."""
     hand = by_hand(world, receiver)
     atol = 0.5 * 10.0 ** -places + 1e-12 if places else 1e-9
-    np.testing.assert_allclose(numbers["pattern"], 100 * hand["pattern"][:shown], atol=0.05 + 1e-12)
-    np.testing.assert_allclose(numbers["z"], hand["z"][:shown],
+    np.testing.assert_allclose(drawn["pattern"], 100 * hand["pattern"][:shown], atol=0.05 + 1e-12)
+    np.testing.assert_allclose(drawn["z"], hand["z"][:shown],
                                atol=atol if world.cfg.d_head <= 2 else 1e-9)
-    np.testing.assert_allclose(numbers["result"], hand["result"][:shown], atol=atol)
-    np.testing.assert_allclose(numbers["result_norm"], np.linalg.norm(hand["result"][:shown], axis=-1),
+    np.testing.assert_allclose(drawn["result"], hand["result"][:shown], atol=atol)
+    np.testing.assert_allclose(drawn["result_norm"], np.linalg.norm(hand["result"][:shown], axis=-1),
                                atol=0.005 + 1e-12)
-    np.testing.assert_allclose(numbers["attn_out"], hand["attn_out"], atol=atol)
-    np.testing.assert_allclose(numbers["attn_out_norm"], [np.linalg.norm(hand["attn_out"])], atol=0.005 + 1e-12)
-    np.testing.assert_allclose(numbers["resid_pre"], hand["resid_pre"], atol=atol)
-    np.testing.assert_allclose(numbers["resid_mid"], hand["resid_mid"], atol=atol)
-    assert numbers["concat_difference"] < 1e-12
-    assert numbers["concat_difference_shown"] == "< 10⁻¹²"  # what the screen prints, beside the raw value
+    np.testing.assert_allclose(drawn["attn_out"], hand["attn_out"], atol=atol)
+    np.testing.assert_allclose(drawn["attn_out_norm"], [np.linalg.norm(hand["attn_out"])], atol=0.005 + 1e-12)
+    np.testing.assert_allclose(drawn["resid_pre"], hand["resid_pre"], atol=atol)
+    np.testing.assert_allclose(drawn["resid_mid"], hand["resid_mid"], atol=atol)
+    assert drawn["concat_difference"] < 1e-12
+    assert drawn["concat_difference_shown"] == "< 10⁻¹²"  # what the screen prints, beside the raw value
 
 
 @pytest.mark.render
@@ -207,9 +207,9 @@ def test_toy_video_srt_manifest_and_numbers(render_heads, out_dir):
     assert result.exit_code == 0, result.output
     for ext in ("mp4", "srt", "json"):
         assert (out_dir / "heads" / f"toy.{ext}").stat().st_size > 0
-    numbers = manifest["numbers"]
-    assert numbers["position"] == 3 and numbers["token"] == "tower"
-    check_numbers(numbers, heads_world(4, 2, 2, TOKENS, seed=0, mask="causal"), receiver=2, shown=2, places=2)
+    drawn = manifest["numbers"]
+    assert drawn["position"] == 3 and drawn["token"] == "tower"
+    check_numbers(drawn, heads_world(4, 2, 2, TOKENS, seed=0, mask="causal"), receiver=2, shown=2, places=2)
     assert "changed" not in numbers and "change_wo" not in [s["name"] for s in manifest["steps"]]
     srt = (out_dir / "heads" / "toy.srt").read_text()
     assert srt.count(" --> ") == len(manifest["steps"]) == 8
@@ -221,14 +221,14 @@ def test_model_scale_last_frame_numbers_and_the_old_receiver_flag(render_heads, 
     assert result.exit_code == 0, result.output
     assert "note: --receiver is now --position" in result.output and "using --position 2" in result.output
     assert (out_dir / "heads" / "model.png").stat().st_size > 0
-    numbers = manifest["numbers"]
+    drawn = manifest["numbers"]
     world = heads_world(768, 12, 64, TOKENS, seed=0, mask="full")
-    check_numbers(numbers, world, receiver=1, shown=3, places=None)
+    check_numbers(drawn, world, receiver=1, shown=3, places=None)
     hand = by_hand(world, 1)
-    assert numbers["folded_heads"] == 9 and numbers["write_rank"] == [64, 64, 64]
-    np.testing.assert_allclose(numbers["folded_result_norm"],
+    assert drawn["folded_heads"] == 9 and drawn["write_rank"] == [64, 64, 64]
+    np.testing.assert_allclose(drawn["folded_result_norm"],
                                [np.linalg.norm(hand["result"][3:].sum(0))], atol=0.005 + 1e-12)
-    changed = numbers["changed"]  # head 0's W_O times -1: its contribution flips, the weights stay
+    changed = drawn["changed"]  # head 0's W_O times -1: its contribution flips, the weights stay
     np.testing.assert_allclose(changed["pattern"], hand["pattern"][0], atol=1e-12)
     np.testing.assert_allclose(changed["result"], -hand["result"][0], atol=1e-9)
     np.testing.assert_allclose(changed["attn_out"], hand["attn_out"] - 2 * hand["result"][0], atol=1e-9)

@@ -137,11 +137,11 @@ def test_trained_last_frame_and_manifest(cli, tmp_path):
                  "--last-frame")
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "heads" / "tiny.png.json").read_text())
-    numbers = manifest["numbers"]
-    assert numbers["checkpoint"] == "tiny" and numbers["layer"] == 1 and numbers["token_ids"] == IDS
-    assert numbers["tokens"] == TEXT.split() and numbers["token"] == "cat"
-    np.testing.assert_allclose(numbers["resid_pre"], X1[-1], atol=1e-5)  # a strip: the exact stream entering layer 1
-    np.testing.assert_allclose(numbers["pattern"], 100 * A1[:3, -1], atol=1e-4)  # the shown heads' rows
+    drawn = manifest["numbers"]
+    assert drawn["checkpoint"] == "tiny" and drawn["layer"] == 1 and drawn["token_ids"] == IDS
+    assert drawn["tokens"] == TEXT.split() and drawn["token"] == "cat"
+    np.testing.assert_allclose(drawn["resid_pre"], X1[-1], atol=1e-5)  # a strip: the exact stream entering layer 1
+    np.testing.assert_allclose(drawn["pattern"], 100 * A1[:3, -1], atol=1e-4)  # the shown heads' rows
     assert "tiny" in manifest["steps"][0]["caption"]
 
 

@@ -132,16 +132,16 @@ def test_video_srt_manifest_and_numbers(render_topic_cli):
     folder = out / "residual"
     for ext in ("mp4", "srt", "json"):
         assert (folder / f"residual.{ext}").stat().st_size > 0
-    numbers = manifest["numbers"]
+    drawn = manifest["numbers"]
     # what the ledger rows and the bars display at the end (4 places, percentages with 2), as the lesson prints
-    assert numbers["pattern"] == [24.83, 50.35, 24.83]  # the bars' percentages
-    assert numbers["resid_pre"] == [1.0, 0.0]
-    assert numbers["z"] == [0.2483, 0.5035]
-    assert numbers["attn_out"] == [-0.2483, 0.5035]
-    assert numbers["resid_mid"] == [0.7517, 0.5035]
-    np.testing.assert_allclose(numbers["runs"]["identity"]["resid_mid"], [1.2483, 0.5035], atol=5e-5)
-    np.testing.assert_allclose(numbers["attn_scores"], [0.0, 1 / math.sqrt(2), 0.0], atol=1e-12)
-    assert numbers["position"] == 3 and numbers["token"] == "tower" and numbers["wo"] == "negate"
+    assert drawn["pattern"] == [24.83, 50.35, 24.83]  # the bars' percentages
+    assert drawn["resid_pre"] == [1.0, 0.0]
+    assert drawn["z"] == [0.2483, 0.5035]
+    assert drawn["attn_out"] == [-0.2483, 0.5035]
+    assert drawn["resid_mid"] == [0.7517, 0.5035]
+    np.testing.assert_allclose(drawn["runs"]["identity"]["resid_mid"], [1.2483, 0.5035], atol=5e-5)
+    np.testing.assert_allclose(drawn["attn_scores"], [0.0, 1 / math.sqrt(2), 0.0], atol=1e-12)
+    assert drawn["position"] == 3 and drawn["token"] == "tower" and drawn["wo"] == "negate"
     assert manifest["duration"] > 5
     srt = (folder / "residual.srt").read_text()
     assert srt.count(" --> ") == len(manifest["steps"]) == 5
