@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scenes.bank.numbers import TRACKED, bank_numbers, bar_heights, folded_terms, follow, terms_total
+from scenes.bank.numbers import TRACKED, bank_numbers, bar_heights, folded_terms, follow, numbers, terms_total
 from scenes.bank.params import MAX_DEPTH, Params, position_of_word
 from scenes.bank.scene import BankScene
 from scenes.bank.script import script
@@ -80,7 +80,7 @@ def test_bank_numbers_follow_the_flag_position_and_both_settings():
     assert TRACKED == (0, 3)  # geographic and bank identity
     np.testing.assert_allclose(nums.map_scale, DRIFT[-1], atol=2e-3)  # the tallest bar: residual on, block 3
     np.testing.assert_allclose(nums.runs[False].bars, OFF_NORM, atol=0.05)
-    assert len(nums.run.blocks[0]["hidden"]) == nums.d_ff
+    assert len(nums.run.blocks[0]["mlp_post"]) == nums.d_ff
     river = bank_numbers(depth=2, residual=False, position=RIVER)
     assert river.token == "river" and not river.residual
     np.testing.assert_allclose(river.x0, [1.0, 0.0, 0.2, 0.0])  # river's embedding: geographic
@@ -105,6 +105,8 @@ def test_position_defaults_to_bank_and_counts_from_one():
     assert Params().position == 0
     assert [position_of_word(w) for w in TOKENS] == [1, 2, 3, 4]
     assert bank_numbers(3, True, 0).token == "by"  # numbers take the 0-based index
+    assert numbers(Params()).token == "bank" and numbers(Params(position=3, depth=2)).token == "river"
+    assert numbers(Params(depth=2)).depth == 2 and not numbers(Params(residual=False)).residual
     for position, word in ((0, "bank"), (1, "by"), (3, "river"), (4, "bank")):
         assert script(Params(position=position))["show_sentence"].caption.startswith(f"We follow '{word}'")
 
@@ -209,8 +211,8 @@ def test_relu_row_fits_the_panel_for_any_width(d_ff):
     """The FFN's width comes from the numbers: d_ff bars share the same row inside the panel."""
     from scenes.bank.parts import PANEL_LEFT, PANEL_RIGHT, BlockPanel
 
-    hidden = np.linspace(0.0, 1.0, d_ff)
-    panel = BlockPanel(3, TOKENS, np.full(4, 0.25), np.zeros(4), hidden, hidden_max=1.0)
+    mlp_post = np.linspace(0.0, 1.0, d_ff)
+    panel = BlockPanel(3, TOKENS, np.full(4, 0.25), np.zeros(4), mlp_post, mlp_post_max=1.0)
     assert len(panel.relu_bars) == d_ff
     assert f"{d_ff} units" in panel.relu_name.original_text
     left, right = panel.relu_bars.get_left()[0], panel.relu_bars.get_right()[0]
@@ -273,12 +275,12 @@ def test_default_shows_the_engine_and_the_lesson(rendered):
     for key, v in nums["deltas"].items():
         close(v, st["terms"][key][RECEIVER], atol=DRAWN)
     panel = nums["panel"]
-    assert len(panel) == 3 and all(len(b["hidden"]) == nums["d_ff"] == 8 for b in panel)
-    for b, shown in enumerate(panel):
-        close(shown["attention"], 100 * st["blocks"][b]["pattern"][0, RECEIVER], atol=0.05 + 1e-9)
-        close(shown["hidden"], st["blocks"][b]["mlp_post"][RECEIVER])
-        close(shown["ffn_read"], st["blocks"][b]["ln2_normalized"][RECEIVER], atol=DRAWN)
-    assert nums["attention_top"] == "river" and panel[0]["attention"][RIVER] >= 50
+    assert len(panel) == 3 and all(len(b["mlp_post"]) == nums["d_ff"] == 8 for b in panel)
+    for b, shown in enumerate(panel):  # the engine's trace keys; the pattern row in percent, as drawn
+        close(shown["pattern"], 100 * st["blocks"][b]["pattern"][0, RECEIVER], atol=0.05 + 1e-9)
+        close(shown["mlp_post"], st["blocks"][b]["mlp_post"][RECEIVER])
+        close(shown["ln2_normalized"], st["blocks"][b]["ln2_normalized"][RECEIVER], atol=DRAWN)
+    assert nums["attention_top"] == "river" and panel[0]["pattern"][RIVER] >= 50
     close(nums["plot"], [[X0[0], X0[3]]] + [[s[0], s[3]] for s in AFTER_BLOCK], atol=0.05)
     sums = nums["sum"]
     assert sums["labels"] == ["x0", "attn 1", "ffn 1", "attn 2", "ffn 2", "attn 3", "ffn 3"]
@@ -300,7 +302,7 @@ def test_old_token_flag_gives_a_notice_and_the_same_video(rendered):
     _, st = bank_stack(4, residual=False)
     for key, v in st["states"].items():
         close(nums["stream"][key], v[RIVER], atol=DRAWN)
-    close(nums["panel"][0]["attention"], 100 * st["blocks"][0]["pattern"][0, RIVER], atol=0.05 + 1e-9)
+    close(nums["panel"][0]["pattern"], 100 * st["blocks"][0]["pattern"][0, RIVER], atol=0.05 + 1e-9)
     for b in range(4):  # every state is only the latest correction: x0 is not in it
         for state, term in ((f"{b}_resid_mid", f"{b}_attn_out"), (f"{b}_resid_post", f"{b}_mlp_out")):
             close(nums["stream"][state], nums["deltas"][term])

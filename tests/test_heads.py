@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scenes.heads.numbers import heads_numbers, receiver_view, running_sums, scale_head_output
+from scenes.heads.numbers import heads_numbers, numbers, receiver_view, running_sums, scale_head_output
 from scenes.heads.params import Params, position_of_receiver
 from scenes.heads.script import script
 from tblock.worlds import embed_tokens, heads_world
@@ -39,8 +39,8 @@ def by_hand(world, i: int) -> dict:
         mixtures.append(a @ v)
         contributions.append(a @ v @ w.W_O[r])
     delta = np.sum(contributions, axis=0) + w.b_O
-    return {"weights": np.array(weights), "mixtures": np.array(mixtures), "contributions": np.array(contributions),
-            "delta": delta, "x": x[i], "y": x[i] + delta}
+    return {"pattern": np.array(weights), "z": np.array(mixtures), "result": np.array(contributions),
+            "attn_out": delta, "resid_pre": x[i], "resid_mid": x[i] + delta}  # the engine's trace keys
 
 
 # -- the numbers (scenes/heads/numbers.py, tblock/worlds/heads.py) ---------------------------
@@ -51,21 +51,28 @@ def test_receiver_view_equals_the_head_written_out_by_hand(d, h, dh, shown, mask
     world = heads_world(d, h, dh, TOKENS, seed=3, mask=mask)
     i = 1
     v, hand = receiver_view(world, receiver=i, shown=shown), by_hand(world, i)
-    np.testing.assert_allclose(v["pattern"], hand["weights"], atol=1e-12)
-    np.testing.assert_allclose(v["z"], hand["mixtures"], atol=1e-10)
-    np.testing.assert_allclose(v["result"], hand["contributions"], atol=1e-10)
-    np.testing.assert_allclose(v["result_norm"], np.linalg.norm(hand["contributions"], axis=-1), atol=1e-10)
-    np.testing.assert_allclose(v["rest"], hand["contributions"][shown:].sum(0), atol=1e-10)
-    np.testing.assert_allclose(v["attn_out"], hand["delta"], atol=1e-10)
-    np.testing.assert_allclose(v["concat"], hand["delta"], atol=1e-10)
-    np.testing.assert_allclose(v["y"], hand["y"], atol=1e-10)
+    np.testing.assert_allclose(v["pattern"], hand["pattern"], atol=1e-12)
+    np.testing.assert_allclose(v["z"], hand["z"], atol=1e-10)
+    np.testing.assert_allclose(v["result"], hand["result"], atol=1e-10)
+    np.testing.assert_allclose(v["result_norm"], np.linalg.norm(hand["result"], axis=-1), atol=1e-10)
+    np.testing.assert_allclose(v["rest"], hand["result"][shown:].sum(0), atol=1e-10)
+    np.testing.assert_allclose(v["attn_out"], hand["attn_out"], atol=1e-10)
+    np.testing.assert_allclose(v["concat"], hand["attn_out"], atol=1e-10)
+    np.testing.assert_allclose(v["resid_pre"], hand["resid_pre"], atol=1e-12)
+    np.testing.assert_allclose(v["resid_mid"], hand["resid_mid"], atol=1e-10)
     assert v["running"].shape == (shown + (shown < h) + 1, d)
-    np.testing.assert_allclose(v["running"][-1], hand["delta"], atol=1e-10)  # b_O is zero here
+    np.testing.assert_allclose(v["running"][-1], hand["attn_out"], atol=1e-10)  # b_O is zero here
     assert v["concat_difference"] < 1e-12 and v["bypass_difference"] == 0.0
     assert np.all(v["write_rank"] <= dh) and v["write_rank"].max() == dh
     if mask == "causal":
         assert v["pattern"][:, i + 1:].sum() == 0.0  # nothing from later positions
     np.testing.assert_allclose(v["pattern"].sum(-1), 1.0)
+
+
+def test_the_entry_point_reads_the_flags():
+    n = numbers(Params(position=2, scale_wo=1.0))
+    assert n.receiver == 1 and n.changed_view is None and n.world.tokens == TOKENS
+    assert numbers(Params()).receiver == 2 and numbers(Params()).changed_view is not None  # 0 = the last; W_O x -1
 
 
 def test_running_sums_start_at_zero():
@@ -146,7 +153,7 @@ def test_every_step_has_a_caption_and_a_speech_without_symbols(params):
 def test_the_script_says_the_engines_numbers():
     lines = script(Params(d_model=16, heads=4, d_head=4, show=3))
     hand = by_hand(heads_world(16, 4, 4, TOKENS, seed=0, mask="causal"), 2)
-    norm = np.linalg.norm(hand["delta"])
+    norm = np.linalg.norm(hand["attn_out"])
     assert f"norm is {norm:.2f}, all 4 heads included" in lines["sum_heads"].caption
     assert "a stream of sixteen coordinates" in lines["show_circuit"].speech
     assert "on the word Eiffel" in lines["show_patterns"].speech or "on the word the" in lines["show_patterns"].speech
@@ -174,24 +181,24 @@ def render_heads(cli, out_dir):
     return run
 
 
-def check_numbers(numbers: dict, world, receiver: int, shown: int, places: float | None) -> None:
+def check_numbers(drawn: dict, world, receiver: int, shown: int, places: float | None) -> None:
     """The manifest's tracked numbers (what the parts display) against the head written out by hand.
 
     ``places``: the vectors print that many decimals (toy), or None when they are strips (exact values)."""
     hand = by_hand(world, receiver)
     atol = 0.5 * 10.0 ** -places + 1e-12 if places else 1e-9
-    np.testing.assert_allclose(numbers["weights"], 100 * hand["weights"][:shown], atol=0.05 + 1e-12)
-    np.testing.assert_allclose(numbers["mixtures"], hand["mixtures"][:shown],
+    np.testing.assert_allclose(drawn["pattern"], 100 * hand["pattern"][:shown], atol=0.05 + 1e-12)
+    np.testing.assert_allclose(drawn["z"], hand["z"][:shown],
                                atol=atol if world.cfg.d_head <= 2 else 1e-9)
-    np.testing.assert_allclose(numbers["contributions"], hand["contributions"][:shown], atol=atol)
-    np.testing.assert_allclose(numbers["contribution_norms"], np.linalg.norm(hand["contributions"][:shown], axis=-1),
+    np.testing.assert_allclose(drawn["result"], hand["result"][:shown], atol=atol)
+    np.testing.assert_allclose(drawn["result_norm"], np.linalg.norm(hand["result"][:shown], axis=-1),
                                atol=0.005 + 1e-12)
-    np.testing.assert_allclose(numbers["delta"], hand["delta"], atol=atol)
-    np.testing.assert_allclose(numbers["delta_norm"], [np.linalg.norm(hand["delta"])], atol=0.005 + 1e-12)
-    np.testing.assert_allclose(numbers["x"], hand["x"], atol=atol)
-    np.testing.assert_allclose(numbers["y"], hand["y"], atol=atol)
-    assert numbers["concat_difference"] < 1e-12
-    assert numbers["concat_difference_shown"] == "< 10⁻¹²"  # what the screen prints, beside the raw value
+    np.testing.assert_allclose(drawn["attn_out"], hand["attn_out"], atol=atol)
+    np.testing.assert_allclose(drawn["attn_out_norm"], [np.linalg.norm(hand["attn_out"])], atol=0.005 + 1e-12)
+    np.testing.assert_allclose(drawn["resid_pre"], hand["resid_pre"], atol=atol)
+    np.testing.assert_allclose(drawn["resid_mid"], hand["resid_mid"], atol=atol)
+    assert drawn["concat_difference"] < 1e-12
+    assert drawn["concat_difference_shown"] == "< 10⁻¹²"  # what the screen prints, beside the raw value
 
 
 @pytest.mark.render
@@ -200,9 +207,9 @@ def test_toy_video_srt_manifest_and_numbers(render_heads, out_dir):
     assert result.exit_code == 0, result.output
     for ext in ("mp4", "srt", "json"):
         assert (out_dir / "heads" / f"toy.{ext}").stat().st_size > 0
-    numbers = manifest["numbers"]
-    assert numbers["position"] == 3 and numbers["token"] == "tower"
-    check_numbers(numbers, heads_world(4, 2, 2, TOKENS, seed=0, mask="causal"), receiver=2, shown=2, places=2)
+    drawn = manifest["numbers"]
+    assert drawn["position"] == 3 and drawn["token"] == "tower"
+    check_numbers(drawn, heads_world(4, 2, 2, TOKENS, seed=0, mask="causal"), receiver=2, shown=2, places=2)
     assert "changed" not in numbers and "change_wo" not in [s["name"] for s in manifest["steps"]]
     srt = (out_dir / "heads" / "toy.srt").read_text()
     assert srt.count(" --> ") == len(manifest["steps"]) == 8
@@ -214,17 +221,17 @@ def test_model_scale_last_frame_numbers_and_the_old_receiver_flag(render_heads, 
     assert result.exit_code == 0, result.output
     assert "note: --receiver is now --position" in result.output and "using --position 2" in result.output
     assert (out_dir / "heads" / "model.png").stat().st_size > 0
-    numbers = manifest["numbers"]
+    drawn = manifest["numbers"]
     world = heads_world(768, 12, 64, TOKENS, seed=0, mask="full")
-    check_numbers(numbers, world, receiver=1, shown=3, places=None)
+    check_numbers(drawn, world, receiver=1, shown=3, places=None)
     hand = by_hand(world, 1)
-    assert numbers["folded_heads"] == 9 and numbers["write_rank"] == [64, 64, 64]
-    np.testing.assert_allclose(numbers["folded_contribution_norm"],
-                               [np.linalg.norm(hand["contributions"][3:].sum(0))], atol=0.005 + 1e-12)
-    changed = numbers["changed"]  # head 0's W_O times -1: its contribution flips, the weights stay
-    np.testing.assert_allclose(changed["weights"], hand["weights"][0], atol=1e-12)
-    np.testing.assert_allclose(changed["contribution"], -hand["contributions"][0], atol=1e-9)
-    np.testing.assert_allclose(changed["delta"], hand["delta"] - 2 * hand["contributions"][0], atol=1e-9)
+    assert drawn["folded_heads"] == 9 and drawn["write_rank"] == [64, 64, 64]
+    np.testing.assert_allclose(drawn["folded_result_norm"],
+                               [np.linalg.norm(hand["result"][3:].sum(0))], atol=0.005 + 1e-12)
+    changed = drawn["changed"]  # head 0's W_O times -1: its contribution flips, the weights stay
+    np.testing.assert_allclose(changed["pattern"], hand["pattern"][0], atol=1e-12)
+    np.testing.assert_allclose(changed["result"], -hand["result"][0], atol=1e-9)
+    np.testing.assert_allclose(changed["attn_out"], hand["attn_out"] - 2 * hand["result"][0], atol=1e-9)
 
 
 from scenes.heads.scene import HeadsScene  # noqa: E402  (manim scenes after the fast tests' imports)

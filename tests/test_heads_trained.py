@@ -9,8 +9,9 @@ import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 from safetensors.numpy import load_file
 
+from scenes.heads.numbers import numbers
 from scenes.heads.params import Params
-from scenes.heads.script import numbers_of, script
+from scenes.heads.script import script
 from tblock.checkpoint import BUILTIN
 from tblock.worlds.trained import trained_input
 from tests.test_heads import NOISE, by_hand
@@ -49,22 +50,22 @@ _, A1 = hf_layer(X1, 1)  # layer 1's attention pattern
 
 def test_the_stream_entering_layer_1_is_layer_0s_output():
     p = Params(weights="tiny", layer=1, text=TEXT)
-    n = numbers_of(p)
+    n = numbers(p)
     assert n.trained.ids.tolist() == IDS and n.world.tokens == tuple(TEXT.split())
     np.testing.assert_allclose(n.world.x, X1, atol=1e-5)
     np.testing.assert_allclose(n.world.trace["pattern"], A1, atol=1e-6)
     i = p.receiver_index
     hand = by_hand(n.world, i)  # the head written out on the checkpoint's layer-1 weights
     np.testing.assert_allclose(n.view["pattern"], A1[:, i], atol=1e-6)
-    np.testing.assert_allclose(n.view["attn_out"], hand["delta"], atol=1e-9)
+    np.testing.assert_allclose(n.view["attn_out"], hand["attn_out"], atol=1e-9)
     assert n.view["has_bias"]  # a trained W_O has a bias: the running sum ends with it, at Δ_attn
-    np.testing.assert_allclose(n.view["running"][-1], hand["delta"], atol=1e-9)
-    np.testing.assert_allclose(n.view["running"][-2], hand["contributions"].sum(0), atol=1e-9)
+    np.testing.assert_allclose(n.view["running"][-1], hand["attn_out"], atol=1e-9)
+    np.testing.assert_allclose(n.view["running"][-2], hand["result"].sum(0), atol=1e-9)
     assert A1[2, i].argmax() == 2  # the induction head: at the second 'cat' it reads 'sees', after the first 'cat'
 
 
 def test_token_ids_and_layer_0_start_from_the_embeddings():
-    n = numbers_of(Params(weights="tiny", layer=0, token_ids=",".join(map(str, IDS[:5]))))
+    n = numbers(Params(weights="tiny", layer=0, token_ids=",".join(map(str, IDS[:5]))))
     np.testing.assert_allclose(n.world.x, X0[:5], atol=1e-6)
     assert n.world.tokens == ("the", "cat", "sees", "the", "dog")
 
@@ -136,11 +137,11 @@ def test_trained_last_frame_and_manifest(cli, tmp_path):
                  "--last-frame")
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "heads" / "tiny.png.json").read_text())
-    numbers = manifest["numbers"]
-    assert numbers["checkpoint"] == "tiny" and numbers["layer"] == 1 and numbers["token_ids"] == IDS
-    assert numbers["tokens"] == TEXT.split() and numbers["token"] == "cat"
-    np.testing.assert_allclose(numbers["x"], X1[-1], atol=1e-5)  # a strip: the exact stream entering layer 1
-    np.testing.assert_allclose(numbers["weights"], 100 * A1[:3, -1], atol=1e-4)  # the shown heads' rows
+    drawn = manifest["numbers"]
+    assert drawn["checkpoint"] == "tiny" and drawn["layer"] == 1 and drawn["token_ids"] == IDS
+    assert drawn["tokens"] == TEXT.split() and drawn["token"] == "cat"
+    np.testing.assert_allclose(drawn["resid_pre"], X1[-1], atol=1e-5)  # a strip: the exact stream entering layer 1
+    np.testing.assert_allclose(drawn["pattern"], 100 * A1[:3, -1], atol=1e-4)  # the shown heads' rows
     assert "tiny" in manifest["steps"][0]["caption"]
 
 
@@ -172,7 +173,7 @@ def test_a_gpt2_folder_and_a_transformer_lens_npz_from_elsewhere(tmp_path, cli):
     deltas = []
     for weights in (str(folder), str(tmp_path / "tl.npz")):
         p = Params(weights=weights, layer=1, token_ids="3,1,4,1")
-        n = numbers_of(p)
+        n = numbers(p)
         deltas.append(n.view["attn_out"])
         assert n.world.tokens == ("#3", "#1", "#4", "#1")
         assert f"trained checkpoint '{weights}', layer 1" in script(p)["show_circuit"].caption

@@ -13,13 +13,14 @@ from scenes.positions.numbers import (
     SCHEMES,
     checkpoint_world,
     inverse,
+    numbers,
+    positions_numbers,
     prefix_reversed,
     repeated_pair,
     seeded_world,
-    story,
 )
 from scenes.positions.params import Params, parse_permutation, parse_slopes
-from scenes.positions.script import BOUND, BOUND_TEXT, numbers_of, script
+from scenes.positions.script import BOUND, BOUND_TEXT, script
 from tblock.worlds.trained import trained_input
 
 __module_test__ = "positions"
@@ -89,7 +90,7 @@ def paper_slopes(h):
 @pytest.fixture(scope="module")
 def seeded():
     world = seeded_world(WORDS, 8, 4, seed=0)
-    return world, story(world, ORDER, shift=10)
+    return world, positions_numbers(world, ORDER, shift=10)
 
 
 def stream(world, scheme, order, offset=0):
@@ -152,12 +153,12 @@ def test_alibi_view_is_content_plus_minus_slope_times_distance(seeded):
     assert r.slopes.tolist() == paper_slopes(4) == [0.25, 0.0625, 0.015625, 0.00390625]
     assert r.head == 0
     i, j = np.indices((5, 5))
-    np.testing.assert_array_equal(r.bias, -0.25 * np.abs(i - j))
+    np.testing.assert_array_equal(r.attn_bias, -0.25 * np.abs(i - j))
     _, ref_scores = reference_block(stream(world, "none", range(5)), world.weights, world.cfg, np.arange(5), "none")
     np.testing.assert_allclose(r.content, ref_scores[0], atol=1e-12)
-    np.testing.assert_allclose(r.scores, r.content + r.bias, atol=1e-12)
+    np.testing.assert_allclose(r.attn_scores, r.content + r.attn_bias, atol=1e-12)
     np.testing.assert_allclose(r.pattern.sum(-1), 1.0, atol=1e-12)
-    np.testing.assert_allclose(r.shifted_scores, r.scores, atol=1e-12)
+    np.testing.assert_allclose(r.shifted_attn_scores, r.attn_scores, atol=1e-12)
 
 
 def test_tiny_checkpoint_world_uses_its_learned_tables():
@@ -166,7 +167,7 @@ def test_tiny_checkpoint_world_uses_its_learned_tables():
     ckpt = inp.ckpt
     np.testing.assert_array_equal(world.table, ckpt.position_table())
     np.testing.assert_allclose(world.tok + world.table[:5], ckpt.embed(inp.ids), atol=1e-12)
-    s = story(world, ORDER, shift=10)
+    s = positions_numbers(world, ORDER, shift=10)
     assert s.equivariance["none"] < BOUND and s.equivariance["absolute"] > 0.1
     assert s.shift_invariance["relative"] < BOUND and s.shift_invariance["absolute"] > 0.1
 
@@ -233,7 +234,7 @@ def test_every_step_has_a_caption_and_a_speech_without_symbols(params, steps):
 
 def test_rounding_is_a_bound_on_screen_and_in_speech():
     lines = script(Params())
-    s = numbers_of(Params())
+    s = numbers(Params())
     assert BOUND_TEXT in lines["no_order"].caption
     assert "less than ten to the minus twelve" in lines["no_order"].speech
     assert f"{s.equivariance['absolute']:.2f}" in lines["absolute"].caption
@@ -246,15 +247,17 @@ def test_rounding_is_a_bound_on_screen_and_in_speech():
 def test_render_manifest_holds_the_measurements(render_topic_cli):
     result, manifest, out = render_topic_cli("positions")
     assert result.exit_code == 0, result.output
-    numbers = manifest["numbers"]
-    s = numbers_of(Params())
-    assert numbers["equivariance_error"] == pytest.approx(s.equivariance, abs=1e-12)
-    assert numbers["shift_invariance_error"] == pytest.approx(s.shift_invariance, abs=1e-12)
-    assert numbers["alibi_slopes"] == paper_slopes(4)
-    assert numbers["equivariance_error"]["none"] < BOUND < numbers["equivariance_error"]["absolute"]
-    np.testing.assert_allclose(numbers["out"], np.round(s.out, 2))
-    np.testing.assert_allclose(numbers["alibi_bias"], np.round(s.relative.bias, 2))
-    table = numbers["summary_table"]
+    drawn = manifest["numbers"]
+    s = numbers(Params())
+    assert drawn["equivariance_error"] == pytest.approx(s.equivariance, abs=1e-12)
+    assert drawn["shift_invariance_error"] == pytest.approx(s.shift_invariance, abs=1e-12)
+    assert drawn["alibi_slopes"] == paper_slopes(4)
+    assert drawn["equivariance_error"]["none"] < BOUND < drawn["equivariance_error"]["absolute"]
+    np.testing.assert_allclose(drawn["out"], np.round(s.out, 2))
+    np.testing.assert_allclose(drawn["alibi_attn_bias"], np.round(s.relative.attn_bias, 2))
+    np.testing.assert_allclose(drawn["alibi_attn_scores"], np.round(s.relative.attn_scores, 2))
+    np.testing.assert_allclose(drawn["rope_shifted_attn_scores"], np.round(s.rope.shifted_attn_scores, 2))
+    table = drawn["summary_table"]
     assert [row[0] for row in table] == ["none", "absolute", "relative bias", "RoPE"]
     assert table[0][2] == f"no ({BOUND_TEXT})" and table[1][2] == f"yes, by {s.equivariance['absolute']:.2f}"
     assert [s["name"] for s in manifest["steps"]] == list(script(Params()))

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scenes.residual.numbers import TOKENS, residual_numbers, updates, wo_sequence
+from scenes.residual.numbers import TOKENS, WO_SHOWN, numbers, residual_numbers, updates, wo_sequence
 from scenes.residual.params import Params, position_of_word
 from scenes.residual.script import script
 
@@ -25,12 +25,12 @@ def test_tower_matches_the_lessons_printed_numbers():
     x + h W_O = [1.2483, 0.5035] with W_O = I, and [-0.2483, 0.5035] -> [0.7517, 0.5035] with diag(-1, 1)."""
     runs = updates("both", receiver=2)
     ident, neg = runs["identity"], runs["negate"]
-    assert np.round(100 * ident["weights"], 2).tolist() == [24.83, 50.35, 24.83]
-    assert np.round(ident["h"], 4).tolist() == [0.2483, 0.5035]
-    assert np.round(ident["result"], 4).tolist() == [1.2483, 0.5035]
-    assert np.round(neg["delta"], 4).tolist() == [-0.2483, 0.5035]
-    assert np.round(neg["result"], 4).tolist() == [0.7517, 0.5035]
-    assert ident["x"].tolist() == [1.0, 0.0]
+    assert np.round(100 * ident["pattern"], 2).tolist() == [24.83, 50.35, 24.83]
+    assert np.round(ident["z"], 4).tolist() == [0.2483, 0.5035]
+    assert np.round(ident["resid_mid"], 4).tolist() == [1.2483, 0.5035]
+    assert np.round(neg["attn_out"], 4).tolist() == [-0.2483, 0.5035]
+    assert np.round(neg["resid_mid"], 4).tolist() == [0.7517, 0.5035]
+    assert ident["resid_pre"].tolist() == [1.0, 0.0]
 
 
 # Hand algebra of the 2-D head: x = the (0, 0), Eiffel (0, 1), tower (1, 0); W_Q swaps, W_K = W_V = I.
@@ -49,11 +49,18 @@ def test_each_receiver_follows_the_hand_algebra(receiver):
     x = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]])[receiver]
     h = np.array(hand["h"])
     for run in runs.values():
-        np.testing.assert_allclose(run["weights"], hand["weights"], rtol=1e-12)
-        np.testing.assert_allclose(run["h"], h, rtol=1e-12)
-    np.testing.assert_allclose(runs["identity"]["result"], x + h, rtol=1e-12)             # W_O = I
-    np.testing.assert_allclose(runs["negate"]["delta"], [-h[0], h[1]], rtol=1e-12)        # W_O = diag(-1, 1)
-    np.testing.assert_allclose(runs["negate"]["result"], x + [-h[0], h[1]], rtol=1e-12)
+        np.testing.assert_allclose(run["pattern"], hand["weights"], rtol=1e-12)
+        np.testing.assert_allclose(run["z"], h, rtol=1e-12)
+    np.testing.assert_allclose(runs["identity"]["resid_mid"], x + h, rtol=1e-12)           # W_O = I
+    np.testing.assert_allclose(runs["negate"]["attn_out"], [-h[0], h[1]], rtol=1e-12)      # W_O = diag(-1, 1)
+    np.testing.assert_allclose(runs["negate"]["resid_mid"], x + [-h[0], h[1]], rtol=1e-12)
+
+
+def test_the_entry_point_reads_the_flags():
+    n = numbers(Params(position=2, wo="negate"))
+    assert n.receiver == 1 and list(n.runs) == ["negate"]
+    assert numbers(Params()).receiver == len(TOKENS) - 1  # --position 0 is the last token
+    assert set(n.first) == {"resid_pre", "rot_q", "attn_scores", "pattern", "z", "attn_out", "resid_mid"}
 
 
 def test_wo_choices_give_the_runs_in_order():
@@ -61,6 +68,7 @@ def test_wo_choices_give_the_runs_in_order():
     assert list(residual_numbers("negate", 2).runs) == ["negate"]
     with pytest.raises(ValueError, match="wo must be one of"):
         wo_sequence("transpose")
+    assert Params.__dataclass_fields__["wo"].metadata["choices"] == tuple(WO_SHOWN)  # the flag offers every one
 
 
 # -- flags ------------------------------------------------------------------------------------
@@ -124,15 +132,16 @@ def test_video_srt_manifest_and_numbers(render_topic_cli):
     folder = out / "residual"
     for ext in ("mp4", "srt", "json"):
         assert (folder / f"residual.{ext}").stat().st_size > 0
-    numbers = manifest["numbers"]
+    drawn = manifest["numbers"]
     # what the ledger rows and the bars display at the end (4 places, percentages with 2), as the lesson prints
-    assert numbers["weights"] == [24.83, 50.35, 24.83]
-    assert numbers["x"] == [1.0, 0.0]
-    assert numbers["h"] == [0.2483, 0.5035]
-    assert numbers["delta"] == [-0.2483, 0.5035]
-    assert numbers["result"] == [0.7517, 0.5035]
-    np.testing.assert_allclose(numbers["runs"]["identity"]["result"], [1.2483, 0.5035], atol=5e-5)
-    assert numbers["position"] == 3 and numbers["token"] == "tower" and numbers["wo"] == "negate"
+    assert drawn["pattern"] == [24.83, 50.35, 24.83]  # the bars' percentages
+    assert drawn["resid_pre"] == [1.0, 0.0]
+    assert drawn["z"] == [0.2483, 0.5035]
+    assert drawn["attn_out"] == [-0.2483, 0.5035]
+    assert drawn["resid_mid"] == [0.7517, 0.5035]
+    np.testing.assert_allclose(drawn["runs"]["identity"]["resid_mid"], [1.2483, 0.5035], atol=5e-5)
+    np.testing.assert_allclose(drawn["attn_scores"], [0.0, 1 / math.sqrt(2), 0.0], atol=1e-12)
+    assert drawn["position"] == 3 and drawn["token"] == "tower" and drawn["wo"] == "negate"
     assert manifest["duration"] > 5
     srt = (folder / "residual.srt").read_text()
     assert srt.count(" --> ") == len(manifest["steps"]) == 5
@@ -151,8 +160,8 @@ def test_old_receiver_flag_still_works_with_a_notice(render_topic_cli):
     assert (out / "residual" / "residual_position-2_wo-identity.png").exists()
     # Eiffel: q = (1, 0), weights (1, 1, e) / (2 + e) with e = exp(1 / sqrt(2)); h = (e, 1) / (2 + e)
     h = np.array([E, 1.0]) / (2 + E)
-    np.testing.assert_allclose(manifest["numbers"]["h"], h, atol=5e-5)
-    np.testing.assert_allclose(manifest["numbers"]["result"], [0.0, 1.0] + h, atol=5e-5)
+    np.testing.assert_allclose(manifest["numbers"]["z"], h, atol=5e-5)
+    np.testing.assert_allclose(manifest["numbers"]["resid_mid"], [0.0, 1.0] + h, atol=5e-5)
 
 
 @pytest.mark.render

@@ -15,10 +15,11 @@ from scenes.rope.numbers import (
     content_vector,
     drawn_planes,
     from_planes,
+    numbers,
     plane_view,
     plot_distances,
+    rope_numbers,
     score_by_distance,
-    story,
     to_planes,
     widget_view,
 )
@@ -161,8 +162,8 @@ def test_score_by_distance_and_plot_distances():
 # --- the video's numbers, against the lesson and hand-derived algebra --------------------
 
 
-def test_story_lesson_numbers():
-    s = story(12, 4, 4.0, 6, -45.0, 8, 10000.0, "interleaved")
+def test_rope_numbers_lesson_numbers():
+    s = rope_numbers(12, 4, 4.0, 6, -45.0, 8, 10000.0, "interleaved")
     assert s.start["score"] == pytest.approx(1.0)
     b = s.before
     assert (b["q_angle"], b["k_angle"], b["distance"]) == (48.0, 16.0, 8.0)  # the lesson's widget
@@ -180,8 +181,16 @@ def test_story_lesson_numbers():
     assert s.drawn == [0, 1, 2, 3] and s.distance == 8 and s.n_planes == 4
 
 
-def test_story_other_flags_by_hand():
-    s = story(30, 70, 7.5, -20, 60.0, 32, 500.0, "half")
+def test_the_entry_point_reads_the_flags():
+    p = Params(query_pos=30, key_pos=70, deg_per_pos=7.5, shift=-20, key_content=60.0, d_head=32, base=500.0,
+               pairing="half")
+    s, ref = numbers(p), rope_numbers(30, 70, 7.5, -20, 60.0, 32, 500.0, "half")
+    assert (s.query_pos, s.key_pos, s.shift, s.n_planes) == (30, 70, -20, 16)
+    assert s.after["score"] == ref.after["score"] and s.planes_shifted["score"] == ref.planes_shifted["score"]
+
+
+def test_rope_numbers_other_flags_by_hand():
+    s = rope_numbers(30, 70, 7.5, -20, 60.0, 32, 500.0, "half")
     # 225 and 525 degrees: 300 apart, i.e. 60 the short way; after -20: 75 and 375, still 60
     assert (s.before["q_angle"], s.before["k_angle"]) == (225.0, 525.0)
     assert s.before["between"] == pytest.approx(60.0) and s.before["score"] == pytest.approx(0.5)
@@ -233,7 +242,7 @@ def test_script_speaks_the_captions_numbers():
 
 def check_numbers(n, p: Params):
     """The manifest (what the parts showed) against the engine, rounded as drawn."""
-    s = story(p.query_pos, p.key_pos, p.deg_per_pos, p.shift, p.key_content, p.d_head, p.base, p.pairing)
+    s = numbers(p)  # the scene's own entry point
     b, a, o = s.before, s.after, s.other
     assert n["score_at_start"] == 1.0
     assert (n["query_pos"], n["key_pos"], n["distance"]) == (p.query_pos, p.key_pos, p.query_pos - p.key_pos)

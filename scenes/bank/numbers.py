@@ -5,7 +5,8 @@ its stream after every sublayer and every correction (follow), the depth
 map's bar heights (bar_heights, from tblock.worlds.bank.depth_map), and
 the sum x0 + every correction with the middle blocks folded so that a deep
 stack still fits one line (folded_terms), and all of it for one setting of
-the flags (bank_numbers), which the script and the scene read.
+the flags (bank_numbers; :func:`numbers` from the topic's Params), which the
+script and the scene read. Per-block vectors keep the engine's trace keys.
 
 >>> from tblock.worlds.bank import RECEIVER, bank_stack
 >>> out, st = bank_stack(depth=3)
@@ -18,10 +19,14 @@ the flags (bank_numbers), which the script and the scene read.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from tblock.worlds.bank import DIMS, TOKENS, bank_config, bank_stack, depth_map
+
+if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
+    from scenes.bank.params import Params
 
 
 def depth_of(stack_trace: dict) -> int:
@@ -33,9 +38,10 @@ def follow(stack_trace: dict, position: int) -> dict:
     """One position's path through the stack, every vector (d,) or row (h, n).
 
     Returns 'states' and 'terms' (run_stack's keys, in order, at the position)
-    and 'blocks': per block its pattern row of every head (h, n), the two
-    normalised reads ln1, ln2 (d,), the FFN's hidden activations (d_ff,),
-    attn_out, mlp_out, resid_pre, resid_mid, resid_post (d,).
+    and 'blocks': per block, under the engine's trace keys, its pattern row of
+    every head (h, n), the two normalised reads ln1_normalized, ln2_normalized
+    (d,), the FFN's activations mlp_post (d_ff,), attn_out, mlp_out, resid_pre,
+    resid_mid, resid_post (d,).
     """
     states = {k: v[position] for k, v in stack_trace["states"].items()}  # (n, d) -> (d,) each
     terms = {k: v[position] for k, v in stack_trace["terms"].items()}  # (n, d) -> (d,) each
@@ -43,9 +49,9 @@ def follow(stack_trace: dict, position: int) -> dict:
     for tr in stack_trace["blocks"]:
         blocks.append({
             "pattern": tr["pattern"][:, position],  # (h, n, n) -> (h, n)
-            "ln1": tr["ln1_normalized"][position],  # (n, d) -> (d,)
-            "ln2": tr["ln2_normalized"][position],  # (n, d) -> (d,)
-            "hidden": tr["mlp_post"][position],  # (n, d_ff) -> (d_ff,)
+            "ln1_normalized": tr["ln1_normalized"][position],  # (n, d) -> (d,)
+            "ln2_normalized": tr["ln2_normalized"][position],  # (n, d) -> (d,)
+            "mlp_post": tr["mlp_post"][position],  # (n, d_ff) -> (d_ff,)
             "attn_out": tr["attn_out"][position],  # (n, d) -> (d,)
             "mlp_out": tr["mlp_out"][position],  # (n, d) -> (d,)
             "resid_pre": tr["resid_pre"][position],  # (n, d) -> (d,)
@@ -187,9 +193,9 @@ class BankNumbers:
         return self.run.per_block[:, TRACKED]
 
     @property
-    def hidden_max(self) -> float:
-        """The largest ReLU activation of the walk (the ReLU bars' full height); 1 if none fires."""
-        top = float(np.max([b["hidden"] for b in self.run.blocks]))
+    def mlp_post_max(self) -> float:
+        """The largest ReLU activation (mlp_post) of the walk (the ReLU bars' full height); 1 if none fires."""
+        top = float(np.max([b["mlp_post"] for b in self.run.blocks]))
         return top if top > 0 else 1.0
 
     @property
@@ -206,3 +212,8 @@ def bank_numbers(depth: int, residual: bool, position: int) -> BankNumbers:
         runs[on] = Run(on, st, follow(st, position), depth_map(st, position)["states"],
                        bar_heights(st, position, on), folded_terms(st, position))
     return BankNumbers(depth, residual, position, runs, bank_config().d_ff)
+
+
+def numbers(p: Params) -> BankNumbers:
+    """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
+    return bank_numbers(p.depth, p.residual, p.receiver_index)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from scenes.kit import POSITION_HELP, Alias, TopicParams, param
+from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param
 from tblock.worlds.bank import TOKENS
 
 MAX_DEPTH = 12
@@ -32,3 +32,8 @@ class Params(TopicParams):
     ALIASES: ClassVar[dict[str, Alias]] = {
         "token": Alias("position", position_of_word, "a word of 'by the river bank', now its position from 1"),
     }
+
+    @property
+    def receiver_index(self) -> int:
+        """The followed word, 0-based (``--position`` 0 is the last, 'bank')."""
+        return followed_position(self.position, len(TOKENS))

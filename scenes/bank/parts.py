@@ -11,7 +11,7 @@
   one map, or residual on and off side by side under one closing sentence.
 
 Every part's ``displayed`` is what the screen showed (numbers rounded as drawn), for the manifest.
-Sizes come from the numbers passed in (the FFN's width is ``len(hidden)``, never assumed).
+Sizes come from the numbers passed in (the FFN's width is ``len(mlp_post)``, never assumed).
 """
 
 from __future__ import annotations
@@ -162,14 +162,15 @@ class BlockPanel(VGroup):
     feed-forward half (the normalised read and one bar per ReLU unit); a veil dims the idle half.
 
     Built from block 1's numbers; :meth:`show_block` and :meth:`show_ffn` move it to a later block.
-    ``displayed`` is per block the attention percentages, the FFN's read and its hidden activations.
+    ``displayed`` is per block, under the engine's trace keys, the attention weights ``pattern`` (head 0's
+    row, in percent as drawn), the FFN's read ``ln2_normalized`` and its activations ``mlp_post``.
     """
 
     def __init__(self, depth: int, tokens: Sequence[str], weights: np.ndarray, read: np.ndarray,
-                 hidden: np.ndarray, hidden_max: float) -> None:
+                 mlp_post: np.ndarray, mlp_post_max: float) -> None:
         super().__init__()
         self.n_blocks = depth  # (not .depth: that is a Mobject's size along z)
-        self.hidden_max = hidden_max
+        self.mlp_post_max = mlp_post_max
         cx, width = (PANEL_LEFT + PANEL_RIGHT) / 2, PANEL_RIGHT - PANEL_LEFT
         box = RoundedRectangle(corner_radius=0.12, width=width, height=PANEL_TOP - PANEL_BOTTOM,
                                stroke_color=theme().muted, stroke_width=1.5)
@@ -191,32 +192,32 @@ class BlockPanel(VGroup):
             self.veils[name] = veil.move_to([cx, (y0 + y1) / 2, 0])
         self.veiled: str | None = None
         self.bars = WeightBars(tokens, weights, head_color(0), **BARS).move_to([cx, 1.05, 0])
-        self.build_ffn(read, hidden)
+        self.build_ffn(read, mlp_post)
         self.add(self.frame, self.title, self.attn_title, self.ffn_title, self.bars, self.norm_col, self.norm_name,
                  self.relu_bars, self.relu_base, self.relu_name)
-        self.shown = [{"attention": self.bars.displayed.tolist(), "ffn_read": self.norm_col.displayed.tolist(),
-                       "hidden": np.asarray(hidden, dtype=float).tolist()}]
+        self.shown = [{"pattern": self.bars.displayed.tolist(), "ln2_normalized": self.norm_col.displayed.tolist(),
+                       "mlp_post": np.asarray(mlp_post, dtype=float).tolist()}]
 
-    def build_ffn(self, read: np.ndarray, hidden: np.ndarray) -> None:
+    def build_ffn(self, read: np.ndarray, mlp_post: np.ndarray) -> None:
         """The feed-forward half: norm(x) as a small column, one bar per ReLU unit on a base line."""
         self.norm_col = VectorColumn(read, cell_width=1.0, cell_height=0.42, font_size=24, scale=2.0)
         self.norm_col.move_to([PANEL_LEFT + 0.7, -1.65, 0])
         self.norm_name = label("norm(x)", 20, theme().muted).next_to(self.norm_col, DOWN, buff=0.12)
-        pitch = RELU_SPAN / (len(hidden) - RELU_GAP_SHARE)
+        pitch = RELU_SPAN / (len(mlp_post) - RELU_GAP_SHARE)
         bar_w = pitch * (1 - RELU_GAP_SHARE)
         self.relu_bars = VGroup()
-        for j, h in enumerate(hidden):
+        for j, h in enumerate(mlp_post):
             bar = Rectangle(width=bar_w, height=self.relu_height(h), fill_color=theme().positive, fill_opacity=0.9,
                             stroke_width=0)
             bar.move_to([RELU_LEFT + j * pitch + bar_w / 2, RELU_BASE_Y, 0], aligned_edge=DOWN)
             self.relu_bars.add(bar)
         self.relu_base = Line([RELU_LEFT - 0.05, RELU_BASE_Y, 0], [RELU_LEFT + RELU_SPAN + 0.05, RELU_BASE_Y, 0],
                               color=theme().muted, stroke_width=2)
-        self.relu_name = label(f"ReLU · {len(hidden)} units", 20, theme().muted)
+        self.relu_name = label(f"ReLU · {len(mlp_post)} units", 20, theme().muted)
         self.relu_name.next_to(self.relu_base, DOWN, buff=0.12)
 
     def relu_height(self, h: float) -> float:
-        return max(float(h) / self.hidden_max * RELU_HEIGHT, 1e-3)
+        return max(float(h) / self.mlp_post_max * RELU_HEIGHT, 1e-3)
 
     # -- arrows out of the panel ------------------------------------------------------------------
 
@@ -256,16 +257,16 @@ class BlockPanel(VGroup):
             anims.append(bar.animate.stretch_to_fit_height(height).align_to(base, DOWN))
             pct_mob.set_value(100 * float(w))
             pct_mob.next_to(base.get_center() + UP * height, UP, buff=0.1)
-        self.shown.append({"attention": self.bars.displayed.tolist()})
+        self.shown.append({"pattern": self.bars.displayed.tolist()})
         return anims
 
-    def show_ffn(self, read: np.ndarray, hidden: np.ndarray) -> list:
+    def show_ffn(self, read: np.ndarray, mlp_post: np.ndarray) -> list:
         """The new read shows at once; animations resize the ReLU bars to the new activations."""
         self.norm_col.set_values(read)
-        self.shown[-1].update(ffn_read=self.norm_col.displayed.tolist(),
-                              hidden=np.asarray(hidden, dtype=float).tolist())
+        self.shown[-1].update(ln2_normalized=self.norm_col.displayed.tolist(),
+                              mlp_post=np.asarray(mlp_post, dtype=float).tolist())
         return [bar.animate.stretch_to_fit_height(self.relu_height(h)).align_to(self.relu_base, DOWN)
-                for bar, h in zip(self.relu_bars, hidden)]
+                for bar, h in zip(self.relu_bars, mlp_post)]
 
     @property
     def displayed(self) -> list[dict]:
@@ -436,22 +437,7 @@ class DepthMap(VGroup):
                                     stroke_color=theme().stream, stroke_width=2)
         entrance.move_to([left + (ribbon_w + 0.2 + block_w) / 2, MAP_ENTRANCE_Y, 0])
         entrance_text = label("entrance: x₀", 20, theme().stream).move_to(entrance)
-        ribbon_bottom = entrance.get_top()[1]
-        self.cut = VGroup()
-        if residual:
-            self.ribbon = Rectangle(width=ribbon_w, height=top - ribbon_bottom, fill_color=theme().stream,
-                                    fill_opacity=0.85, stroke_width=0)
-            self.ribbon.move_to([ribbon_x, (top + ribbon_bottom) / 2, 0])
-        else:
-            stub_top = min(bottom, ribbon_bottom + 0.35)
-            self.ribbon = Rectangle(width=ribbon_w, height=stub_top - ribbon_bottom, fill_color=theme().stream,
-                                    fill_opacity=0.85, stroke_width=0)
-            self.ribbon.move_to([ribbon_x, (stub_top + ribbon_bottom) / 2, 0])
-            ghost = DashedLine([ribbon_x, stub_top + 0.3, 0], [ribbon_x, top, 0], color=theme().faint,
-                               stroke_width=2)
-            slash = VGroup(*[Line([ribbon_x - 0.2, stub_top + dy - 0.07, 0], [ribbon_x + 0.2, stub_top + dy + 0.07, 0],
-                                  color=theme().negative, stroke_width=4) for dy in (0.05, 0.17)])
-            self.cut.add(ghost, slash)
+        self.build_ribbon(ribbon_x, entrance.get_top()[1], bottom, top, ribbon_w)
         self.ribbon_name = label("x₀", 22, theme().stream if residual else theme().muted)
         self.ribbon_name.next_to([ribbon_x, top, 0], UP, buff=0.1)
         self.head = MathTex(r"\lVert x - x_0 \rVert" if residual else
@@ -465,6 +451,24 @@ class DepthMap(VGroup):
         # centre the whole map vertically in its space (a shallow stack would otherwise sit at the bottom)
         entrance_bottom = MAP_ENTRANCE_Y - 0.25
         self.shift(UP * ((top_limit + entrance_bottom) / 2 + 0.1 - self.get_center()[1]))
+
+    def build_ribbon(self, x: float, bottom: float, rows_bottom: float, top: float, width: float) -> None:
+        """The x0 ribbon from the entrance's top (``bottom``) up to ``top``; residual off, a stub that stops
+        below the block rows, a dashed ghost above it and a red cut (``cut``)."""
+        self.cut = VGroup()
+        if self.residual:
+            self.ribbon = Rectangle(width=width, height=top - bottom, fill_color=theme().stream,
+                                    fill_opacity=0.85, stroke_width=0)
+            self.ribbon.move_to([x, (top + bottom) / 2, 0])
+            return
+        stub_top = min(rows_bottom, bottom + 0.35)
+        self.ribbon = Rectangle(width=width, height=stub_top - bottom, fill_color=theme().stream,
+                                fill_opacity=0.85, stroke_width=0)
+        self.ribbon.move_to([x, (stub_top + bottom) / 2, 0])
+        ghost = DashedLine([x, stub_top + 0.3, 0], [x, top, 0], color=theme().faint, stroke_width=2)
+        slash = VGroup(*[Line([x - 0.2, stub_top + dy - 0.07, 0], [x + 0.2, stub_top + dy + 0.07, 0],
+                              color=theme().negative, stroke_width=4) for dy in (0.05, 0.17)])
+        self.cut.add(ghost, slash)
 
     @property
     def displayed(self) -> dict:

@@ -36,7 +36,7 @@ from manim import (
     Write,
 )
 
-from scenes.bank.numbers import IDENTITY, TRACKED
+from scenes.bank.numbers import IDENTITY, TRACKED, numbers
 from scenes.bank.params import Params
 from scenes.bank.parts import (
     ADD_X,
@@ -55,7 +55,7 @@ from scenes.bank.parts import (
     WalkColumn,
     sub,
 )
-from scenes.bank.script import numbers_for, script
+from scenes.bank.script import script
 from scenes.kit import AddNode, StepScene, Topic, head_color, label, step, theme, value_color
 from tblock.worlds.bank import TOKENS
 
@@ -67,51 +67,50 @@ class BankScene(StepScene):
     script = staticmethod(script)
 
     def construct(self) -> None:
-        self.nums = numbers_for(self.params)
+        self.numbers = numbers(self.params)
         self.show_sentence()
         self.first_attention()
         self.first_ffn()
-        if self.nums.depth > 1:
+        if self.numbers.depth > 1:
             self.later_blocks()
         self.the_sum()
         self.depth_map()
         if self.params.compare:
             self.compare_maps()
-        self.record_settings()
+        self.record_numbers()
 
     # -- the walk ---------------------------------------------------------------------------------
 
     @step
     def show_sentence(self) -> None:
-        nums = self.nums
-        self.words = Sentence(TOKENS, nums.position)
+        self.words = Sentence(TOKENS, self.numbers.position)
         self.stream = self.track("stream", WalkColumn(
-            nums.x0, STREAM_X, labels=nums.dims, title=label(f"{nums.token}'s stream x", 24),
+            self.numbers.x0, STREAM_X, labels=self.numbers.dims, title=label(f"{self.numbers.token}'s stream x", 24),
             label_size=20))
         self.stream.log("x0")
         self.status = label("input x₀", 20, theme().stream).next_to(self.stream.cells, DOWN, buff=0.18)
-        switch = Switch(nums.residual).move_to([*SWITCH_AT, 0])
+        switch = Switch(self.numbers.residual).move_to([*SWITCH_AT, 0])
         self.play(LaggedStart(*[FadeIn(w, shift=DOWN * 0.2) for w in self.words], lag_ratio=0.2))
-        self.play(Indicate(self.words[nums.position], color=theme().accent))
+        self.play(Indicate(self.words[self.numbers.position], color=theme().accent))
         self.cue("enters")
         self.play(FadeIn(self.stream, shift=DOWN * 0.3), FadeIn(self.status), FadeIn(switch))
 
     @step
     def first_attention(self) -> None:
-        nums = self.nums
-        blk = nums.run.blocks[0]
-        self.panel = self.track("panel", BlockPanel(nums.depth, TOKENS, blk["pattern"][0], blk["ln2"],
-                                                    blk["hidden"], nums.hidden_max))
-        self.plot = self.track("plot", RunningPlot(nums.tracked, [nums.dims[k] for k in TRACKED]))
+        blk, residual = self.numbers.run.blocks[0], self.numbers.residual
+        self.panel = self.track("panel", BlockPanel(self.numbers.depth, TOKENS, blk["pattern"][0],
+                                                    blk["ln2_normalized"], blk["mlp_post"],
+                                                    self.numbers.mlp_post_max))
+        self.plot = self.track("plot", RunningPlot(self.numbers.tracked, [self.numbers.dims[k] for k in TRACKED]))
         self.delta = self.track("deltas", WalkColumn(
             blk["attn_out"], DELTA_X, title=MathTex(sub("attn"), font_size=36, color=theme().update)))
-        node = (AddNode(0.22, theme().text) if nums.residual else OverwriteNode()).move_to([ADD_X, self.delta_y, 0])
+        node = (AddNode(0.22, theme().text) if residual else OverwriteNode()).move_to([ADD_X, self.delta_y, 0])
         self.formula = self.formula_for("attn").move_to([*FORMULA_AT, 0])
         panel = self.panel
         self.play(FadeIn(panel.frame), FadeIn(panel.title), FadeIn(panel.attn_title), FadeIn(panel.ffn_title),
                   FadeIn(self.plot))
         self.add(panel.idle("ffn"))  # the FFN half is veiled at once: it has nothing to do yet
-        self.play(FadeIn(panel.bars), self.words.frame(nums.top).animate.set_stroke(head_color(0), width=3),
+        self.play(FadeIn(panel.bars), self.words.frame(self.numbers.top).animate.set_stroke(head_color(0), width=3),
                   run_time=1.2)
         self.attn_arrow = panel.attention_arrow([DELTA_X + 0.62, self.delta_y, 0])
         self.cue("correction")
@@ -122,11 +121,11 @@ class BankScene(StepScene):
         self.combine(blk["resid_mid"], "0_resid_mid", entry_by_entry=True)
         self.status_to("after block 1 · attention")
         self.cue(3)
-        self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if nums.residual else theme().negative))
+        self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if residual else theme().negative))
 
     @step
     def first_ffn(self) -> None:
-        blk = self.nums.run.blocks[0]
+        blk = self.numbers.run.blocks[0]
         panel = self.panel
         into, out = panel.ffn_arrows(self.delta.cells.get_corner(DOWN + RIGHT))
         self.play(*panel.veil("attn"), FadeOut(self.attn_arrow), run_time=0.6)
@@ -143,38 +142,39 @@ class BankScene(StepScene):
 
     @step
     def later_blocks(self) -> None:
-        d = self.nums.depth
+        d = self.numbers.depth
         speed = 1.0 if d <= 4 else max(0.45, 3.0 / (d - 1))
         for b in range(1, d):
-            blk = self.nums.run.blocks[b]
+            blk = self.numbers.run.blocks[b]
             if b == d - 1 and d > 2:
                 self.cue("goes")  # the last block with the sentence that reads the track
             self.play(*self.panel.show_block(b + 1, blk["pattern"][0]), *self.panel.veil("ffn"),
                       run_time=0.5 * speed)
             self.swap_delta("attn", blk["attn_out"], f"{b}_attn_out", run_time=0.4 * speed)
             self.combine(blk["resid_mid"], f"{b}_resid_mid", run_time=0.6 * speed)
-            self.play(*self.panel.veil("attn"), *self.panel.show_ffn(blk["ln2"], blk["hidden"]),
+            self.play(*self.panel.veil("attn"), *self.panel.show_ffn(blk["ln2_normalized"], blk["mlp_post"]),
                       run_time=0.5 * speed)
             self.swap_delta("ffn", blk["mlp_out"], f"{b}_mlp_out", run_time=0.4 * speed)
             self.combine(blk["resid_post"], f"{b}_resid_post", run_time=0.6 * speed)
             self.status_to(f"after block {b + 1}", run_time=0.3 * speed)
             self.play(*self.plot.extend(b + 1), run_time=0.4 * speed)
         self.cue(-1)  # the sentence that reads the identity's range
-        self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if self.nums.residual
+        self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if self.numbers.residual
                            else theme().negative))
 
     # -- the sum and the depth map ----------------------------------------------------------------------
 
     @step
     def the_sum(self) -> None:
-        nums = self.nums
+        residual = self.numbers.residual
         self.clear_stage()
-        row = self.track("sum", SumRow(nums.run.terms, nums.final, nums.dims, nums.token, nums.residual))
+        row = self.track("sum", SumRow(self.numbers.run.terms, self.numbers.final, self.numbers.dims,
+                                       self.numbers.token, residual))
         self.play(FadeIn(row.heading), FadeIn(row.dim_labels), FadeIn(row.cols[0]))
         self.play(LaggedStart(*[FadeIn(m) for pair in zip(row.signs, row.cols[1:]) for m in pair], lag_ratio=0.15),
                   run_time=1.6)
         self.play(FadeIn(row.equals), FadeIn(row.result))
-        if nums.residual:
+        if residual:
             self.cue("still a term")
             self.play(FadeIn(row.note), Indicate(row.cols[0], color=theme().stream))
         else:
@@ -186,22 +186,22 @@ class BankScene(StepScene):
 
     @step
     def depth_map(self) -> None:
-        nums = self.nums
+        residual = self.numbers.residual
         self.clear_stage()
-        self.maps = self.track("maps", DepthMaps(nums.map_scale, self.params.compare))
-        self.show_map(self.maps.add_map(nums.residual, nums.run.bars))
+        self.maps = self.track("maps", DepthMaps(self.numbers.map_scale, self.params.compare))
+        self.show_map(self.maps.add_map(residual, self.numbers.run.bars))
         if self.params.compare:
             return
-        verdict = self.maps.verdict(nums.residual)
+        verdict = self.maps.verdict(residual)
         self.cue(-1)
         self.play(FadeIn(verdict, shift=UP * 0.2))
-        if not nums.residual:
+        if not residual:
             self.play(FadeIn(self.maps.scale_note(verdict)), run_time=0.5)
 
     @step
     def compare_maps(self) -> None:
-        other = not self.nums.residual
-        self.show_map(self.maps.add_map(other, self.nums.runs[other].bars))
+        other = not self.numbers.residual
+        self.show_map(self.maps.add_map(other, self.numbers.runs[other].bars))
         self.cue("Without it")
         self.play(FadeIn(self.maps.closing, shift=UP * 0.2))
 
@@ -213,7 +213,7 @@ class BankScene(StepScene):
 
     def formula_for(self, name: str) -> MathTex:
         """x ← x + Δ_name (or x ← Δ_name without the residual)."""
-        text = (r"x \leftarrow x + " if self.nums.residual else r"x \leftarrow ") + sub(name)
+        text = (r"x \leftarrow x + " if self.numbers.residual else r"x \leftarrow ") + sub(name)
         return MathTex(text, font_size=40, color=theme().text)
 
     def swap_delta(self, name: str, values: np.ndarray, key: str, run_time: float = 0.8,
@@ -279,12 +279,11 @@ class BankScene(StepScene):
                   LaggedStart(*[FadeIn(v) for v in m.values], lag_ratio=0.5),
                   run_time=min(0.5 * n + 0.5, 3.0))
 
-    def record_settings(self) -> None:
+    def record_numbers(self) -> None:
         """The settings and names no part holds (the tracked parts' values reach the manifest themselves)."""
-        nums = self.nums
-        self.record(token=nums.token, index=nums.position, depth=nums.depth, residual=nums.residual,
-                    compare=self.params.compare, dims=list(nums.dims), tracked_dims=list(TRACKED),
-                    attention_top=TOKENS[nums.top], d_ff=nums.d_ff)
+        self.record(token=self.numbers.token, index=self.numbers.position, depth=self.numbers.depth,
+                    residual=self.numbers.residual, compare=self.params.compare, dims=list(self.numbers.dims),
+                    tracked_dims=list(TRACKED), attention_top=TOKENS[self.numbers.top], d_ff=self.numbers.d_ff)
 
 
 TOPIC = Topic("bank", "one token's stream climbs tied blocks: add (residual) or overwrite (4-D 'river bank' world)",

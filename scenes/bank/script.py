@@ -1,6 +1,6 @@
 """Each step's words for the bank video: the caption as written and the narration as spoken.
 
-Both are built from :func:`scenes.bank.numbers.bank_numbers`, never typed in.
+Both are built from :func:`scenes.bank.numbers.numbers`, never typed in.
 
 >>> lines = script(Params())
 >>> list(lines)
@@ -13,20 +13,15 @@ from __future__ import annotations
 
 import numpy as np
 
-from scenes.bank.numbers import GEOGRAPHIC, IDENTITY, BankNumbers, bank_numbers
+from scenes.bank.numbers import GEOGRAPHIC, IDENTITY, BankNumbers, numbers
 from scenes.bank.params import Params
-from scenes.kit import Line, fmt, fmt_vec, followed_position, pct, say_int, say_number, say_percent
+from scenes.kit import Line, fmt, fmt_vec, pct, say_int, say_number, say_percent
 from tblock.worlds.bank import TOKENS
-
-
-def numbers_for(p: Params) -> BankNumbers:
-    """The numbers of the video these flags make."""
-    return bank_numbers(p.depth, p.residual, followed_position(p.position, len(TOKENS)))
 
 
 def script(p: Params) -> dict[str, Line]:
     """Every step the video runs with these flags, in order, with its caption and narration."""
-    nums = numbers_for(p)
+    nums = numbers(p)
     lines = {
         "show_sentence": show_sentence(nums),
         "first_attention": first_attention(nums),
@@ -85,10 +80,10 @@ def first_attention(nums: BankNumbers) -> Line:
 
 def first_ffn(nums: BankNumbers) -> Line:
     blk = nums.run.blocks[0]
-    n_on, n_units = int(np.sum(blk["hidden"] > 0)), len(blk["hidden"])
+    n_on, n_units = int(np.sum(blk["mlp_post"] > 0)), len(blk["mlp_post"])
     how = "added" if nums.residual else "written over the stream"
     return Line(
-        f"Block 1, feed-forward: from the normalised stream {fmt_vec(blk['ln2'])}, {n_on} of {n_units} ReLU "
+        f"Block 1, feed-forward: from the normalised stream {fmt_vec(blk['ln2_normalized'])}, {n_on} of {n_units} ReLU "
         f"units fire; their correction {fmt_vec(blk['mlp_out'])} is {how}. Block 1 leaves "
         f"{fmt_vec(blk['resid_post'])}.",
         "Block one, feed-forward: it reads the normalised stream. "

@@ -19,6 +19,7 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -27,6 +28,9 @@ from tblock.block import block_forward
 from tblock.weights import BlockWeights
 from tblock.worlds.heads import HeadsWorld, heads_world
 from tblock.worlds.trained import TrainedInput, trained_heads_world
+
+if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
+    from scenes.heads.params import Params
 
 
 def scale_head_output(w: BlockWeights, head: int, factor: float) -> BlockWeights:
@@ -45,7 +49,7 @@ def running_sums(parts: np.ndarray) -> np.ndarray:
 def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
     """Everything the heads video shows at position ``receiver``, the first ``shown`` heads in full.
 
-    Keys (h heads, n positions, d model width, k = shown):
+    Keys (h heads, n positions, d model width, k = shown), the engine's trace keys where they are one:
       pattern (h, n)        each head's attention row A_r[i, :]
       z (h, d_head)         each head's mixture H_r[i] (its own value coordinates)
       result (h, d)         each head's contribution H_r[i] W_O^(r) (stream coordinates)
@@ -58,12 +62,11 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
                             the last row is Δ_attn[i] = Σ_r result_r + b_O
       running_norm (...,)   ‖running‖ row by row
       rest_norm             ‖rest‖
-      attn_out (d,)         Δ_attn[i] from the trace (Σ_r result_r + b_O)
+      attn_out (d,)         Δ_attn[i] from the trace (Σ_r result_r + b_O); attn_out_norm its norm
       concat (d,)           concatenate-then-project route, [H_0 | ... | H_{h-1}] W_O + b_O
       z_concat (h * d_head,)  the concatenated mixtures
       concat_difference     max |concat - attn_out|
-      x, y (d,)             X[i] (resid_pre) and Y[i] (resid_mid); x_norm, y_norm their norms
-      bypass_difference     max |y - (x + attn_out)|
+      and the stream's keys (:func:`stream_view`)
     """
     tr, w = world.trace, world.weights
     n, h = tr["z"].shape[:2]
@@ -77,7 +80,6 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
     parts = result[:shown] if shown == h else np.concatenate([result[:shown], rest[None]])  # (k [+1], d)
     concat = concat_then_project(tr["z"], w.W_O, w.b_O)[i]  # (n, h, dh) -> (n, d) -> (d,)
     attn_out = tr["attn_out"][i]  # (d,)
-    x, y = tr["resid_pre"][i], tr["resid_mid"][i]  # (d,), (d,)
     has_bias = bool(np.any(w.b_O != 0))  # trained output projections have a bias; the seeded block's is zero
     running = running_sums(np.concatenate([parts, w.b_O[None]]) if has_bias else parts)  # (k [+1] [+1] + 1, d)
     return {
@@ -94,14 +96,23 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
         "running": running,
         "running_norm": np.linalg.norm(running, axis=-1),  # (k [+1] + 1, d) -> (k [+1] + 1,)
         "attn_out": attn_out,
-        "attn_norm": float(np.linalg.norm(attn_out)),
+        "attn_out_norm": float(np.linalg.norm(attn_out)),
         "concat": concat,
         "z_concat": tr["z"][i].reshape(-1),  # (h, dh) -> (h * dh,)
         "concat_difference": float(np.max(np.abs(concat - attn_out))),
-        "x": x,
-        "y": y,
-        "x_norm": float(np.linalg.norm(x)),
-        "y_norm": float(np.linalg.norm(y)),
+        **stream_view(tr, i),
+    }
+
+
+def stream_view(trace: dict, i: int) -> dict:
+    """The stream at position i around the attention sublayer: resid_pre X[i] and resid_mid Y[i] (d,),
+    resid_pre_norm and resid_mid_norm their norms, and bypass_difference max |Y[i] - (X[i] + attn_out[i])|."""
+    x, y, attn_out = trace["resid_pre"][i], trace["resid_mid"][i], trace["attn_out"][i]  # (d,) each
+    return {
+        "resid_pre": x,
+        "resid_mid": y,
+        "resid_pre_norm": float(np.linalg.norm(x)),
+        "resid_mid_norm": float(np.linalg.norm(y)),
         "bypass_difference": float(np.max(np.abs(y - (x + attn_out)))),
     }
 
@@ -149,3 +160,12 @@ def world_numbers(world: HeadsWorld, receiver: int, shown: int, scale_wo: float,
     _, trace2 = block_forward(world.x, w2, world.cfg)
     world2 = HeadsWorld(world.cfg, w2, world.tokens, world.x, trace2)
     return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown), trained)
+
+
+def numbers(p: Params) -> HeadsNumbers:
+    """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
+    inp = p.trained()
+    if inp is not None:
+        return trained_numbers(inp, p.receiver_index, p.show, p.scale_wo)
+    return heads_numbers(p.d_model, p.heads, p.d_head, p.token_list, p.seed, p.mask, p.receiver_index, p.show,
+                         p.scale_wo)

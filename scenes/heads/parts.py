@@ -94,7 +94,8 @@ class Scales:
         else:  # strips: contributions and sums each get their own vivid scale
             contribution, delta = colour_scale(heads_out, robust=True), colour_scale(sums_out, robust=True)
         mixture = colour_scale([view["z"]], robust=not shows_numbers(d_head, mixture_width(d_head)))
-        stream = colour_scale([view["x"], view["y"]], robust=not shows_numbers(d_model, COLUMNS.x.width))
+        stream = colour_scale([view["resid_pre"], view["resid_mid"]],
+                              robust=not shows_numbers(d_model, COLUMNS.x.width))
         return cls(contribution, delta, mixture, stream)
 
 

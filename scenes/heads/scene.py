@@ -43,6 +43,7 @@ from manim import (
     VGroup,
 )
 
+from scenes.heads.numbers import numbers
 from scenes.heads.params import Params
 from scenes.heads.parts import (
     COLUMNS,
@@ -63,7 +64,7 @@ from scenes.heads.parts import (
     mixture_width,
     readout_points,
 )
-from scenes.heads.script import numbers_of, script
+from scenes.heads.script import script
 from scenes.kit import StepScene, Topic, Vector, fit_inside, fmt, fmt_bound, head_color, label, step, theme
 from scenes.kit.layout import Column
 from tblock.names import head_label
@@ -88,18 +89,18 @@ class HeadsScene(StepScene):
         self.project_heads()
         self.sum_heads()
         self.concat_route()
-        if self.n.changed_view is not None:
+        if self.numbers.changed_view is not None:
             self.change_wo()
         self.add_to_stream()
         self.record_numbers()
 
     def prepare(self) -> None:
-        p = self.params
-        self.n = numbers_of(p)
-        self.v, self.k, self.more = self.n.view, self.n.shown, self.n.folded
+        self.numbers = numbers(self.params)
+        self.k, self.more = self.numbers.shown, self.numbers.folded  # heads drawn in full, heads folded
         self.layout = Layout.for_heads(self.k, self.more)
-        self.cfg = self.n.world.cfg  # the block's sizes (the checkpoint's with --weights)
-        self.scales = Scales.of(self.v, self.k, self.n.changed_view, self.cfg.d_model, self.cfg.d_head)
+        self.cfg = self.numbers.world.cfg  # the block's sizes (the checkpoint's with --weights)
+        self.scales = Scales.of(self.numbers.view, self.k, self.numbers.changed_view, self.cfg.d_model,
+                                self.cfg.d_head)
 
     def row_y(self, r: int) -> float:
         return self.layout.row_y[r]
@@ -117,7 +118,8 @@ class HeadsScene(StepScene):
         c = self.heads_circuit.circuit
         self.formula = MathTex(r"Y = X + \mathrm{attention}\big(\mathrm{LN}(X)\big)", font_size=38,
                                color=theme().text).move_to([0.5, 3.35, 0])
-        self.x_view = self.track("x", self.stream_vector(self.v["x"], C.x, self.scales.stream, Y_STREAM))
+        x = self.numbers.view["resid_pre"]
+        self.x_view = self.track("resid_pre", self.stream_vector(x, C.x, self.scales.stream, Y_STREAM))
         x_name = MathTex(r"X[i]", font_size=32, color=theme().stream).next_to(self.x_view, DOWN, buff=0.12)
         self.play(Create(VGroup(c.stream_in, c.bypass, c.tap_dot)), FadeIn(c.add_node), FadeIn(c.stream_out),
                   FadeIn(self.formula), run_time=1.0)
@@ -147,8 +149,9 @@ class HeadsScene(StepScene):
 
     @step
     def show_patterns(self) -> None:
-        self.attention = self.track("weights", AttentionRows(self.v["pattern"][:self.k], self.n.world.tokens,
-                                                             self.n.receiver, self.layout.row_y[:self.k]))
+        self.attention = self.track("pattern", AttentionRows(self.numbers.view["pattern"][:self.k],
+                                                             self.numbers.world.tokens, self.numbers.receiver,
+                                                             self.layout.row_y[:self.k]))
         a = self.attention
         self.play(FadeOut(self.formula), FadeIn(a.header), FadeIn(a.token_names), run_time=0.6)
         for r, row in enumerate(a.rows):  # each head's row with the sentence that reads it
@@ -160,8 +163,9 @@ class HeadsScene(StepScene):
         dh = self.cfg.d_head
         header = column_header(r"H_r[i]", f"{dh} number{'s' if dh > 1 else ''}", "mixture")
         width = mixture_width(dh)
-        self.mixtures = self.track("mixtures", VectorRows(
-            [Vector(self.v["z"][r], width, scale=self.scales.mixture).move_to(C.point("mixture", self.row_y(r)))
+        z = self.numbers.view["z"]
+        self.mixtures = self.track("z", VectorRows(
+            [Vector(z[r], width, scale=self.scales.mixture).move_to(C.point("mixture", self.row_y(r)))
              for r in range(self.k)]))
         arrows = VGroup(*[Arrow(self.attention.rows[r].get_right() + RIGHT * 0.06,
                                 self.mixtures[r].get_left() + LEFT * 0.04, buff=0, color=head_color(r),
@@ -175,18 +179,18 @@ class HeadsScene(StepScene):
 
     @step
     def project_heads(self) -> None:
-        c, v = self.cfg, self.v
-        W_O = self.n.world.weights.W_O
+        c, v = self.cfg, self.numbers.view
+        W_O = self.numbers.world.weights.W_O
         headers = VGroup(column_header(r"W_O^{(r)}", f"{c.d_head}×{c.d_model}", "wo"),
                          column_header(r"H_r[i]\,W_O^{(r)}", f"{c.d_model} numbers", "contribution"),
                          label("norm", 20, theme().muted).move_to(C.point("norm", Y_HEAD2)))
         ys = self.layout.row_y[:self.k]
         self.w_images = [matrix_image(W_O[r], C.wo.width, ROW_H).move_to(C.point("wo", y)) for r, y in enumerate(ys)]
-        self.contributions = self.track("contributions", VectorRows(
+        self.contributions = self.track("result", VectorRows(
             [self.stream_vector(v["result"][r], C.contribution, self.scales.contribution, y)
              for r, y in enumerate(ys)]))
-        self.norms = self.track("contribution_norms", Readout(v["result_norm"][:self.k], readout_points("norm", ys),
-                                                              color=theme().muted))
+        self.norms = self.track("result_norm", Readout(v["result_norm"][:self.k], readout_points("norm", ys),
+                                                       color=theme().muted))
         signs = VGroup()
         for r, y in enumerate(ys):
             signs.add(label("×", 22, theme().muted).move_to([(self.mixtures[r].get_right()[0] + C.wo.left) / 2, y, 0]),
@@ -196,7 +200,7 @@ class HeadsScene(StepScene):
             y = self.layout.row_y[-1]
             rest = self.stream_vector(v["rest"], C.contribution, self.scales.delta, y)
             self.rest_view = rest
-            rest_norm = self.track("folded_contribution_norm",
+            rest_norm = self.track("folded_result_norm",
                                    Readout([v["rest_norm"]], [C.point("norm", y)], color=theme().muted))
             rest_name = label(f"sum of the other {self.more}", 20, theme().muted).next_to(rest, LEFT, buff=0.2)
             extra = [FadeIn(rest), FadeIn(rest_norm), FadeIn(rest_name)]
@@ -213,12 +217,13 @@ class HeadsScene(StepScene):
 
     @step
     def sum_heads(self) -> None:
-        v, y = self.v, self.layout.y_delta
+        v, y = self.numbers.view, self.layout.y_delta
         rule_y = (self.layout.row_y[-1] + y) / 2
         rule = Line([C.contribution.left, rule_y, 0], [C.norm.x + 0.4, rule_y, 0], color=theme().muted,
                     stroke_width=2)
-        self.delta = self.track("delta", self.stream_vector(v["running"][0], C.contribution, self.scales.delta, y))
-        self.delta_norm = self.track("delta_norm", Readout([0.0], [C.point("norm", y)]))
+        self.delta = self.track("attn_out", self.stream_vector(v["running"][0], C.contribution,
+                                                               self.scales.delta, y))
+        self.delta_norm = self.track("attn_out_norm", Readout([0.0], [C.point("norm", y)]))
         name = MathTex(r"\Delta_{\mathrm{attn}}[i]", font_size=30, color=theme().update)
         name.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, RIGHT)
         self.play(Create(rule), FadeIn(self.delta), FadeIn(self.delta_norm), FadeIn(name),
@@ -241,11 +246,11 @@ class HeadsScene(StepScene):
 
     @step
     def concat_route(self) -> None:
-        c, v, y = self.cfg, self.v, self.layout.y_delta
+        c, v, y = self.cfg, self.numbers.view, self.layout.y_delta
         width = C.contribution.width
         cat_view = Vector(v["z_concat"], width, scale=self.scales.mixture).move_to([CONCAT_X, y, 0])
         times = label("×", 22, theme().muted).next_to(cat_view, RIGHT, buff=0.18)
-        W_O = self.n.world.weights.W_O.reshape(c.n_heads * c.d_head, c.d_model)  # the stacked row blocks
+        W_O = self.numbers.world.weights.W_O.reshape(c.n_heads * c.d_head, c.d_model)  # the stacked row blocks
         self.cat_w = matrix_image(W_O, 0.7, 0.7).next_to(times, RIGHT, buff=0.18)
         arrow = Arrow(self.cat_w.get_right() + RIGHT * 0.12, [C.contribution.left - 0.04, y, 0], buff=0,
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
@@ -280,7 +285,7 @@ class HeadsScene(StepScene):
         return [*self.contributions[0].retarget(view["result"][0]),
                 ChangeDecimalToValue(self.norms[0], float(view["result_norm"][0])),
                 *self.delta.retarget(view["attn_out"]),
-                ChangeDecimalToValue(self.delta_norm[0], float(view["attn_norm"]))]
+                ChangeDecimalToValue(self.delta_norm[0], float(view["attn_out_norm"]))]
 
     @step
     def change_wo(self) -> None:
@@ -288,17 +293,17 @@ class HeadsScene(StepScene):
         self.changed_tag.next_to(self.w_images[0], DOWN, buff=0.04)
         self.play(Indicate(self.attention.rows[0], color=theme().accent, scale_factor=1.05), run_time=0.8)
         self.cue("multiply")
-        self.play(FadeIn(self.changed_tag), *self.wo_shows(self.n.changed_world.weights), run_time=0.8)
+        self.play(FadeIn(self.changed_tag), *self.wo_shows(self.numbers.changed_world.weights), run_time=0.8)
         self.cue("norm of delta")
-        self.play(*self.count_to(self.n.changed_view), run_time=1.5)
+        self.play(*self.count_to(self.numbers.changed_view), run_time=1.5)
 
     @step
     def add_to_stream(self) -> None:
-        v, c = self.v, self.heads_circuit.circuit
-        if self.n.changed_view is not None:  # head 0's W_O restored
-            self.play(FadeOut(self.changed_tag), *self.wo_shows(self.n.world.weights), *self.count_to(v),
+        v, c = self.numbers.view, self.heads_circuit.circuit
+        if self.numbers.changed_view is not None:  # head 0's W_O restored
+            self.play(FadeOut(self.changed_tag), *self.wo_shows(self.numbers.world.weights), *self.count_to(v),
                       run_time=1.0)
-        self.y_view = self.track("y", self.stream_vector(v["x"], C.y, self.scales.stream, Y_STREAM))
+        self.y_view = self.track("resid_mid", self.stream_vector(v["resid_pre"], C.y, self.scales.stream, Y_STREAM))
         y_name = MathTex(r"Y[i] = X[i] + \Delta_{\mathrm{attn}}[i]", font_size=30, color=theme().stream)
         fit_inside(y_name.next_to(self.y_view, DOWN, buff=0.12))
         carried = self.x_view.copy()  # X[i] rides the bypass to the far side of ⊕, unchanged
@@ -312,27 +317,25 @@ class HeadsScene(StepScene):
         self.play(c.flash_write(run_time=1.0), drop.animate.scale(0.3).move_to(c.add_node).fade(1), run_time=1.0)
         self.remove(drop)
         self.cue("their sum")
-        self.play(*self.y_view.retarget(v["y"]), FadeIn(y_name), Indicate(c.add_node, color=theme().update),
+        self.play(*self.y_view.retarget(v["resid_mid"]), FadeIn(y_name), Indicate(c.add_node, color=theme().update),
                   run_time=1.4)
 
     def record_numbers(self) -> None:
         """The values no part shows at the end (the parts are tracked): which token, ranks, differences."""
-        p, v = self.params, self.v
-        if self.n.trained is not None:
-            t = self.n.trained
-            self.record(checkpoint=t.name, layer=t.layer, token_ids=t.ids)
-        tokens = self.n.world.tokens
-        self.record(position=self.n.receiver + 1, token=tokens[self.n.receiver], tokens=list(tokens),
+        v, trained, changed = self.numbers.view, self.numbers.trained, self.numbers.changed_view
+        if trained is not None:
+            self.record(checkpoint=trained.name, layer=trained.layer, token_ids=trained.ids)
+        tokens, receiver = self.numbers.world.tokens, self.numbers.receiver
+        self.record(position=receiver + 1, token=tokens[receiver], tokens=list(tokens),
                     folded_heads=self.more, write_rank=v["write_rank"][:self.k],
                     concat_difference=float(v["concat_difference"]),
                     concat_difference_shown=fmt_bound(v["concat_difference"]),
                     bypass_difference=float(v["bypass_difference"]))
-        if self.n.changed_view is not None:
-            c = self.n.changed_view
-            self.record(changed={"scale_wo": p.scale_wo, "head": 1, "weights": c["pattern"][0],
-                                 "contribution": c["result"][0], "contribution_norm": float(c["result_norm"][0]),
-                                 "delta": c["attn_out"], "delta_norm": float(c["attn_norm"]),
-                                 "concat_difference": float(c["concat_difference"])})
+        if changed is not None:
+            self.record(changed={"scale_wo": self.params.scale_wo, "head": 1, "pattern": changed["pattern"][0],
+                                 "result": changed["result"][0], "result_norm": float(changed["result_norm"][0]),
+                                 "attn_out": changed["attn_out"], "attn_out_norm": float(changed["attn_out_norm"]),
+                                 "concat_difference": float(changed["concat_difference"])})
 
 
 TOPIC = Topic("heads", "several heads' mixtures, projected by their output matrices into stream coordinates, summed "

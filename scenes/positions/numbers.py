@@ -13,7 +13,7 @@ permuted and the rows put back (:func:`equivariance_error`), and the largest cha
 when both positions move by the same amount (:func:`shift_invariance_error`).
 
 >>> w = seeded_world(("the", "cat", "sees", "the", "dog"), d_model=8, n_heads=4, seed=0)
->>> s = story(w, order=(0, 4, 2, 3, 1), shift=10, schemes=SCHEMES)
+>>> s = positions_numbers(w, order=(0, 4, 2, 3, 1), shift=10, schemes=SCHEMES)
 >>> s.equivariance["none"] < 1e-12, s.equivariance["absolute"] > 0.01
 (True, True)
 >>> s.shift_invariance["relative"] < 1e-12, s.shift_invariance["absolute"] > 0.01
@@ -23,6 +23,7 @@ when both positions move by the same amount (:func:`shift_invariance_error`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,6 +34,9 @@ from tblock.positions import sinusoidal
 from tblock.weights import BlockWeights
 from tblock.worlds.heads import embed_tokens
 from tblock.worlds.trained import checkpoint
+
+if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
+    from scenes.positions.params import Params
 
 SCHEMES = ("none", "absolute", "relative", "rope")  # the summary table's rows, in the lesson's order
 ENGINE_POSITIONS = {"none": "none", "absolute": "none", "relative": "alibi", "rope": "rope"}
@@ -147,24 +151,25 @@ def prefix_reversed(n: int) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class Relative:
-    """ALiBi on one head: content scores, bias, their sum, the weights; the sum after a shift."""
+    """ALiBi on one head (the engine's trace keys): content scores, attn_bias, their sum attn_scores, the
+    pattern; the scores after a shift."""
 
     head: int  # 0-based, the head with the largest slope
     slopes: np.ndarray  # (h,)
-    content: np.ndarray  # (n, n)
-    bias: np.ndarray  # (n, n)
-    scores: np.ndarray  # (n, n) content + bias
+    content: np.ndarray  # (n, n) q · k / sqrt(d_head), no bias
+    attn_bias: np.ndarray  # (n, n)
+    attn_scores: np.ndarray  # (n, n) content + attn_bias
     pattern: np.ndarray  # (n, n)
-    shifted_scores: np.ndarray  # (n, n) at positions shift..
+    shifted_attn_scores: np.ndarray  # (n, n) at positions shift..
 
 
 @dataclass(frozen=True, eq=False)
 class Rope:
-    """RoPE on one head: the scores at positions 0.. and at positions shift.."""
+    """RoPE on one head: the attn_scores at positions 0.. and at positions shift.."""
 
     head: int
-    scores: np.ndarray  # (n, n)
-    shifted_scores: np.ndarray  # (n, n)
+    attn_scores: np.ndarray  # (n, n)
+    shifted_attn_scores: np.ndarray  # (n, n)
 
 
 def relative_view(world: World, shift: int) -> Relative:
@@ -187,7 +192,7 @@ def rope_view(world: World, shift: int) -> Rope:
 
 
 @dataclass(frozen=True, eq=False)
-class Story:
+class PositionsNumbers:
     """Every number the video shows, for one world, permutation and shift."""
 
     world: World
@@ -228,7 +233,8 @@ class Story:
         return self.out_permuted[inverse(self.order)]
 
 
-def story(world: World, order: tuple[int, ...], shift: int, schemes: tuple[str, ...] = SCHEMES) -> Story:
+def positions_numbers(world: World, order: tuple[int, ...], shift: int,
+                      schemes: tuple[str, ...] = SCHEMES) -> PositionsNumbers:
     """Run every scheme the video shows and measure the table's two columns.
 
     ``order`` is 0-based (the permuted sentence is tokens[order]); ``shift`` moves both positions.
@@ -243,7 +249,7 @@ def story(world: World, order: tuple[int, ...], shift: int, schemes: tuple[str, 
     causal_prefix, _ = run(world, "none", prefix, mask="causal")
     absolute, _ = run(world, "absolute", ident)
     absolute_p, _ = run(world, "absolute", order_a)
-    return Story(
+    return PositionsNumbers(
         world=world, order=order_a, shift=shift, schemes=tuple(schemes), out=out, out_permuted=out_p,
         pair=(i, j), pair_difference=largest_difference(out[i], out[j]),
         causal=causal, causal_pair_difference=largest_difference(causal[i], causal[j]),
@@ -254,3 +260,16 @@ def story(world: World, order: tuple[int, ...], shift: int, schemes: tuple[str, 
         equivariance={s: equivariance_error(world, s, order_a) for s in schemes},
         shift_invariance={s: shift_invariance_error(world, s, shift) for s in schemes},
     )
+
+
+def world_of(p: Params) -> World:
+    """The block, tokens and position table these flags ask for."""
+    inp = p.trained()
+    if inp is None:
+        return seeded_world(p.word_list, p.d_model, p.heads, p.seed, p.alibi_slopes(p.heads))
+    return checkpoint_world(p.weights, inp.ids, inp.strings, 0, p.alibi_slopes(inp.ckpt.config.n_heads))
+
+
+def numbers(p: Params) -> PositionsNumbers:
+    """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
+    return positions_numbers(world_of(p), p.order, p.shift, p.schemes)

@@ -111,6 +111,10 @@ class Params(TopicParams):
             return ("none", "absolute", "relative", "rope")
         return ("none", self.scheme)
 
+    def alibi_slopes(self, n_heads: int) -> tuple[float, ...]:
+        """--slopes for a block of ``n_heads`` heads: () for the paper's, else one slope per head."""
+        return parse_slopes(self.slopes, n_heads)
+
     def trained(self) -> TrainedInput | None:
         """The checkpoint and the sentence's ids (checked), or None for the seeded world."""
         if not self.weights:

@@ -20,10 +20,10 @@ import numpy as np
 from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, MathTex, VGroup
 
 from scenes.kit import SAFE_BOTTOM, SAFE_TOP, Columns, StepScene, Topic, head_color, keep_on_screen, label, step, theme
-from scenes.positions.numbers import inverse
+from scenes.positions.numbers import inverse, numbers
 from scenes.positions.params import Params
 from scenes.positions.parts import PositionTable, Rows, Sentence, SummaryTable, connector
-from scenes.positions.script import BOUND_TEXT, NAMES, WHERE, changes, diff, numbers_of, only_offset, script
+from scenes.positions.script import BOUND_TEXT, NAMES, WHERE, changes, diff, only_offset, script
 from tblock.names import head_label
 
 COLUMNS = Columns(left=(-3.45, 6.4), right=(3.45, 6.4))
@@ -50,15 +50,15 @@ class PositionsScene(StepScene):
     script = staticmethod(script)
 
     def construct(self) -> None:
-        self.s = numbers_of(self.params)
+        self.numbers = numbers(self.params)
         self.no_order()
         self.same_token()
         self.causal_mask()
-        if "absolute" in self.s.schemes:
+        if "absolute" in self.numbers.schemes:
             self.absolute()
-        if "relative" in self.s.schemes:
+        if "relative" in self.numbers.schemes:
             self.relative()
-        if "rope" in self.s.schemes:
+        if "rope" in self.numbers.schemes:
             self.rope()
         self.summary()
         self.record_numbers()
@@ -73,27 +73,27 @@ class PositionsScene(StepScene):
 
     @step
     def no_order(self) -> None:
-        s = self.s
-        t = theme()
-        self.sentence = self.place(Sentence(s.tokens, t.text), "left", SENTENCE_Y + 0.2)
-        permuted = self.place(Sentence(s.permuted_tokens, t.accent), "right", SENTENCE_Y + 0.2)
-        scale = float(np.max(np.abs(s.out)))
-        self.out = self.track("out", self.place(Rows(s.out, s.tokens, "block output, no positions", scale),
+        t, tokens, permuted_tokens = theme(), self.numbers.tokens, self.numbers.permuted_tokens
+        self.sentence = self.place(Sentence(tokens, t.text), "left", SENTENCE_Y + 0.2)
+        permuted = self.place(Sentence(permuted_tokens, t.accent), "right", SENTENCE_Y + 0.2)
+        scale = float(np.max(np.abs(self.numbers.out)))
+        self.out = self.track("out", self.place(Rows(self.numbers.out, tokens, "block output, no positions", scale),
                                                 "left", SENTENCE_Y - 0.45))
         self.out_p = self.track("out_permuted", self.place(
-            Rows(s.out_permuted, s.permuted_tokens, "output of the permuted sentence", scale),
+            Rows(self.numbers.out_permuted, permuted_tokens, "output of the permuted sentence", scale),
             "right", SENTENCE_Y - 0.45))
         self.play(FadeIn(self.sentence), run_time=0.6)
         self.play(FadeIn(self.out), run_time=0.8)
         self.cue(1)
         self.play(FadeIn(permuted), FadeIn(self.out_p), run_time=0.8)
         self.cue(2)
-        inv = inverse(s.order)
+        inv = inverse(self.numbers.order)
         links = VGroup(*[connector(self.out.right_of(k), self.out_p.left_of(int(inv[k])), head_color(k))
-                         for k in range(len(s.tokens))])
+                         for k in range(len(tokens))])
         self.play(Create(links), run_time=1.2)
         self.cue(3)
-        bound = note(f"largest difference after putting the rows back: {diff(s.equivariance['none'])}", t.update)
+        error = diff(self.numbers.equivariance["none"])
+        bound = note(f"largest difference after putting the rows back: {error}", t.update)
         bound.move_to([0, self.out.get_bottom()[1] - 0.6, 0])
         self.play(FadeIn(bound), run_time=0.6)
         self.first_view = VGroup(permuted, links, bound)
@@ -101,13 +101,13 @@ class PositionsScene(StepScene):
 
     @step
     def same_token(self) -> None:
-        s, t = self.s, theme()
-        i, j = s.pair
+        t = theme()
+        i, j = self.numbers.pair
         self.play(FadeOut(self.first_view), FadeOut(self.out_p_group), run_time=0.6)
         frames = VGroup(self.out.frame(i, t.accent), self.out.frame(j, t.accent))
         chips = VGroup(*[self.sentence.chips[k][0].copy().set_stroke(t.accent, width=3) for k in (i, j)])
-        text = note(f"'{s.tokens[i]}' at positions {i + 1} and {j + 1}", t.accent)
-        value = note(f"difference of the rows: {diff(s.pair_difference)}", t.update)
+        text = note(f"'{self.numbers.tokens[i]}' at positions {i + 1} and {j + 1}", t.accent)
+        value = note(f"difference of the rows: {diff(self.numbers.pair_difference)}", t.update)
         group = VGroup(text, value).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
         self.play(Create(frames), Create(chips), run_time=0.8)
         self.cue(1)
@@ -115,26 +115,26 @@ class PositionsScene(StepScene):
 
     @step
     def causal_mask(self) -> None:
-        s, t = self.s, theme()
-        i, j = s.pair
+        t, tokens, outputs = theme(), self.numbers.tokens, self.numbers.causal
+        i, j = self.numbers.pair
         self.clear_stage()
-        scale = float(np.max(np.abs(s.causal)))
-        words = self.place(Sentence(s.tokens, t.text), "left", SENTENCE_Y + 0.2)
-        causal = self.track("causal", self.place(Rows(s.causal, s.tokens, "causal mask, no positions", scale),
+        scale = float(np.max(np.abs(outputs)))
+        words = self.place(Sentence(tokens, t.text), "left", SENTENCE_Y + 0.2)
+        causal = self.track("causal", self.place(Rows(outputs, tokens, "causal mask, no positions", scale),
                                                  "left", SENTENCE_Y - 0.45))
         frames = VGroup(causal.frame(i, t.accent), causal.frame(j, t.accent))
-        differ = note(f"the two '{s.tokens[i]}' rows differ by {diff(s.causal_pair_difference)}", t.accent, 20)
+        differ = note(f"the two '{tokens[i]}' rows differ by {diff(self.numbers.causal_pair_difference)}", t.accent, 20)
         differ.next_to(causal, DOWN, buff=0.3)
         self.play(FadeIn(words), FadeIn(causal), run_time=0.8)
         self.cue(1)
         self.play(Create(frames), FadeIn(differ), run_time=0.8)
         self.cue(3)
-        reordered = self.place(Sentence(s.prefix_tokens, t.accent), "right", SENTENCE_Y + 0.2)
-        last = len(s.tokens) - 1
-        both = np.stack([s.causal[last], s.causal_prefix[last]])  # (2, d): the last row, both orders
+        reordered = self.place(Sentence(self.numbers.prefix_tokens, t.accent), "right", SENTENCE_Y + 0.2)
+        last = len(tokens) - 1
+        both = np.stack([outputs[last], self.numbers.causal_prefix[last]])  # (2, d): the last row, both orders
         rows = self.track("last_rows", self.place(
-            Rows(both, ["as given", "reversed"], f"'{s.tokens[last]}' after each order", scale), "right", 2.0))
-        same = note(f"difference: {diff(s.last_row_difference)}", t.update)
+            Rows(both, ["as given", "reversed"], f"'{tokens[last]}' after each order", scale), "right", 2.0))
+        same = note(f"difference: {diff(self.numbers.last_row_difference)}", t.update)
         same.next_to(rows, DOWN, buff=0.3)
         self.play(FadeIn(reordered), FadeIn(rows), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
@@ -143,43 +143,44 @@ class PositionsScene(StepScene):
 
     @step
     def absolute(self) -> None:
-        s, t = self.s, theme()
+        t, tokens, world = theme(), self.numbers.tokens, self.numbers.world
         self.clear_stage()
         formula = MathTex(r"X = \text{token embedding} + \text{position embedding}", font_size=34,
                           color=t.text).move_to([0, SAFE_TOP - 0.3, 0])
-        shown = min(max(TABLE_SHOWN, len(s.tokens) + s.shift), len(s.world.table))
-        name = "sinusoidal table (tblock.positions)" if s.world.table_name == "sinusoidal" else \
-            f"learned W_pos of '{s.world.table_name}'"
-        table = self.track("position_table", PositionTable(s.world.table, shown, name, height=1.3))
+        shown = min(max(TABLE_SHOWN, len(tokens) + self.numbers.shift), len(world.table))
+        name = "sinusoidal table (tblock.positions)" if world.table_name == "sinusoidal" else \
+            f"learned W_pos of '{world.table_name}'"
+        table = self.track("position_table", PositionTable(world.table, shown, name, height=1.3))
         table.next_to(formula, DOWN, buff=0.3)
         keep_on_screen(table)
-        here = table.columns(0, len(s.tokens), t.accent)
+        here = table.columns(0, len(tokens), t.accent)
         self.play(FadeIn(formula), run_time=0.6)
         self.cue(1)
         self.play(FadeIn(table), run_time=0.8)
         self.play(Create(here), run_time=0.6)
         self.cue(2)
-        scale = float(np.max(np.abs(s.absolute)))
+        scale = float(np.max(np.abs(self.numbers.absolute)))
         top = table.get_bottom()[1] - 0.25
-        a = self.track("absolute", self.place(Rows(s.absolute, s.tokens, "absolute positions", scale), "left", top))
+        a = self.track("absolute", self.place(Rows(self.numbers.absolute, tokens, "absolute positions", scale),
+                                              "left", top))
         b = self.track("absolute_permuted", self.place(
-            Rows(s.absolute_permuted, s.tokens, "permuted sentence, rows put back", scale), "right", top))
-        measured = note(f"largest difference: {diff(s.equivariance['absolute'])}", t.negative)
+            Rows(self.numbers.absolute_permuted, tokens, "permuted sentence, rows put back", scale), "right", top))
+        measured = note(f"largest difference: {diff(self.numbers.equivariance['absolute'])}", t.negative)
         measured.move_to([0, NOTE_Y, 0])
         self.play(FadeIn(a), FadeIn(b), run_time=0.8)
         self.play(FadeIn(measured), run_time=0.5)
 
     @step
     def relative(self) -> None:
-        s, t = self.s, theme()
-        r = s.relative
+        t, tokens = theme(), self.numbers.tokens
+        r = self.numbers.relative
         self.clear_stage()
         xs = (-4.3, 0.55, 4.75)
-        scale = float(np.max(np.abs(np.stack([r.content, r.bias, r.scores]))))
+        scale = float(np.max(np.abs(np.stack([r.content, r.attn_bias, r.attn_scores]))))
         names = [f"{head_label(r.head)}: q·k / √d_head", "bias −m·|i − j|", "scores + bias"]
-        grids = [self.track(key, Rows(m, s.tokens if key == "alibi_content" else None, title, scale))
-                 for key, m, title in zip(("alibi_content", "alibi_bias", "alibi_scores"),
-                                          (r.content, r.bias, r.scores), names)]
+        grids = [self.track(key, Rows(m, tokens if key == "alibi_content" else None, title, scale))
+                 for key, m, title in zip(("alibi_content", "alibi_attn_bias", "alibi_attn_scores"),
+                                          (r.content, r.attn_bias, r.attn_scores), names)]
         for g, x in zip(grids, xs):
             g.move_to([x, 0, 0]).shift(UP * (SAFE_TOP - 0.05 - g.get_top()[1]))
         plus = label("+", 34).move_to([(grids[0].get_right()[0] + grids[1].get_left()[0]) / 2,
@@ -194,27 +195,28 @@ class PositionsScene(StepScene):
         self.play(FadeIn(equals), FadeIn(grids[2]), run_time=0.8)
         self.cue(4)  # "The softmax turns the sum into the weights."
         low = slope.get_bottom()[1] - 0.2
-        weights = self.track("alibi_pattern", Rows(r.pattern, s.tokens, "weights: softmax of each row"))
+        weights = self.track("alibi_pattern", Rows(r.pattern, tokens, "weights: softmax of each row"))
         weights.move_to([-3.4, 0, 0]).shift(UP * (low - weights.get_top()[1]))
         self.play(FadeIn(weights), run_time=0.8)
         self.cue(5)  # "Move both positions ..."
-        shifted = self.track("alibi_shifted_scores", Rows(r.shifted_scores, None,
-                                                          f"scores + bias, both {s.shift} later", scale))
+        shifted = self.track("alibi_shifted_attn_scores", Rows(r.shifted_attn_scores, None,
+                                                               f"scores + bias, both {self.numbers.shift} later",
+                                                               scale))
         shifted.move_to([grids[2].get_x(), 0, 0]).shift(UP * (low - shifted.get_top()[1]))
-        same = note(f"change: {diff(s.shift_invariance['relative'])}", t.update, 20)
+        same = note(f"change: {diff(self.numbers.shift_invariance['relative'])}", t.update, 20)
         same.next_to(shifted, DOWN, buff=0.15)
         self.play(FadeIn(shifted), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
 
     @step
     def rope(self) -> None:
-        s, t = self.s, theme()
-        ro = s.rope
+        t, tokens, shift = theme(), self.numbers.tokens, self.numbers.shift
+        ro = self.numbers.rope
         self.clear_stage()
-        scale = float(np.max(np.abs(ro.scores)))
-        n = len(s.tokens)
-        a = self.track("rope_scores", self.place(
-            Rows(ro.scores, s.tokens, f"RoPE, {head_label(ro.head)}: scores at positions 0-{n - 1}", scale),
+        scale = float(np.max(np.abs(ro.attn_scores)))
+        n = len(tokens)
+        a = self.track("rope_attn_scores", self.place(
+            Rows(ro.attn_scores, tokens, f"RoPE, {head_label(ro.head)}: scores at positions 0-{n - 1}", scale),
             "left", SAFE_TOP - 0.6))
         formula = MathTex(r"(R_i\,q)\cdot(R_j\,k) = q\cdot R_{j-i}\,k", font_size=34, color=t.text)
         pointer = note("the rotation itself: python render.py rope", t.muted, 20)
@@ -224,26 +226,26 @@ class PositionsScene(StepScene):
         pointer.next_to(formula, DOWN, buff=0.25)
         self.play(FadeIn(formula), FadeIn(pointer), run_time=0.6)
         self.cue(2)
-        b = self.track("rope_shifted_scores", self.place(
-            Rows(ro.shifted_scores, s.tokens, f"at positions {s.shift}-{s.shift + n - 1}", scale),
+        b = self.track("rope_shifted_attn_scores", self.place(
+            Rows(ro.shifted_attn_scores, tokens, f"at positions {shift}-{shift + n - 1}", scale),
             "right", SAFE_TOP - 0.6))
-        same = note(f"change of the scores: {diff(s.shift_invariance['rope'])}", t.update)
+        same = note(f"change of the scores: {diff(self.numbers.shift_invariance['rope'])}", t.update)
         same.next_to(pointer, DOWN, buff=0.4)
         self.play(FadeIn(b), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
         self.cue(3)
-        moved = note(f"permuting the sentence changes the rows by {diff(s.equivariance['rope'])}", t.negative)
+        moved = note(f"permuting the sentence changes the rows by {diff(self.numbers.equivariance['rope'])}",
+                     t.negative)
         moved.next_to(same, DOWN, buff=0.3)
         self.play(FadeIn(moved), run_time=0.6)
 
     @step
     def summary(self) -> None:
-        s = self.s
         self.clear_stage()
         header = ["scheme", "where position enters", "permuting changes the output?",
                   "scores only on the offset?"]
-        rows = [[NAMES[k], WHERE[k], changes(s.equivariance[k]), only_offset(s.shift_invariance[k])]
-                for k in s.schemes]
+        moved, shifted = self.numbers.equivariance, self.numbers.shift_invariance
+        rows = [[NAMES[k], WHERE[k], changes(moved[k]), only_offset(shifted[k])] for k in self.numbers.schemes]
         table = self.track("summary_table", SummaryTable(header, rows, widths=(2.2, 3.5, 4.2, 3.8), size=BOUND_SIZE))
         table.move_to([0, 0.5, 0])
         keep_on_screen(table)
@@ -251,21 +253,24 @@ class PositionsScene(StepScene):
         for k, (row, rule) in enumerate(zip(table.body, table.rules)):
             self.cue(k + 1)  # sentence k + 1 speaks row k
             self.play(FadeIn(row), Create(rule), run_time=0.5)
-        foot = note(f"measured: permute {self.params.permute}; shift both positions by {s.shift}; "
+        foot = note(f"measured: permute {self.params.permute}; shift both positions by {self.numbers.shift}; "
                     f"{BOUND_TEXT} is rounding", theme().muted, 18)
         foot.next_to(table, DOWN, buff=0.4)
         self.play(FadeIn(foot), run_time=0.5)
 
     def record_numbers(self) -> None:
         """The exact measurements (the screen shows rounding-size ones as a bound)."""
-        s = self.s
-        self.record(tokens=list(s.tokens), permuted_tokens=list(s.permuted_tokens), order=(s.order + 1).tolist(),
-                    schemes=list(s.schemes), equivariance_error=dict(s.equivariance),
-                    shift_invariance_error=dict(s.shift_invariance), alibi_slopes=s.relative.slopes.tolist(),
-                    alibi_head=s.relative.head, pair=[s.pair[0] + 1, s.pair[1] + 1],
-                    pair_difference=s.pair_difference, causal_pair_difference=s.causal_pair_difference,
-                    last_row_difference=s.last_row_difference, shift=s.shift, table=s.world.table_name)
-
+        i, j = self.numbers.pair
+        relative, world = self.numbers.relative, self.numbers.world
+        self.record(tokens=list(self.numbers.tokens), permuted_tokens=list(self.numbers.permuted_tokens),
+                    order=(self.numbers.order + 1).tolist(), schemes=list(self.numbers.schemes),
+                    equivariance_error=dict(self.numbers.equivariance),
+                    shift_invariance_error=dict(self.numbers.shift_invariance),
+                    alibi_slopes=relative.slopes.tolist(), alibi_head=relative.head, pair=[i + 1, j + 1],
+                    pair_difference=self.numbers.pair_difference,
+                    causal_pair_difference=self.numbers.causal_pair_difference,
+                    last_row_difference=self.numbers.last_row_difference, shift=self.numbers.shift,
+                    table=world.table_name)
 
 TOPIC = Topic("positions", "why a block needs positions; absolute, relative bias and RoPE, measured",
               Params, PositionsScene)

@@ -3,35 +3,50 @@
 The head lesson's 2-D Eiffel world (``tblock.worlds.eiffel``) read at one
 receiving token, for each output projection the video shows in turn.
 
+Each run keeps the engine's trace keys (``resid_pre``, ``rot_q``, ``attn_scores``, ``pattern``, ``z``,
+``attn_out``, ``resid_mid``) from the numbers to the screen and the manifest.
+
 >>> n = residual_numbers("both", receiver=2)
->>> list(n.runs), [round(float(w), 4) for w in n.first["weights"]]
+>>> list(n.runs), [round(float(w), 4) for w in n.first["pattern"]]
 (['identity', 'negate'], [0.2483, 0.5035, 0.2483])
->>> [round(float(v), 4) for v in n.runs["negate"]["result"]]
+>>> [round(float(v), 4) for v in n.runs["negate"]["resid_mid"]]
 [0.7517, 0.5035]
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tblock.worlds import eiffel, eiffel_update
+from tblock.worlds import Example, eiffel, eiffel_update
+
+if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
+    from scenes.residual.params import Params
 
 TOKENS = eiffel().tokens  # ('the', 'Eiffel', 'tower')
-WO_CHOICES = ("identity", "negate", "both")
+WO_SHOWN = {"identity": ("identity",), "negate": ("negate",), "both": ("identity", "negate")}  # --wo -> W_Os shown
 
 
 def wo_sequence(wo: str) -> list[str]:
     """The output projections the video shows, in order: 'both' is identity, then negate."""
-    if wo not in WO_CHOICES:
-        raise ValueError(f"wo must be one of {', '.join(WO_CHOICES)}; got {wo!r}")
-    return ["identity", "negate"] if wo == "both" else [wo]
+    if wo not in WO_SHOWN:
+        raise ValueError(f"wo must be one of {', '.join(WO_SHOWN)}; got {wo!r}")
+    return list(WO_SHOWN[wo])
+
+
+def run_of(ex: Example) -> dict[str, np.ndarray]:
+    """The attention sublayer at the receiver (``eiffel_update``) under the engine's trace keys:
+    eiffel_update's x, q, scores, weights, h, delta and result (x + delta)."""
+    u = eiffel_update(ex)
+    return {"resid_pre": u["x"], "rot_q": u["q"], "attn_scores": u["scores"], "pattern": u["weights"],
+            "z": u["h"], "attn_out": u["delta"], "resid_mid": u["result"]}
 
 
 def updates(wo: str, receiver: int) -> dict[str, dict]:
-    """The engine's numbers (``eiffel_update``) at ``receiver`` (0-based) for each W_O shown, in order."""
-    return {name: eiffel_update(eiffel(name, receiver)) for name in wo_sequence(wo)}
+    """The engine's numbers (:func:`run_of`) at ``receiver`` (0-based) for each W_O shown, in order."""
+    return {name: run_of(eiffel(name, receiver)) for name in wo_sequence(wo)}
 
 
 @dataclass(frozen=True, eq=False)
@@ -42,11 +57,11 @@ class ResidualNumbers:
     dims: tuple[str, str]  # the plane's axes: structure, Paris identity
     x: np.ndarray  # (n, 2) every token's input
     receiver: int  # 0-based
-    runs: dict[str, dict]  # W_O name -> eiffel_update(...)
+    runs: dict[str, dict]  # W_O name -> run_of(...)
 
     @property
     def first(self) -> dict:
-        """The run of the first W_O shown (its query, scores, weights and mixture are every run's)."""
+        """The run of the first W_O shown (its query, scores, pattern and mixture are every run's)."""
         return next(iter(self.runs.values()))
 
     @property
@@ -59,3 +74,8 @@ def residual_numbers(wo: str, receiver: int) -> ResidualNumbers:
     """The video's numbers for ``--wo`` and a 0-based receiving position."""
     world = eiffel("identity", receiver)
     return ResidualNumbers(world.tokens, world.dims, world.x, receiver, updates(wo, receiver))
+
+
+def numbers(p: Params) -> ResidualNumbers:
+    """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
+    return residual_numbers(p.wo, p.receiver_index)

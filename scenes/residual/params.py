@@ -5,8 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from scenes.kit import POSITION_HELP, Alias, TopicParams, param
-from scenes.residual.numbers import TOKENS, WO_CHOICES
+from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param
+from tblock.worlds import eiffel
+
+TOKENS = eiffel().tokens  # ('the', 'Eiffel', 'tower')
+WO_CHOICES = ("identity", "negate", "both")  # the keys of scenes.residual.numbers.WO_SHOWN (numbers reads Params)
 
 
 def position_of_word(text: str) -> int:
@@ -26,3 +29,8 @@ class Params(TopicParams):
         "receiver": Alias("position", position_of_word,
                           "the word is now its position: " + ", ".join(f"{t} = {i + 1}" for i, t in enumerate(TOKENS))),
     }
+
+    @property
+    def receiver_index(self) -> int:
+        """The followed token, 0-based (``--position`` 0 is the last)."""
+        return followed_position(self.position, len(TOKENS))

@@ -66,12 +66,14 @@ class LedgerRow(VGroup):
 
 
 class StreamArrows(VGroup):
-    """x, the update Δ drawn from x's tip, and the result x + Δ, with the Δ and x + Δ names beside them."""
+    """x, the update Δ drawn from x's tip, and the result x + Δ, with the Δ and x + Δ names beside them.
+
+    ``run`` holds the engine's trace keys: resid_pre (x), attn_out (Δ), resid_mid (x + Δ)."""
 
     def __init__(self, board: TokenPlane, run: dict) -> None:
         super().__init__()
         self.board = board
-        self.x = board.arrow(run["x"], theme().stream, width=6)
+        self.x = board.arrow(run["resid_pre"], theme().stream, width=6)
         self.delta, self.result = self._update_arrows(run)
         self.delta_name = label("Δ", 24, theme().update)
         self.result_name = label("x + Δ", 22, theme().accent)
@@ -80,8 +82,8 @@ class StreamArrows(VGroup):
         self.add(self.x, self.delta, self.result, self.delta_name, self.result_name)
 
     def _update_arrows(self, run: dict):
-        return (self.board.arrow(run["delta"], theme().update, start=run["x"], width=6),
-                self.board.arrow(run["result"], theme().accent, width=6))
+        return (self.board.arrow(run["attn_out"], theme().update, start=run["resid_pre"], width=6),
+                self.board.arrow(run["resid_mid"], theme().accent, width=6))
 
     def _name_targets(self) -> tuple[np.ndarray, np.ndarray]:
         return (self.delta.get_center() + RIGHT * 0.32,

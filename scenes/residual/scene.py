@@ -28,12 +28,13 @@ from manim import (
 )
 
 from scenes.kit import StepScene, Topic, WeightBars, fmt, head_color, label, step, theme
+from scenes.residual.numbers import numbers
 from scenes.residual.params import Params
 from scenes.residual.parts import COLUMNS, LedgerRow, StreamArrows, TokenPlane
-from scenes.residual.script import numbers_of, script
+from scenes.residual.script import script
 
 WO_TEX = {"identity": r"W_O = I", "negate": r"W_O = \mathrm{diag}(-1,\ 1)"}
-ROW_Y = {"x": -0.95, "h": -1.6, "delta": -2.25, "result": -2.9}  # the ledger's rows
+ROW_Y = {"resid_pre": -0.95, "z": -1.6, "attn_out": -2.25, "resid_mid": -2.9}  # the ledger's rows, by trace key
 TITLE_Y, FORMULA_Y, BARS_Y = -0.35, 3.15, 1.25
 
 
@@ -44,25 +45,25 @@ class ResidualScene(StepScene):
     script = staticmethod(script)
 
     def construct(self) -> None:
-        self.n = numbers_of(self.params)
+        self.numbers = numbers(self.params)
         self.show_tokens()
         self.score_keys()
         self.build_mixture()
         self.project_update()
-        if len(self.n.runs) > 1:
+        if len(self.numbers.runs) > 1:
             self.switch_to_negate()
         self.record_numbers()
 
     def row(self, key: str, name: str, formula: str, values: np.ndarray, color: str) -> LedgerRow:
-        """A ledger row whose numbers the manifest reads (under ``key``)."""
+        """A ledger row whose numbers the manifest reads (under ``key``, the engine's trace key)."""
         return self.track(key, LedgerRow(name, formula, values, color, ROW_Y[key]))
 
     @step
     def show_tokens(self) -> None:
-        n = self.n
-        self.board = TokenPlane(n.dims, n.tokens, n.x, n.receiver)
-        self.title = label("at " + n.tokens[n.receiver], 24, theme().muted).move_to(COLUMNS.point("ledger", TITLE_Y))
-        x_row = self.row("x", "input", "x", n.first["x"], theme().stream)
+        tokens, receiver = self.numbers.tokens, self.numbers.receiver
+        self.board = TokenPlane(self.numbers.dims, tokens, self.numbers.x, receiver)
+        self.title = label("at " + tokens[receiver], 24, theme().muted).move_to(COLUMNS.point("ledger", TITLE_Y))
+        x_row = self.row("resid_pre", "input", "x", self.numbers.first["resid_pre"], theme().stream)
         self.play(Create(self.board.plane), run_time=1.0)
         self.play(*[FadeIn(a) for a in self.board.tokens], run_time=1.0)
         self.cue("We follow")
@@ -72,14 +73,14 @@ class ResidualScene(StepScene):
 
     @step
     def score_keys(self) -> None:
-        run = self.n.first
-        q_arrow = self.board.arrow(run["q"], theme().accent, width=4)
+        run = self.numbers.first
+        q_arrow = self.board.arrow(run["rot_q"], theme().accent, width=4)
         q_name = label("query", 20, theme().accent).next_to(q_arrow.get_end(), LEFT, buff=0.1)
         formula = MathTex(r"\text{score}_j = \frac{q \cdot k_j}{\sqrt{2}}", font_size=34,
                           color=theme().text).move_to(COLUMNS.point("ledger", FORMULA_Y))
-        scores = VGroup(*[label(fmt(s), 22) for s in run["scores"]])
-        bars = self.track("weights", WeightBars(self.n.tokens, run["weights"], head_color(0), bar_height=2.2,
-                                                bar_width=0.6, gap=0.9, font_size=26))
+        scores = VGroup(*[label(fmt(s), 22) for s in run["attn_scores"]])
+        bars = self.track("pattern", WeightBars(self.numbers.tokens, run["pattern"], head_color(0),
+                                                bar_height=2.2, bar_width=0.6, gap=0.9, font_size=26))
         bars.move_to(COLUMNS.point("ledger", BARS_Y))
         for s, base in zip(scores, bars.bars):
             s.move_to(base.get_center() + UP * 0.4)
@@ -96,10 +97,10 @@ class ResidualScene(StepScene):
 
     @step
     def build_mixture(self) -> None:
-        run = self.n.first
+        run = self.numbers.first
         start = np.zeros(2)
         pieces = VGroup()
-        for w, v in zip(run["weights"], self.n.x):
+        for w, v in zip(run["pattern"], self.numbers.x):
             piece = w * v
             if np.allclose(piece, 0):
                 continue
@@ -107,48 +108,49 @@ class ResidualScene(StepScene):
             pieces.add(arrow)
             self.play(GrowArrow(arrow), run_time=0.7)
             start = start + piece
-        h_arrow = self.board.arrow(run["h"], head_color(0), width=6)
+        h_arrow = self.board.arrow(run["z"], head_color(0), width=6)
         h_name = label("h", 24, head_color(0)).next_to(h_arrow.get_end(), LEFT, buff=0.1)
-        h_row = self.row("h", "mixture", r"h = A V", run["h"], head_color(0))
+        h_row = self.row("z", "mixture", r"h = A V", run["z"], head_color(0))
         self.cue("It has")
         self.play(ReplacementTransform(pieces, h_arrow), FadeIn(h_name), FadeIn(h_row))
-        self.cue(f"Its {self.n.dims[1]}")
+        self.cue(f"Its {self.numbers.dims[1]}")
         self.play(Indicate(h_row.entry(1), color=head_color(0)))
 
     @step
     def project_update(self) -> None:
-        wo, run = next(iter(self.n.runs.items()))
+        wo, run = next(iter(self.numbers.runs.items()))
         self.wo_tex = MathTex(WO_TEX[wo], font_size=34, color=theme().text).move_to(self.title)
         self.arrows = StreamArrows(self.board, run)
         a = self.arrows
-        self.delta_row = self.row("delta", "update", r"\Delta = h\,W_O", run["delta"], theme().update)
-        self.result_row = self.row("result", "result", r"x + \Delta", run["result"], theme().accent)
+        self.delta_row = self.row("attn_out", "update", r"\Delta = h\,W_O", run["attn_out"], theme().update)
+        self.result_row = self.row("resid_mid", "result", r"x + \Delta", run["resid_mid"], theme().accent)
         self.play(FadeOut(self.title), FadeIn(self.wo_tex))
         self.cue("added to x")
-        self.play(self.board.tokens[self.n.receiver].animate.set_opacity(0.25), GrowArrow(a.x))
+        self.play(self.board.tokens[self.numbers.receiver].animate.set_opacity(0.25), GrowArrow(a.x))
         self.play(GrowArrow(a.delta), FadeIn(a.delta_name), FadeIn(self.delta_row))
         self.cue("plus delta has")
         self.play(GrowArrow(a.result), FadeIn(a.result_name), FadeIn(self.result_row))
-        self.cue(f"Its {self.n.dims[1]}")
+        self.cue(f"Its {self.numbers.dims[1]}")
         self.play(Indicate(self.result_row.entry(1), color=theme().accent))
 
     @step
     def switch_to_negate(self) -> None:
-        run = self.n.runs["negate"]
+        run = self.numbers.runs["negate"]
         self.play(Transform(self.wo_tex, MathTex(WO_TEX["negate"], font_size=34, color=theme().text)
                             .move_to(self.wo_tex)))
         self.cue("update becomes")
-        self.play(*self.arrows.retarget(run), *self.delta_row.animate_values(run["delta"]),
-                  *self.result_row.animate_values(run["result"]), run_time=1.5)
+        self.play(*self.arrows.retarget(run), *self.delta_row.animate_values(run["attn_out"]),
+                  *self.result_row.animate_values(run["resid_mid"]), run_time=1.5)
         self.play(*self.arrows.follow_names(), run_time=0.5)
         self.cue("drops")
         self.play(Indicate(self.result_row.entry(0), color=theme().negative))
 
     def record_numbers(self) -> None:
         """The values no part shows at the end; the rows and bars are tracked."""
-        n, last_wo = self.n, list(self.n.runs)[-1]
-        self.record(position=n.receiver + 1, token=n.tokens[n.receiver], wo=last_wo, scores=n.last["scores"],
-                    runs={wo: {"delta": r["delta"], "result": r["result"]} for wo, r in n.runs.items()})
+        receiver, runs = self.numbers.receiver, self.numbers.runs
+        self.record(position=receiver + 1, token=self.numbers.tokens[receiver], wo=list(runs)[-1],
+                    attn_scores=self.numbers.last["attn_scores"],
+                    runs={wo: {"attn_out": r["attn_out"], "resid_mid": r["resid_mid"]} for wo, r in runs.items()})
 
 
 TOPIC = Topic("residual", "one head's mixture becomes an update added to the stream (2-D Eiffel world)",

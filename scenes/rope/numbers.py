@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -32,7 +33,9 @@ from tblock.positions import (
     rotate_2d,
 )
 
-PAIRINGS = ("interleaved", "half")
+if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
+    from scenes.rope.params import Params
+
 MAX_PLANES_DRAWN = 8  # the most rotation planes the video gives a panel
 
 
@@ -192,7 +195,7 @@ def drawn_planes(n: int, most: int = MAX_PLANES_DRAWN) -> list[int]:
 
 
 @dataclass(frozen=True)
-class Story:
+class RopeNumbers:
     """Every number the video shows, step by step, for one set of parameters (engine calls only).
 
     ``start``, ``before``, ``after`` are the 2-D widget (:func:`widget_view`) at
@@ -230,11 +233,11 @@ class Story:
         return len(self.planes["thetas"])
 
 
-def story(query_pos: int, key_pos: int, deg_per_pos: float, shift: int, key_content: float, d_head: int,
-          base: float, pairing: str) -> Story:
+def rope_numbers(query_pos: int, key_pos: int, deg_per_pos: float, shift: int, key_content: float, d_head: int,
+                 base: float, pairing: str) -> RopeNumbers:
     """The video's numbers: the widget at each step, the planes, the score curve.
 
-    >>> s = story(12, 4, 4.0, 6, -45.0, 8, 10000.0, "interleaved")
+    >>> s = rope_numbers(12, 4, 4.0, 6, -45.0, 8, 10000.0, "interleaved")
     >>> round(s.before["score"], 2), round(s.after["score"], 2), round(s.other["score"], 2)
     (0.85, 0.85, 0.22)
     """
@@ -243,7 +246,7 @@ def story(query_pos: int, key_pos: int, deg_per_pos: float, shift: int, key_cont
     multi = aligned_content(d_head, pairing)  # (d_head,)
     moved_q, moved_k = query_pos + shift, key_pos + shift
     xs = plot_distances(query_pos - key_pos)  # (m,)
-    return Story(
+    return RopeNumbers(
         query_pos=query_pos, key_pos=key_pos, shift=shift, q_content=q, k_content=k, k2_content=k2,
         multi_content=multi,
         start=widget_view(q, k, 0, 0, deg_per_pos),
@@ -256,3 +259,8 @@ def story(query_pos: int, key_pos: int, deg_per_pos: float, shift: int, key_cont
         plot_distances=xs,
         plot_scores=score_by_distance(multi, multi, xs, base, pairing, query_pos),
     )
+
+
+def numbers(p: Params) -> RopeNumbers:
+    """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
+    return rope_numbers(p.query_pos, p.key_pos, p.deg_per_pos, p.shift, p.key_content, p.d_head, p.base, p.pairing)

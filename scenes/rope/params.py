@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from scenes.kit import TopicParams, param
-from scenes.rope.numbers import PAIRINGS
+from tblock.config import ROPE_PAIRINGS
 
 MAX_POS = 10000
 
@@ -24,7 +24,7 @@ class Params(TopicParams):
     base: float = param(10000.0, "RoPE base: plane i turns base^(-2i/d_head) radians per position",
                         low=1.0, high=1e7)
     pairing: str = param("interleaved", "which coordinates form a plane: (2i, 2i+1) or (i, i + d_head/2)",
-                         choices=PAIRINGS)
+                         choices=ROPE_PAIRINGS)
 
     def check(self) -> None:
         if self.d_head % 2:

@@ -26,6 +26,7 @@ import numpy as np
 from manim import Circumscribe, Create, FadeIn, FadeOut, MathTex, Transform, VGroup, linear, smooth
 
 from scenes.kit import MARGIN, SAFE_RIGHT, StepScene, Topic, fmt, head_color, step, theme
+from scenes.rope.numbers import numbers
 from scenes.rope.params import Params
 from scenes.rope.parts import (
     DEGREES,
@@ -38,7 +39,7 @@ from scenes.rope.parts import (
     at,
     freeze,
 )
-from scenes.rope.script import script, story_of
+from scenes.rope.script import script
 
 # the topic's own layout: the widget on the left, its ledger on the right
 CENTER = np.array([-3.6, 0.25, 0.0])  # the widget's circle
@@ -64,7 +65,7 @@ class RopeScene(StepScene):
     script = staticmethod(script)
 
     def construct(self) -> None:
-        self.story = story_of(self.params)
+        self.numbers = numbers(self.params)
         self.show_pair()
         self.rotate_by_position()
         self.shift_both()
@@ -72,6 +73,7 @@ class RopeScene(StepScene):
         self.many_frequencies()
         self.score_by_distance()
         self.where_rope_acts()
+        self.record_numbers()
 
     def keep(self, part: Any, **names: str) -> None:
         """Have the manifest keep what ``part`` shows now: manifest name = the part's key."""
@@ -87,8 +89,9 @@ class RopeScene(StepScene):
 
     @step
     def show_pair(self) -> None:
-        t, s = theme(), self.story
-        self.widget = w = RopeWidget(s.q_content, s.k_content, self.params.deg_per_pos, CENTER, RADIUS)
+        t = theme()
+        self.widget = w = RopeWidget(self.numbers.q_content, self.numbers.k_content, self.params.deg_per_pos,
+                                     CENTER, RADIUS)
         self.play(Create(w.stage), run_time=1.0)
         self.play(FadeIn(w.k_arrow), FadeIn(w.q_arrow), FadeIn(w.q_name), FadeIn(w.k_name))
         self.ledger = ledger = Ledger(LEDGER_LEFT, LEDGER_RIGHT, ROW_TOP, ROW_STEP)
@@ -146,7 +149,7 @@ class RopeScene(StepScene):
     def content_matters(self) -> None:
         p, w, ledger = self.params, self.widget, self.ledger
         color = head_color(2)
-        content_arrow, ghost, live = w.add_second_key(self.story.k2_content, color)
+        content_arrow, ghost, live = w.add_second_key(self.numbers.k2_content, color)
         self.play(FadeOut(ledger.marks), run_time=0.5)
         ledger.freeze()
         freeze(w.k_arrow, w.q_arrow, w.between_arc)
@@ -174,9 +177,9 @@ class RopeScene(StepScene):
 
     @step
     def many_frequencies(self) -> None:
-        p, s = self.params, self.story
+        p = self.params
         self.clear_stage()
-        self.planes = planes = PlanePanels(s.multi_content, p.base, p.pairing, s.drawn)
+        self.planes = planes = PlanePanels(self.numbers.multi_content, p.base, p.pairing, self.numbers.drawn)
         self.play(FadeIn(planes.header), run_time=0.8)
         self.cue(1)
         self.play(FadeIn(planes.panels), FadeIn(planes.live), run_time=0.8)
@@ -185,13 +188,12 @@ class RopeScene(StepScene):
                   rate_func=linear)
         self.keep(planes, drawn_planes="drawn", plane_pairs="pairs", plane_of_coordinate="plane_of",
                   plane_deg_per_pos="deg_per_pos", plane_between="between")
-        self.record(plane_thetas=s.planes["thetas"], plane_q_angles=s.planes["q_angles"],
-                    plane_k_angles=s.planes["k_angles"], plane_contributions=s.planes["contributions"])
 
     @step
     def score_by_distance(self) -> None:
-        p, s, planes = self.params, self.story, self.planes
-        plot = ScorePlot(s.plot_distances, s.plot_scores, s.distance, planes, PLOT_AT, READOUT_X)
+        p, planes = self.params, self.planes
+        plot = ScorePlot(self.numbers.plot_distances, self.numbers.plot_scores, self.numbers.distance, planes,
+                         PLOT_AT, READOUT_X)
         self.play(Create(plot.axes), FadeIn(plot.labels), run_time=0.8)
         self.play(Create(plot.curve), run_time=1.5)
         self.cue("At distance")
@@ -204,8 +206,6 @@ class RopeScene(StepScene):
         self.play(Circumscribe(plot.readout, color=theme().accent), run_time=0.8)
         self.keep(plot, multi_score_shifted="score", plot_distances="distances", plot_scores="scores")
         self.keep(planes, plane_between_shifted="between")
-        self.record(plane_q_angles_shifted=s.planes_shifted["q_angles"],
-                    plane_k_angles_shifted=s.planes_shifted["k_angles"])
 
     # -- where RoPE acts ------------------------------------------------------------------
 
@@ -219,6 +219,13 @@ class RopeScene(StepScene):
         self.cue("never see")
         self.play(*[r.animate.set_stroke(width=5) for r in right.rotations],
                   rate_func=lambda x: smooth(1 - abs(2 * x - 1)), run_time=1.0)
+
+    def record_numbers(self) -> None:
+        """The planes' engine numbers no part shows (the ledger, widget, planes and plot were kept as shown)."""
+        planes, shifted = self.numbers.planes, self.numbers.planes_shifted
+        self.record(plane_thetas=planes["thetas"], plane_q_angles=planes["q_angles"],
+                    plane_k_angles=planes["k_angles"], plane_contributions=planes["contributions"])
+        self.record(plane_q_angles_shifted=shifted["q_angles"], plane_k_angles_shifted=shifted["k_angles"])
 
 
 TOPIC = Topic("rope", "RoPE: positions as rotations of queries and keys; the score depends on the offset",
