@@ -62,7 +62,7 @@ class Readings:
 
 def test_collect_numbers_reads_tracked_parts_at_the_end():
     scene = StepScene.__new__(StepScene)  # no camera needed: only the bookkeeping
-    scene.numbers, scene.tracked = {}, {}
+    scene.recorded, scene.tracked = {}, {}
     part = scene.track("x", Part([1.0, 2.0]))
     scene.record(depth=3)
     part.values = [3.0, 4.0]  # what the part shows when the video ends
@@ -71,9 +71,18 @@ def test_collect_numbers_reads_tracked_parts_at_the_end():
     np.testing.assert_array_equal(collected["x"], [3.0, 4.0])
 
 
+def test_the_closing_hook_records_nothing_by_default_and_self_numbers_is_the_topics():
+    scene = StepScene.__new__(StepScene)
+    scene.recorded, scene.tracked = {}, {}
+    scene.numbers = object()  # a topic's numbers (its numbers.numbers(params)), not the recorded values
+    scene.record_numbers()
+    scene.record(depth=3)
+    assert scene.collect_numbers() == {"depth": 3}
+
+
 def test_track_now_keeps_what_a_part_showed_at_that_moment():
     scene = StepScene.__new__(StepScene)
-    scene.numbers, scene.tracked = {}, {}
+    scene.recorded, scene.tracked = {}, {}
     part = Part([1.0, 2.0])
     scene.track_now("early", part)
     scene.track_now("b", Readings({"a": 5.0, "b": 6.0}), key="b")

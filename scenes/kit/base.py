@@ -288,7 +288,7 @@ class StepScene(Scene):
         if narrator is not None:  # the scripted texts are made while the scene draws
             narrator.prefetch([self.spoken.get(n) or line.speech for n, line in self.lines.items()
                                if self.spoken.get(n) or line.speech])
-        self.numbers: dict[str, Any] = {}
+        self.recorded: dict[str, Any] = {}  # record()'s values (``self.numbers`` is the topic's numbers)
         self.tracked: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
         self._caption_mob: VGroup | None = None
@@ -441,7 +441,14 @@ class StepScene(Scene):
 
     def record(self, **values: Any) -> None:
         """Record named values the video shows that no part holds (they go into the manifest)."""
-        self.numbers.update(values)
+        self.recorded.update(values)
+
+    def record_numbers(self) -> None:
+        """The last step records what the parts showed into the manifest (with :meth:`record`).
+
+        Every ``construct()`` ends with it; a topic overrides it, and this default records nothing
+        (the tracked parts reach the manifest by themselves, through :meth:`collect_numbers`).
+        """
 
     def track(self, name: str, part: Any) -> Any:
         """Have the manifest read ``part.displayed`` (what it shows at the end) under ``name``; returns part."""
@@ -456,7 +463,7 @@ class StepScene(Scene):
 
     def collect_numbers(self) -> dict[str, Any]:
         """The recorded values plus what every tracked part displays now."""
-        return {**self.numbers, **{name: part.displayed for name, part in self.tracked.items()}}
+        return {**self.recorded, **{name: part.displayed for name, part in self.tracked.items()}}
 
     # -- small conveniences -------------------------------------------------
 
