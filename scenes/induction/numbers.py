@@ -10,7 +10,7 @@ final stream at the last position.
 >>> n = induction_numbers(period=6, seed=1)
 >>> len(n.strings), n.prev.layer, n.induction.layer
 (12, 0, 1)
->>> n.expected == n.top_ids[0]
+>>> bool(n.expected == n.top_ids[0])
 True
 """
 
