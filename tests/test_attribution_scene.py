@@ -12,8 +12,9 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
+from scenes.attribution.numbers import numbers
 from scenes.attribution.params import Params
-from scenes.attribution.script import numbers_of, power_of_ten, script
+from scenes.attribution.script import power_of_ten, script
 from scenes.induction.numbers import induction_numbers
 from scenes.induction.params import Params as InductionParams
 from tblock.worlds.trained import checkpoint
@@ -50,14 +51,14 @@ def independent_attrs(ids, position, token, against=None):
 
 
 def test_the_default_sequence_is_the_induction_topics():
-    n = numbers_of(Params())
+    n = numbers(Params())
     probe = InductionParams()
     assert n.ids.tolist() == induction_numbers(probe.period, probe.seed).ids.tolist() == IDS.tolist()
     assert n.index == len(IDS) - 1 and n.token == "sad"
 
 
 def test_the_numbers_are_the_independent_computations():
-    n = numbers_of(Params())
+    n = numbers(Params())
     terms, attrs, logits = independent_attrs(IDS, -1, int(np.argmax(forward(IDS)[1][-1])))
     assert n.predicted == int(np.argmax(logits)) == IDS[6]  # the word after the first 'sad'
     assert n.probability == pytest.approx(softmax(logits)[n.predicted], abs=1e-12)
@@ -72,7 +73,7 @@ def test_the_numbers_are_the_independent_computations():
 
 
 def test_the_ablations_are_the_independent_forwards():
-    n = numbers_of(Params())
+    n = numbers(Params())
     first, second = n.ablated
     assert (first.name, second.name) == ("L1H2", "L1MLP") and first.mode == "zero"
     p = softmax(forward(IDS, {1: {"c_proj": zeroed_head(1, 2)}})[1][-1])
@@ -82,7 +83,7 @@ def test_the_ablations_are_the_independent_forwards():
 
 
 def test_the_lens_ends_at_the_models_prediction():
-    n = numbers_of(Params(top=5))
+    n = numbers(Params(top=5))
     x, logits, _ = forward(IDS)
     probs = softmax(logits[-1])
     assert n.lens_ids[-1].tolist() == np.argsort(-probs)[:5].tolist()
@@ -92,17 +93,17 @@ def test_the_lens_ends_at_the_models_prediction():
 
 
 def test_against_a_token_reads_the_logit_difference():
-    n = numbers_of(Params(against="that"))
+    n = numbers(Params(against="that"))
     that = int(n.against)
     _, attrs, logits = independent_attrs(IDS, -1, n.predicted, that)
     assert n.against_string == "that" and n.logit == pytest.approx(logits[n.predicted] - logits[that], abs=1e-9)
     assert sum(n.attrs.values()) == pytest.approx(n.logit, abs=1e-9)
     assert n.attrs["L1H2"] == pytest.approx(attrs["L1H2"], abs=1e-9)
-    assert numbers_of(Params(against=f"#{that}")).logit == n.logit
+    assert numbers(Params(against=f"#{that}")).logit == n.logit
 
 
 def test_mean_ablation_and_a_named_component():
-    n = numbers_of(Params(ablate="L0H1", ablation="mean"))
+    n = numbers(Params(ablate="L0H1", ablation="mean"))
     assert [a.name for a in n.ablated] == ["L0H1", "L1H2"] and n.ablated[0].mode == "mean"
     x, logits, parts = forward(IDS)
     mean = parts[0][0][:, 1].mean(0)
@@ -111,7 +112,7 @@ def test_mean_ablation_and_a_named_component():
 
 
 def test_a_text_and_a_position():
-    n = numbers_of(Params(text="the cat sees the dog . the cat", position=5))
+    n = numbers(Params(text="the cat sees the dog . the cat", position=5))
     assert n.token == "dog" and n.index == 4 and len(n.ids) == 8
     _, attrs, logits = independent_attrs(np.array(n.ids), 4, n.predicted)
     assert n.predicted == int(np.argmax(logits)) and sum(n.attrs.values()) == pytest.approx(logits[n.predicted])
@@ -129,7 +130,7 @@ def test_every_step_has_a_caption_and_a_speech_without_symbols(params):
 
 
 def test_the_script_says_the_engines_numbers():
-    n = numbers_of(Params())
+    n = numbers(Params())
     lines = script(Params())
     assert f"predicts 'her' ({100 * n.probability:.1f}%)" in lines["show_sum"].caption
     exponent = str(-n.bound_exponent).translate(str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹"))
@@ -176,20 +177,20 @@ def test_preview_manifest_numbers(cli, tmp_path):
     out = tmp_path / "out"
     result = cli("attribution", "--out", out, "--name", "p", "--last-frame")
     assert result.exit_code == 0, result.output
-    numbers = json.loads((out / "attribution" / "p.png.json").read_text())["numbers"]
+    shown = json.loads((out / "attribution" / "p.png.json").read_text())["numbers"]
     terms, attrs, logits = independent_attrs(IDS, -1, IDS[6])
-    assert numbers["components"] == pytest.approx({k: np.linalg.norm(v) for k, v in terms.items()}, abs=5e-3)
-    assert numbers["direct_logit"] == pytest.approx(attrs, abs=5e-3)
-    assert list(numbers["direct_logit"]) == sorted(attrs, key=lambda k: -abs(attrs[k]))  # drawn by size
-    assert numbers["logit"] == pytest.approx(logits[IDS[6]], abs=1e-9) and numbers["logit_sum_error"] < 1e-9
-    assert numbers["sum_error"] <= numbers["sum_bound"] < 1e-10
+    assert shown["components"] == pytest.approx({k: np.linalg.norm(v) for k, v in terms.items()}, abs=5e-3)
+    assert shown["direct_logit"] == pytest.approx(attrs, abs=5e-3)
+    assert list(shown["direct_logit"]) == sorted(attrs, key=lambda k: -abs(attrs[k]))  # drawn by size
+    assert shown["logit"] == pytest.approx(logits[IDS[6]], abs=1e-9) and shown["logit_sum_error"] < 1e-9
+    assert shown["sum_error"] <= shown["sum_bound"] < 1e-10
     probs = softmax(logits)
-    assert numbers["lens"]["after L1"]["tokens"][0] == "her"
-    assert numbers["lens"]["after L1"]["probabilities"] == pytest.approx(np.sort(probs)[::-1][:3], abs=5e-4)
+    assert shown["lens"]["after L1"]["tokens"][0] == "her"
+    assert shown["lens"]["after L1"]["probabilities"] == pytest.approx(np.sort(probs)[::-1][:3], abs=5e-4)
     p = softmax(forward(IDS, {1: {"c_proj": zeroed_head(1, 2)}})[1][-1])
-    assert numbers["ablated"]["L1H2"]["probability"] == pytest.approx(p[IDS[6]], abs=5e-4)
-    assert numbers["ablated"]["L1H2"]["top_token"] == checkpoint("tiny").token_strings([int(np.argmax(p))])[0]
-    assert set(numbers["ablated"]) == {"L1H2", "L1MLP"}
+    assert shown["ablated"]["L1H2"]["probability"] == pytest.approx(p[IDS[6]], abs=5e-4)
+    assert shown["ablated"]["L1H2"]["top_token"] == checkpoint("tiny").token_strings([int(np.argmax(p))])[0]
+    assert set(shown["ablated"]) == {"L1H2", "L1MLP"}
 
 
 from scenes.attribution.scene import AttributionScene  # noqa: E402  (manim scenes after the fast tests' imports)
@@ -256,7 +257,7 @@ def test_narrated_video_keeps_to_its_voice(cli, tmp_path):
 
 def test_the_docs_numbers_are_the_engines():
     text = " ".join((ROOT / "docs" / "weights.md").read_text().split())
-    n = numbers_of(Params())
+    n = numbers(Params())
     first, second = n.ablated
     assert f"the induction head {n.leading} leads ({n.attrs[n.leading]:.2f} of {n.logit:.2f})" in text
     assert (f"removing {first.name} drops '{n.predicted_string}' from {100 * n.probability:.1f}% to "
@@ -272,7 +273,7 @@ def test_a_wide_model_folds_its_smallest_terms_and_bars():
 
     from scenes.attribution.numbers import MAX_BARS, MAX_DEPTHS, MAX_TERMS
 
-    n = numbers_of(Params())
+    n = numbers(Params())
     rng = np.random.default_rng(0)
     layers, per_layer = 4, 6  # 2 + 4 x 6 = 26 terms
     names = tuple(f"t{i}" for i in range(2 + layers * per_layer))

@@ -100,7 +100,7 @@ def test_activation_curve_samples_the_engines_activation():
 
 def test_compare_placements_part_at_the_first_read():
     both = compare_placements(tiny(), tiny(placement="post"))
-    assert both["diff"]["X"] == 0.0 and both["diverge"] == "pattern"
+    assert both["diff"]["resid_pre"] == 0.0 and both["diverge"] == "pattern"
     np.testing.assert_allclose(both["post"]["lengths"][:, 1:], 2.0, atol=1e-4)  # sqrt(d): a normalised stream
     with pytest.raises(ValueError, match="placement"):
         compare_placements(tiny(placement="post"), tiny())

@@ -297,14 +297,14 @@ def test_a_flag_that_weights_replaces_is_refused_in_one_line(cli, tmp_path, monk
 def test_heads_are_named_from_0_everywhere():
     from scenes.heads.params import Params as HeadsParams
     from scenes.heads.script import script as heads_script
+    from scenes.induction.numbers import numbers
     from scenes.induction.params import Params as InductionParams
-    from scenes.induction.script import numbers_of
     from tblock.names import head_label
 
     assert (head_label(0), head_label(1, layer=0)) == ("head 0", "L0H1")
     caption = heads_script(HeadsParams())["show_patterns"].caption
     assert "head 0 puts" in caption and "head 1 puts" in caption and "head 2" not in caption  # 2 heads
-    n = numbers_of(InductionParams())
+    n = numbers(InductionParams())
     assert n.prev.name == head_label(n.prev.head, n.prev.layer) and n.prev.name.startswith("L0H")
     with pytest.raises(ValueError):
         head_label(-1)

@@ -19,9 +19,9 @@ from scenes.ffn.numbers import (
     curve_names,
     curve_window,
     cyclic_permutation,
+    ffn_numbers,
     ffn_position,
     ffn_run,
-    ffn_story,
     permutation_check,
 )
 from scenes.ffn.params import Params
@@ -56,23 +56,24 @@ def ffn_by_hand(y: np.ndarray, w: BlockWeights, eps: float, act: str) -> dict:
     pre = [sum(u[i] * w.W_in[i, j] for i in range(d)) + w.b_in[j] for j in range(f)]
     post = [BY_HAND[act](v) for v in pre]
     delta = [sum(post[j] * w.W_out[j, k] for j in range(f)) + w.b_out[k] for k in range(d)]
-    return {"u": np.array(u), "pre": np.array(pre), "post": np.array(post), "delta": np.array(delta)}
+    return {"ln2_normalized": np.array(u), "mlp_pre": np.array(pre), "mlp_post": np.array(post),
+            "mlp_out": np.array(delta)}
 
 
 @pytest.mark.parametrize("act", ["gelu", "gelu_tanh", "relu"])
 def test_followed_position_is_the_ffn_written_out_by_hand(act):
-    s = ffn_story(4, 16, act, 4, 1, 0)
-    w = s.world.weights
-    hand = ffn_by_hand(s.pos["y"], w, s.world.cfg.eps, act)
-    np.testing.assert_allclose(s.pos["u"], hand["u"], atol=1e-12)
-    np.testing.assert_allclose(s.pos["pre"], hand["pre"], atol=1e-12)
+    n = ffn_numbers(4, 16, act, 4, 1, 0)
+    w = n.world.weights
+    hand = ffn_by_hand(n.pos["resid_mid"], w, n.world.cfg.eps, act)
+    np.testing.assert_allclose(n.pos["ln2_normalized"], hand["ln2_normalized"], atol=1e-12)
+    np.testing.assert_allclose(n.pos["mlp_pre"], hand["mlp_pre"], atol=1e-12)
     # the engine's erf is a polynomial fit (|error| < 1.5e-7), math.erf is exact to float precision
-    np.testing.assert_allclose(s.pos["post"], hand["post"], atol=1e-6)
-    np.testing.assert_allclose(s.pos["delta"], hand["delta"], atol=1e-6)
-    np.testing.assert_allclose(s.pos["z"], s.pos["y"] + s.pos["delta"], atol=1e-12)
-    assert s.pos["update_norm"] == pytest.approx(math.sqrt(sum(v * v for v in hand["delta"])), abs=1e-6)
-    assert s.pos["active_units"].tolist() == [j + 1 for j, v in enumerate(hand["pre"]) if v > 0]
-    assert s.pos["n_active"] == sum(v > 0 for v in hand["pre"])
+    np.testing.assert_allclose(n.pos["mlp_post"], hand["mlp_post"], atol=1e-6)
+    np.testing.assert_allclose(n.pos["mlp_out"], hand["mlp_out"], atol=1e-6)
+    np.testing.assert_allclose(n.pos["resid_post"], n.pos["resid_mid"] + n.pos["mlp_out"], atol=1e-12)
+    assert n.pos["update_norm"] == pytest.approx(math.sqrt(sum(v * v for v in hand["mlp_out"])), abs=1e-6)
+    assert n.pos["active_units"].tolist() == [j + 1 for j, v in enumerate(hand["mlp_pre"]) if v > 0]
+    assert n.pos["n_active"] == sum(v > 0 for v in hand["mlp_pre"])
 
 
 def test_toy_world_runs_the_worked_examples_inputs():
@@ -93,9 +94,9 @@ def test_relu_active_units_are_its_nonzero_outputs():
 
 
 def test_curves_are_the_activations_over_a_window_holding_every_input():
-    s = ffn_story(40, 160, "gelu", 2, 0, 0)
-    lo, hi = curve_window(s.trace["mlp_pre"])
-    assert lo == -hi and lo <= s.trace["mlp_pre"].min() and s.trace["mlp_pre"].max() <= hi and hi == int(hi)
+    n = ffn_numbers(40, 160, "gelu", 2, 0, 0)
+    lo, hi = curve_window(n.trace["mlp_pre"])
+    assert lo == -hi and lo <= n.trace["mlp_pre"].min() and n.trace["mlp_pre"].max() <= hi and hi == int(hi)
     assert curve_window(np.array([0.5, -1.2])) == (-3.0, 3.0)  # at least [-3, 3]
     assert curve_window(np.array([4.2])) == (-5.0, 5.0)
     curves = activation_curves(curve_names("relu"), -2.0, 2.0, samples=5)
@@ -139,7 +140,7 @@ def test_position_counts_from_one_and_zero_is_the_last_token():
     assert Params().position == 2 and Params().index == 1
     assert Params(n_tokens=3, position=0).index == 2
     assert Params(n_tokens=3, position=3).index == 2
-    assert ffn_story(4, 16, "gelu", 3, Params(n_tokens=3, position=0).index, 0).token == 3
+    assert ffn_numbers(4, 16, "gelu", 3, Params(n_tokens=3, position=0).index, 0).token == 3
     with pytest.raises(ValueError, match=r"--position must be between 0 \(the last token\) and 3; got 4"):
         Params(n_tokens=3, position=4)
     with pytest.raises(ValueError, match="--d-ff must be at least --d-model"):
@@ -195,10 +196,10 @@ def test_script_speaks_the_lessons_numbers_in_words():
 
 
 def test_caption_lists_a_vector_the_screen_shows_as_numbers():
-    s = ffn_story(4, 16, "gelu", 4, 1, 0)
+    n = ffn_numbers(4, 16, "gelu", 4, 1, 0)
     caption = script(Params())["show_input"].caption
     shown = [float(v.replace("−", "-")) for v in re.findall(r"−?\d+\.\d\d", caption)]
-    np.testing.assert_allclose(shown, np.round(np.concatenate([s.pos["y"], s.pos["u"]]), 2))
+    np.testing.assert_allclose(shown, np.round(np.concatenate([n.pos["resid_mid"], n.pos["ln2_normalized"]]), 2))
 
 
 # -- CLI -----------------------------------------------------------------------------------------
@@ -241,19 +242,19 @@ def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", n_tokens
         np.testing.assert_allclose(numbers[key], np.round(engine, 2) if numeric else engine, atol=1e-12)
 
     assert numbers["position"] == i + 1
-    shown("u", tr["ln2_normalized"][i], look.stream_numbers)
+    shown("ln2_normalized", tr["ln2_normalized"][i], look.stream_numbers)
     shown("mlp_pre", mtr["mlp_pre"][i], look.hidden_numbers)
     shown("mlp_post", mtr["mlp_post"][i], look.hidden_numbers)
-    shown("delta", out[i], look.stream_numbers)
-    shown("y", tr["resid_mid"][i], look.stream_numbers)
-    shown("z", tr["resid_mid"][i] + out[i], look.stream_numbers)
+    shown("mlp_out", out[i], look.stream_numbers)
+    shown("resid_mid", tr["resid_mid"][i], look.stream_numbers)
+    shown("resid_post", tr["resid_mid"][i] + out[i], look.stream_numbers)
     assert numbers["active_units"] == (np.flatnonzero(mtr["mlp_pre"][i] > 0) + 1).tolist()
     assert numbers["ledger"]["n_active"] == len(numbers["active_units"])
     assert numbers["ledger"]["update_norm"] == pytest.approx(round(float(np.linalg.norm(out[i])), 2))
     perm = np.roll(np.arange(n_tokens), -1)
     assert numbers["perm"] == perm.tolist()
     again = mlp(tr["ln2_normalized"][perm], ex.weights, ex.cfg)[0]
-    np.testing.assert_allclose(numbers["rows"]["out"], np.round(again, 2) if look.table_numbers else again,
+    np.testing.assert_allclose(numbers["rows"]["mlp_out"], np.round(again, 2) if look.table_numbers else again,
                                atol=1e-12)
     assert numbers["check"]["max_diff"] == pytest.approx(float(np.max(np.abs(again - out[perm]))), abs=1e-15)
     assert numbers["check"]["max_diff_shown"] == "< 10⁻¹²"  # what the screen prints, beside the raw value

@@ -8,8 +8,9 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
+from scenes.ffn.numbers import numbers
 from scenes.ffn.params import Params
-from scenes.ffn.script import script, story_of
+from scenes.ffn.script import script
 from tests.test_heads_trained import TINY, hf_layer
 
 __module_test__ = "ffn"
@@ -23,12 +24,12 @@ Z1, _ = hf_layer(X1, 1)  # the stream leaving layer 1
 
 def test_the_ffn_of_layer_1_on_the_real_stream():
     p = Params(weights="tiny", layer=1, text=TEXT, position=3)
-    s = story_of(p)
-    assert s.index == 2 and s.world.tokens == tuple(TEXT.split())
-    np.testing.assert_allclose(s.world.x, X1, atol=1e-5)
-    np.testing.assert_allclose(s.pos["z"], Z1[2], atol=1e-4)  # y + FFN(LN2(y)) at 'sees'
+    n = numbers(p)
+    assert n.index == 2 and n.world.tokens == tuple(TEXT.split())
+    np.testing.assert_allclose(n.world.x, X1, atol=1e-5)
+    np.testing.assert_allclose(n.pos["resid_post"], Z1[2], atol=1e-4)  # y + FFN(LN2(y)) at 'sees'
     assert p.resolved().d_model == 64 and p.resolved().d_ff == 256 and p.resolved().act == "gelu_tanh"
-    assert s.check["max_diff"] < 1e-12
+    assert n.check["max_diff"] < 1e-12
 
 
 def test_the_script_names_the_checkpoint_and_the_default_stays_seeded():
@@ -60,10 +61,10 @@ def test_trained_last_frame_manifest(cli, tmp_path):
     result = cli("ffn", "--out", out, "--name", "tiny", "--weights", "tiny", "--layer", "1", "--text", TEXT,
                  "--position", "3", "--last-frame")
     assert result.exit_code == 0, result.output
-    numbers = json.loads((out / "ffn" / "tiny.png.json").read_text())["numbers"]
-    assert numbers["checkpoint"] == "tiny" and numbers["layer"] == 1 and numbers["token_ids"] == IDS
-    assert numbers["tokens"] == TEXT.split() and numbers["position"] == 3
-    np.testing.assert_allclose(numbers["z"], Z1[2], atol=1e-4)
+    shown = json.loads((out / "ffn" / "tiny.png.json").read_text())["numbers"]
+    assert shown["checkpoint"] == "tiny" and shown["layer"] == 1 and shown["token_ids"] == IDS
+    assert shown["tokens"] == TEXT.split() and shown["position"] == 3
+    np.testing.assert_allclose(shown["resid_post"], Z1[2], atol=1e-4)
 
 
 from scenes.ffn.scene import FFNScene  # noqa: E402  (manim scenes after the fast tests' imports)

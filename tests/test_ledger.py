@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from scenes.ledger.numbers import Shapes, default_kv_heads, ledger_story
+from scenes.ledger.numbers import Shapes, default_kv_heads, ledger_numbers
 from scenes.ledger.params import Params
 from scenes.ledger.script import count, say_about, script, short
 from tblock.checkpoint import load
@@ -181,8 +181,8 @@ def test_grouped_query_attention_shrinks_only_keys_and_values():
 # -- the topic's numbers, against an independent computation -------------------------------------
 
 
-def test_the_default_story_is_gpt2_small():
-    s = ledger_story(Params().shapes(), n=1024)
+def test_the_default_numbers_are_gpt2_small():
+    s = ledger_numbers(Params().shapes(), n=1024)
     d, N = 768, 12
     assert s.totals["per_block"] == 12 * d * d and s.totals["per_stack"] == 12 * N * d * d
     assert s.totals["total"] == sum(math.prod(v) for v in gpt2_hf_tensor_shapes().values())
@@ -201,9 +201,9 @@ def test_the_default_story_is_gpt2_small():
     assert v["grouped"]["per_block"] == 12 * d * d - 2 * d * (12 - 3) * 64
 
 
-def test_flags_shape_the_story():
+def test_flags_shape_the_numbers():
     p = Params(d_model=512, heads=8, d_ff=2048, layers=6, vocab=1000, context=0, ffn="swiglu", kv_heads=2)
-    s = ledger_story(p.shapes(), n=p.length)
+    s = ledger_numbers(p.shapes(), n=p.length)
     assert p.length == 1024 and Params(weights="tiny").length == 64 and Params(n=7).length == 7
     d, f = 512, gated_width(2048)
     assert s.totals["per_block"] == d * d + 2 * d * 2 * 64 + d * d + 3 * d * f
@@ -212,7 +212,7 @@ def test_flags_shape_the_story():
 
 
 def test_weights_take_the_checkpoints_shapes():
-    s = ledger_story(Params(weights="tiny").shapes(), ckpt=load("tiny"))
+    s = ledger_numbers(Params(weights="tiny").shapes(), ckpt=load("tiny"))
     assert (s.shapes.d_model, s.shapes.layers, s.shapes.vocab, s.shapes.context) == (64, 2, 206, 64)
     assert s.checkpoint["total"] == s.totals["total"] == sum(safetensors_sizes(TINY / "model.safetensors").values())
 

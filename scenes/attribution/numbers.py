@@ -107,7 +107,7 @@ class AttributionNumbers:
     against_string: str | None
     names: tuple[str, ...]  # the terms of the stream, forward order
     stack: np.ndarray  # (c, d) the terms
-    stream: np.ndarray  # (d,) the final stream the forward computed
+    resid_final: np.ndarray  # (d,) the final stream the forward computed (the stream the final norm reads)
     sum_error: float  # max |Σ terms − stream|
     sum_bound: float  # the rounding bound it is under (summation_bound)
     lens_ids: np.ndarray  # (L + 1, k) top tokens after the embedding and after each layer
@@ -216,9 +216,9 @@ def attribution_numbers(weights: str = "tiny", text: str = "", token_ids: str = 
     if other == predicted:
         raise ValueError(f"--against {against!r} is the predicted token itself; give another token")
     names, stack = decompose_resid(cache, index)  # (c, d)
-    stream = cache.resid_final[index]  # (d,)
+    resid_final = cache.resid_final[index]  # (n, d) -> (d,)
     direction, bias = logit_direction(ckpt, predicted, other)
-    attrs = logit_attrs(names, stack, stream, *ckpt.final_norm(), ckpt.config.eps, direction, bias)
+    attrs = logit_attrs(names, stack, resid_final, *ckpt.final_norm(), ckpt.config.eps, direction, bias)
     logits = cache.logits[index]
     logit = float(logits[predicted] - (0.0 if other is None else logits[other]))
     lens = logit_lens(ckpt, accumulated_resid(cache, index))  # (L + 1, V)
@@ -228,8 +228,19 @@ def attribution_numbers(weights: str = "tiny", text: str = "", token_ids: str = 
     return AttributionNumbers(
         ckpt.name, ckpt.n_layers, ids, strings, index, predicted, display(ckpt.token_strings([predicted])[0]),
         float(probs[predicted]), other, None if other is None else display(ckpt.token_strings([other])[0]),
-        names, stack, stream, float(np.abs(stack.sum(0) - stream).max()), summation_bound(stack),
+        names, stack, resid_final, float(np.abs(stack.sum(0) - resid_final).max()), summation_bound(stack),
         np.stack([t[0] for t in tops]), np.stack([t[1] for t in tops]), tuple(t[2] for t in tops),
         lens[:, predicted], attrs, logit, abs(sum(attrs.values()) - logit),
         tuple(removed(ckpt, ids, index, name, mode, predicted) for name in targets),
     )
+
+
+def numbers(p) -> AttributionNumbers:
+    """What the video shows for the flags ``p`` (cached); without --text / --token-ids, the induction topic's
+    default sequence (``p.period``, ``p.seed``).
+
+    ``p`` is the topic's ``scenes.attribution.params.Params``, not imported here even for the annotation: the
+    params import this module (their check asks for these numbers), and the two imports would be a cycle.
+    """
+    return attribution_numbers(p.weights, p.text, p.token_ids, p.index, p.against, p.ablate, p.ablation, p.top,
+                               p.period, p.seed)

@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
-from scenes.attribution.numbers import AttributionNumbers, attribution_numbers, sequence
+from scenes.attribution.numbers import numbers, sequence
 from scenes.induction.params import Params as InductionParams
 from scenes.kit import POSITION_HELP, TopicParams, followed_position, param
 from tblock.attribution import ABLATIONS
 
 MAX_POSITION = 4096  # the flag's range; the checkpoint's own length is checked against the input
+PROBE = InductionParams()  # without --text / --token-ids: the induction topic's default sequence
 
 
 @dataclass(frozen=True)
@@ -29,14 +31,14 @@ class Params(TopicParams):
                           choices=ABLATIONS)
     top: int = param(3, "most likely tokens shown at each depth of the logit lens", low=1, high=5)
 
-    def check(self) -> None:
-        self.numbers()  # ValueError (one line) for a bad checkpoint, input, position, token or component
+    period: ClassVar[int] = PROBE.period  # the induction topic's sequence (no flags of this topic)
+    seed: ClassVar[int] = PROBE.seed
 
-    def numbers(self) -> AttributionNumbers:
-        """What the video shows for these flags (cached); without --text / --token-ids, the induction topic's
-        default sequence."""
-        probe = InductionParams()
-        _, ids, _ = sequence(self.weights, self.text, self.token_ids, probe.period, probe.seed)
-        index = followed_position(self.position, len(ids))
-        return attribution_numbers(self.weights, self.text, self.token_ids, index, self.against, self.ablate,
-                                   self.ablation, self.top, probe.period, probe.seed)
+    def check(self) -> None:
+        numbers(self)  # ValueError (one line) for a bad checkpoint, input, position, token or component
+
+    @property
+    def index(self) -> int:
+        """The followed position, 0-based (0, the last, counts from the input's length)."""
+        _, ids, _ = sequence(self.weights, self.text, self.token_ids, self.period, self.seed)
+        return followed_position(self.position, len(ids))

@@ -33,6 +33,7 @@ from manim import (
     VGroup,
 )
 
+from scenes.attribution.numbers import numbers
 from scenes.attribution.params import Params
 from scenes.attribution.parts import (
     NUMBER_SIZE,
@@ -44,7 +45,7 @@ from scenes.attribution.parts import (
     LensRows,
     TermRows,
 )
-from scenes.attribution.script import PLACES, depth_name, depth_short, numbers_of, power_of_ten, script, verdict
+from scenes.attribution.script import PLACES, depth_name, depth_short, power_of_ten, script, verdict
 from scenes.kit import (
     SAFE_LEFT,
     SAFE_RIGHT,
@@ -83,7 +84,7 @@ class AttributionScene(StepScene):
     script = staticmethod(script)
 
     def construct(self) -> None:
-        self.n = numbers_of(self.params)
+        self.numbers = numbers(self.params)
         self.show_sum()
         self.logit_lens()
         self.direct_logit()
@@ -100,20 +101,21 @@ class AttributionScene(StepScene):
 
     @step
     def show_sum(self) -> None:
-        n = self.n
-        names, vectors, groups = n.term_rows()
-        scale = colour_scale([vectors, n.stream[None]], robust=True)
-        self.context = ContextLine(n.strings, n.index, n.predicted_string, n.probability)
+        names, vectors, groups = self.numbers.term_rows()
+        resid_final = self.numbers.resid_final  # (d,) the stream the terms sum to
+        scale = colour_scale([vectors, resid_final[None]], robust=True)
+        self.context = ContextLine(self.numbers.strings, self.numbers.index, self.numbers.predicted_string,
+                                   self.numbers.probability)
         self.record(context_percent=round(self.context.percent.get_value(), 1))
         heads = VGroup(self.heading("term"),
-                       self.heading(f"its {len(n.stream)} coordinates, one pixel each").set_x(
+                       self.heading(f"its {len(resid_final)} coordinates, one pixel each").set_x(
                            STRIP_LEFT + STRIP_WIDTH / 2),
                        self.heading("norm").move_to([SAFE_RIGHT, HEADER_Y, 0], aligned_edge=RIGHT))
         terms = self.track("components", TermRows(names, vectors, scale, ROWS_TOP,
                                                   pitch(len(names), ROWS_TOP, ROWS_BOTTOM, 0.4),
                                                   STRIP_LEFT, STRIP_WIDTH))
-        running = n.running_sums()  # (G, d)
-        total = HeatStrip(np.zeros_like(n.stream), width=STRIP_WIDTH, height=0.3, scale=scale)
+        running = self.numbers.running_sums()  # (G, d)
+        total = HeatStrip(np.zeros_like(resid_final), width=STRIP_WIDTH, height=0.3, scale=scale)
         total.move_to([STRIP_LEFT + STRIP_WIDTH / 2, SUM_Y, 0])
         total_norm = number(0.0, PLACES, NUMBER_SIZE - 2).move_to([SAFE_RIGHT, SUM_Y, 0], aligned_edge=RIGHT)
         rule = Line([SAFE_LEFT, (ROWS_BOTTOM + SUM_Y) / 2 - 0.05, 0], [SAFE_RIGHT, (ROWS_BOTTOM + SUM_Y) / 2 - 0.05, 0],
@@ -132,32 +134,33 @@ class AttributionScene(StepScene):
             self.play(*[FadeIn(r, shift=RIGHT * 0.1) for r in rows], Transform(total.image, target.image),
                       ChangeDecimalToValue(total_norm, float(np.linalg.norm(partial))), run_time=1.0)
         self.add(terms)  # the rows as one group from here on
-        stream = HeatStrip(n.stream, width=STRIP_WIDTH, height=0.3, scale=scale)
+        stream = HeatStrip(resid_final, width=STRIP_WIDTH, height=0.3, scale=scale)
         stream.move_to([STRIP_LEFT + STRIP_WIDTH / 2, STREAM_Y, 0])
         stream_row = Group(label("stream", TEXT_SIZE, theme().text).move_to([SAFE_LEFT, STREAM_Y, 0],
                                                                             aligned_edge=LEFT),
-                            number(float(np.linalg.norm(n.stream)), PLACES, NUMBER_SIZE - 2).move_to(
+                            number(float(np.linalg.norm(resid_final)), PLACES, NUMBER_SIZE - 2).move_to(
                                 [SAFE_RIGHT, STREAM_Y, 0], aligned_edge=RIGHT))
-        bound = label(f"every coordinate of Σ terms − stream is under {power_of_ten(n.bound_exponent)} (rounding)",
-                      BOUND_SIZE, theme().accent).move_to([STRIP_LEFT, BOUND_Y, 0], aligned_edge=LEFT)
+        bound = label(f"every coordinate of Σ terms − stream is under {power_of_ten(self.numbers.bound_exponent)} "
+                      "(rounding)", BOUND_SIZE, theme().accent).move_to([STRIP_LEFT, BOUND_Y, 0], aligned_edge=LEFT)
         self.cue(5)
         self.play(FadeIn(stream_row), FadeIn(stream), run_time=0.8)
         self.play(FadeIn(bound, shift=UP * 0.1), run_time=0.8)
-        self.record(sum_error=n.sum_error, sum_bound=n.sum_bound, stream_norm=float(np.linalg.norm(n.stream)))
+        self.record(sum_error=self.numbers.sum_error, sum_bound=self.numbers.sum_bound,
+                    resid_final_norm=float(np.linalg.norm(resid_final)))
 
     @step
     def logit_lens(self) -> None:
-        n = self.n
         self.clear_below_context()
-        depths = n.depths()
-        title = self.heading(f"top {n.lens_ids.shape[1]} next tokens, the stream read through the final norm "
-                             "and the unembedding")
-        rows = self.track("lens", LensRows([depth_name(d) for d in depths], [n.lens_strings[d] for d in depths],
-                                           n.lens_probs[depths], n.predicted_string, LENS_TOP,
+        depths, predicted = self.numbers.depths(), self.numbers.predicted_string
+        title = self.heading(f"top {self.numbers.lens_ids.shape[1]} next tokens, the stream read through the final "
+                             "norm and the unembedding")
+        rows = self.track("lens", LensRows([depth_name(d) for d in depths],
+                                           [self.numbers.lens_strings[d] for d in depths],
+                                           self.numbers.lens_probs[depths], predicted, LENS_TOP,
                                            pitch(len(depths), LENS_TOP, LENS_BOTTOM, 1.2)))
-        chart = self.track("lens_predicted", DepthChart([depth_short(d) for d in depths], n.lens_predicted[depths],
-                                                        theme().accent))
-        chart_name = label(f"p('{n.predicted_string}') by depth", TEXT_SIZE, theme().text)
+        chart = self.track("lens_predicted", DepthChart([depth_short(d) for d in depths],
+                                                        self.numbers.lens_predicted[depths], theme().accent))
+        chart_name = label(f"p('{predicted}') by depth", TEXT_SIZE, theme().text)
         chart_name.move_to([SAFE_LEFT, CHART_Y + 0.5, 0], aligned_edge=LEFT)
         chart.move_to([0, 0, 0]).shift([SAFE_LEFT + 2.3 - chart.get_left()[0], CHART_Y - chart[0][0].get_y(), 0])
         self.play(FadeIn(title), run_time=0.6)
@@ -171,16 +174,15 @@ class AttributionScene(StepScene):
             self.play(FadeIn(VGroup(*row[1:]), shift=RIGHT * 0.1), FadeIn(VGroup(*col[1:])), run_time=0.8)
         self.cue(4)
         final = rows.rows[-1]
-        hits = [cell for cell, tok in zip(final[1:], n.lens_strings[depths[-1]]) if tok == n.predicted_string]
+        hits = [cell for cell, tok in zip(final[1:], self.numbers.lens_strings[depths[-1]]) if tok == predicted]
         self.play(*[Indicate(c, color=theme().accent) for c in hits] or [Indicate(final)], run_time=1.0)
 
     @step
     def direct_logit(self) -> None:
-        n = self.n
         self.clear_below_context()
-        items = n.bars()
-        target = (f"'{n.predicted_string}'" if n.against is None
-                  else f"'{n.predicted_string}' − '{n.against_string}'")
+        items, predicted = self.numbers.bars(), self.numbers.predicted_string
+        target = (f"'{predicted}'" if self.numbers.against is None
+                  else f"'{predicted}' − '{self.numbers.against_string}'")
         title = self.heading(f"direct contribution to the logit of {target}, largest first")
         bars = self.track("direct_logit", AttributionBars(items, BARS_TOP,
                                                           pitch(len(items), BARS_TOP, BARS_BOTTOM, 0.42),
@@ -188,7 +190,7 @@ class AttributionScene(StepScene):
         total = VGroup(label("Σ bars", TEXT_SIZE + 2, theme().text),
                        number(sum(v for _, v in items), PLACES, NUMBER_SIZE, theme().accent),
                        label(f"·   the forward's logit of {target}", TEXT_SIZE + 2, theme().text),
-                       number(n.logit, PLACES, NUMBER_SIZE, theme().accent)).arrange(RIGHT, buff=0.25)
+                       number(self.numbers.logit, PLACES, NUMBER_SIZE, theme().accent)).arrange(RIGHT, buff=0.25)
         total.move_to([0, TOTAL_Y, 0])
         self.play(FadeIn(title), FadeIn(bars.axis), run_time=0.6)
         self.cue(1)
@@ -204,17 +206,17 @@ class AttributionScene(StepScene):
 
     @step
     def ablation(self) -> None:
-        n = self.n
         self.clear_below_context()
-        how = "zero ablation" if n.ablated[0].mode == "zero" else "mean ablation: its mean over the positions"
+        ablated = self.numbers.ablated
+        how = "zero ablation" if ablated[0].mode == "zero" else "mean ablation: its mean over the positions"
         title = self.heading(f"remove one component ({how}), run the model again")
         panels = []
-        for a, color, y in zip(n.ablated, (theme().accent, theme().positive), (2.75, 0.45)):
-            panel = AblationPanel(f"without {a.name}  (its direct bar {fmt(n.attrs[a.name], PLACES)})",
-                                  n.predicted_string, n.probability, a.probability, a.top_string,
-                                  a.top_probability, color)
+        for a, color, y in zip(ablated, (theme().accent, theme().positive), (2.75, 0.45)):
+            panel = AblationPanel(f"without {a.name}  (its direct bar {fmt(self.numbers.attrs[a.name], PLACES)})",
+                                  self.numbers.predicted_string, self.numbers.probability, a.probability,
+                                  a.top_string, a.top_probability, color)
             panels.append(panel.move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT + UP))
-        said = VGroup(*[label(line, TEXT_SIZE + 4, theme().text) for line in verdict(n)[2]])
+        said = VGroup(*[label(line, TEXT_SIZE + 4, theme().text) for line in verdict(self.numbers)[2]])
         fit_inside(said.arrange(DOWN, buff=0.12, aligned_edge=LEFT).move_to([SAFE_LEFT, VERDICT_Y, 0],
                                                                             aligned_edge=LEFT))
         self.play(FadeIn(title), run_time=0.6)
@@ -228,15 +230,15 @@ class AttributionScene(StepScene):
         self.play(FadeIn(VGroup(panels[1].bars[1], panels[1].top_line), shift=RIGHT * 0.1), run_time=1.2)
         self.cue(5)
         self.play(FadeIn(said, shift=UP * 0.1), run_time=0.8)
-        self.record(ablated={a.name: p.displayed for a, p in zip(n.ablated, panels)})  # as drawn; they stay
+        self.record(ablated={a.name: p.displayed for a, p in zip(ablated, panels)})  # as drawn; they stay
 
     def record_numbers(self) -> None:
         """The values no part holds: the input, the prediction, the exact logit and sums."""
-        n = self.n
-        self.record(checkpoint=n.name, ids=n.ids, tokens=list(n.strings), position=n.index + 1,
-                    predicted=n.predicted, predicted_token=n.predicted_string, probability=n.probability,
-                    against=n.against, logit=n.logit, logit_sum_error=n.logit_sum_error,
-                    ablation=n.ablated[0].mode)
+        self.record(checkpoint=self.numbers.name, ids=self.numbers.ids, tokens=list(self.numbers.strings),
+                    position=self.numbers.index + 1, predicted=self.numbers.predicted,
+                    predicted_token=self.numbers.predicted_string, probability=self.numbers.probability,
+                    against=self.numbers.against, logit=self.numbers.logit,
+                    logit_sum_error=self.numbers.logit_sum_error, ablation=self.numbers.ablated[0].mode)
 
 
 TOPIC = Topic("attribution", "which component of a trained model (tiny) writes its prediction: the stream as a sum, "

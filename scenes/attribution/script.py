@@ -4,18 +4,13 @@ from __future__ import annotations
 
 import re
 
-from scenes.attribution.numbers import OTHERS, Ablated, AttributionNumbers
+from scenes.attribution.numbers import OTHERS, Ablated, AttributionNumbers, numbers
 from scenes.attribution.params import Params
 from scenes.kit import Line, fmt, pct, say_int, say_number, say_percent
 from tblock.attribution import component_name
 
 PLACES = 2  # norms and logits, as the bars print them
 SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def numbers_of(p: Params) -> AttributionNumbers:
-    """The numbers for these flags (the scene and the flags' check ask the same; cached)."""
-    return p.numbers()
 
 
 def power_of_ten(k: int) -> str:
@@ -115,64 +110,77 @@ def verdict(n: AttributionNumbers) -> tuple[str, str, tuple[str, ...]]:
 
 
 def script(p: Params) -> dict[str, Line]:
-    n = numbers_of(p)
+    """Each step this video runs, in order, with its caption and its narration."""
+    n = numbers(p)
+    return {step.__name__: step(n) for step in (show_sum, logit_lens, direct_logit, ablation)}
+
+
+def show_sum(n: AttributionNumbers) -> Line:
     token, pred = n.token, n.predicted_string
     count, layers = len(n.names), n.n_layers
     heads = (count - 2) // layers - 2
     bound = power_of_ten(n.bound_exponent)
-    written_target, said_target = target(n)
-    bars = n.bars()
-    (a, va), (b, vb) = bars[0], bars[1]
+    return Line(
+        f"Checkpoint '{n.name}' at position {n.index + 1}, '{token}', predicts '{pred}' ({pct(n.probability, 1)}). "
+        f"The stream it reads is a sum of {count} terms: the token and position embeddings, then per layer "
+        f"each head's output, b_O and the MLP's output. Their sum is the forward's stream to within {bound}.",
+        f"This is the trained checkpoint {n.name}, at the word {say_token(token)}. "
+        f"It predicts {say_token(pred)}, with {say_percent(100 * n.probability, 1)}. "
+        f"The stream it reads there is a sum of {say_int(count)} vectors. "
+        f"First, the token embedding and the position embedding. "
+        f"Then each of the {say_int(layers)} layers adds the outputs of its {say_int(heads)} heads, "
+        f"its output bias, and its MLP. "
+        f"Added up, they give the stream the forward pass computed, to within ten to the minus "
+        f"{say_int(-n.bound_exponent)}, a rounding error.")
+
+
+def logit_lens(n: AttributionNumbers) -> Line:
+    token, pred, layers = n.token, n.predicted_string, n.n_layers
     lens = n.lens_predicted
     first_top = next((d for d in range(layers + 1) if n.lens_ids[d, 0] == n.predicted), layers)
     depth0 = n.lens_strings[0][0]
     echo = depth0 == token
+    return Line(
+        f"Logit lens: the stream after the embedding and after each layer, read through the final norm and "
+        f"the unembedding. p('{pred}') is "
+        + ", ".join(f"{pct(lens[d], 1)} {after(d)}" for d in n.depths())
+        + f"; it first leads {after(first_top)}.",
+        "The logit lens reads the stream before the last layer is done. "
+        "After the embedding, and after each layer, the stream goes through the final norm and the "
+        "unembedding. "
+        + (f"The embedding alone predicts the current word, {say_token(token)}, again. " if echo else
+           f"The embedding alone predicts {say_token(depth0)}. ")
+        + f"{sentence(say_token(pred))} has {say_percent(100 * lens[0], 1)} there, "
+        + ", ".join(f"{say_percent(100 * lens[d], 1)} after {say_depth(d)}" for d in n.depths()[1:])
+        + f". It first comes out on top after {say_depth(first_top)}.")
+
+
+def direct_logit(n: AttributionNumbers) -> Line:
+    written_target, said_target = target(n)
+    bars = n.bars()
+    (a, va), (b, vb) = bars[0], bars[1]
+    return Line(
+        f"Direct logit attribution: each term's push on {written_target} ({fmt(n.logit, PLACES)}), through "
+        f"the final norm with its scale fixed at the full stream's. {a} leads with {fmt(va, PLACES)}, then "
+        f"{b} {fmt(vb, PLACES)}; the {len(bars)} bars, the norm's centring and bias among them, sum to "
+        f"{fmt(sum(n.attrs.values()), PLACES)}, the logit.",
+        f"Now read each term straight through the unembedding. With the final norm's scale fixed at its value "
+        f"on the whole stream, each term pushes {said_target} up or down, and the pushes add up. "
+        f"{sentence(say_component(a))} pushes hardest, {say_number(va, PLACES)}. "
+        f"Next comes {say_component(b)}, {say_number(vb, PLACES)}. "
+        f"All {say_int(len(bars))} bars, the final norm's centring and its bias among them, add up to "
+        f"{say_number(sum(n.attrs.values()), PLACES)}, the logit itself.")
+
+
+def ablation(n: AttributionNumbers) -> Line:
     first, second = n.ablated
     mode = "zero-ablated" if first.mode == "zero" else "mean-ablated (its mean over the positions)"
     said_mode = "set to zero" if first.mode == "zero" else "replaced by its mean over the positions"
-    return {
-        "show_sum": Line(
-            f"Checkpoint '{n.name}' at position {n.index + 1}, '{token}', predicts '{pred}' ({pct(n.probability, 1)}). "
-            f"The stream it reads is a sum of {count} terms: the token and position embeddings, then per layer "
-            f"each head's output, b_O and the MLP's output. Their sum is the forward's stream to within {bound}.",
-            f"This is the trained checkpoint {n.name}, at the word {say_token(token)}. "
-            f"It predicts {say_token(pred)}, with {say_percent(100 * n.probability, 1)}. "
-            f"The stream it reads there is a sum of {say_int(count)} vectors. "
-            f"First, the token embedding and the position embedding. "
-            f"Then each of the {say_int(layers)} layers adds the outputs of its {say_int(heads)} heads, "
-            f"its output bias, and its MLP. "
-            f"Added up, they give the stream the forward pass computed, to within ten to the minus "
-            f"{say_int(-n.bound_exponent)}, a rounding error."),
-        "logit_lens": Line(
-            f"Logit lens: the stream after the embedding and after each layer, read through the final norm and "
-            f"the unembedding. p('{pred}') is "
-            + ", ".join(f"{pct(lens[d], 1)} {after(d)}" for d in n.depths())
-            + f"; it first leads {after(first_top)}.",
-            "The logit lens reads the stream before the last layer is done. "
-            "After the embedding, and after each layer, the stream goes through the final norm and the "
-            "unembedding. "
-            + (f"The embedding alone predicts the current word, {say_token(token)}, again. " if echo else
-               f"The embedding alone predicts {say_token(depth0)}. ")
-            + f"{sentence(say_token(pred))} has {say_percent(100 * lens[0], 1)} there, "
-            + ", ".join(f"{say_percent(100 * lens[d], 1)} after {say_depth(d)}" for d in n.depths()[1:])
-            + f". It first comes out on top after {say_depth(first_top)}."),
-        "direct_logit": Line(
-            f"Direct logit attribution: each term's push on {written_target} ({fmt(n.logit, PLACES)}), through "
-            f"the final norm with its scale fixed at the full stream's. {a} leads with {fmt(va, PLACES)}, then "
-            f"{b} {fmt(vb, PLACES)}; the {len(bars)} bars, the norm's centring and bias among them, sum to "
-            f"{fmt(sum(n.attrs.values()), PLACES)}, the logit.",
-            f"Now read each term straight through the unembedding. With the final norm's scale fixed at its value "
-            f"on the whole stream, each term pushes {said_target} up or down, and the pushes add up. "
-            f"{sentence(say_component(a))} pushes hardest, {say_number(va, PLACES)}. "
-            f"Next comes {say_component(b)}, {say_number(vb, PLACES)}. "
-            f"All {say_int(len(bars))} bars, the final norm's centring and its bias among them, add up to "
-            f"{say_number(sum(n.attrs.values()), PLACES)}, the logit itself."),
-        "ablation": Line(
-            f"Ablation tests the mechanism the bars propose: with {first.name} {mode} and the model run again, "
-            f"{effect(n, first)[0]}. For contrast, without {second.name}: {effect(n, second)[0]}. "
-            f"{verdict(n)[0]}.",
-            f"Bars only propose a mechanism. To test it, remove the component and run the model again. "
-            f"With {say_component(first.name)} {said_mode}, {effect(n, first)[1]}. "
-            f"For contrast, remove {say_component(second.name)} instead. {sentence(effect(n, second)[1])}. "
-            f"{verdict(n)[1]}."),
-    }
+    return Line(
+        f"Ablation tests the mechanism the bars propose: with {first.name} {mode} and the model run again, "
+        f"{effect(n, first)[0]}. For contrast, without {second.name}: {effect(n, second)[0]}. "
+        f"{verdict(n)[0]}.",
+        f"Bars only propose a mechanism. To test it, remove the component and run the model again. "
+        f"With {say_component(first.name)} {said_mode}, {effect(n, first)[1]}. "
+        f"For contrast, remove {say_component(second.name)} instead. {sentence(effect(n, second)[1])}. "
+        f"{verdict(n)[1]}.")

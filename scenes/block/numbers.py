@@ -101,6 +101,7 @@ STAGE_TITLES = {"resid_pre": "X", "ln1_normalized": "{n1}(X)", "attn_out": ATTN,
                 "ln2_normalized": "{n2}(Y)", "mlp_out": FFN, "resid_post": r"Z \text{ (output)}",
                 "attn_sum": rf"X + {ATTN}", "mlp_sum": rf"Y + {FFN}"}
 STAGE_TICKS = {**STAGE_TITLES, "resid_post": "Z", "attn_sum": rf"X{{+}}{ATTN}", "mlp_sum": rf"Y{{+}}{FFN}"}
+STATES = {"resid_pre": "X", "resid_mid": "Y", "resid_post": "Z"}  # the stream's three states, as the video names them
 
 
 def norm_symbols(norm: str) -> tuple[str, str]:
@@ -209,25 +210,26 @@ def reconstruction(trace: dict) -> dict:
 def compare_placements(ex_pre: Example, ex_post: Example) -> dict:
     """The same input through a pre-norm and a post-norm block (same weights, same x).
 
-    Returns, per placement ('pre', 'post'): 'states' {X, Y, Z} (n, d) each,
-    'lengths' (n, 3) row norms of X, Y, Z, 'rms' (n, 3) root mean square of
-    each row, 'pattern' (h, n, n); and 'diff': max |pre - post| at each of
-    'X', 'pattern', 'Y', 'Z', plus 'diverge', the first of those that differs.
+    Returns, per placement ('pre', 'post'): 'states' {resid_pre, resid_mid,
+    resid_post} (X, Y, Z: (n, d) each), 'lengths' (n, 3) row norms of X, Y, Z,
+    'rms' (n, 3) root mean square of each row, 'pattern' (h, n, n); and 'diff':
+    max |pre - post| at each of 'resid_pre', 'pattern', 'resid_mid',
+    'resid_post', plus 'diverge', the first of those that differs.
     """
     runs = {}
     for name, ex in (("pre", ex_pre), ("post", ex_post)):
         if ex.cfg.placement != name:
             raise ValueError(f"the {name} example must have placement {name!r}, got {ex.cfg.placement!r}")
         _, tr = block_forward(ex.x, ex.weights, ex.cfg)
-        states = {"X": tr["resid_pre"], "Y": tr["resid_mid"], "Z": tr["resid_post"]}
+        states = {key: tr[key] for key in STATES}
         stacked = np.stack(list(states.values()), axis=1)  # 3 x (n, d) -> (n, 3, d)
         runs[name] = {"states": states, "pattern": tr["pattern"],
                       "lengths": np.linalg.norm(stacked, axis=-1),  # (n, 3, d) -> (n, 3)
                       "rms": np.sqrt(np.mean(stacked**2, axis=-1))}  # (n, 3, d) -> (n, 3)  # fmt: skip
     if not np.array_equal(ex_pre.x, ex_post.x):
         raise ValueError("both placements must read the same input x")
-    diff = {"X": 0.0, "pattern": float(np.max(np.abs(runs["pre"]["pattern"] - runs["post"]["pattern"])))}
-    for key in ("Y", "Z"):
+    diff = {"resid_pre": 0.0, "pattern": float(np.max(np.abs(runs["pre"]["pattern"] - runs["post"]["pattern"])))}
+    for key in ("resid_mid", "resid_post"):
         diff[key] = float(np.max(np.abs(runs["pre"]["states"][key] - runs["post"]["states"][key])))
     diverge = next((k for k, v in diff.items() if v > 1e-12), None)
     return {**runs, "diff": diff, "diverge": diverge}
@@ -292,3 +294,12 @@ def block_numbers(seed: int = 0, norm: str = "rms", act: str = "gelu", placement
         act_summary=activation_summary(tr["mlp_pre"], tr["mlp_post"]), recon=reconstruction(tr),
         shares=contribution_shares(ex.x, tr["attn_out"], tr["mlp_out"]),
         token_shares=token_shares(ex.x, tr["attn_out"], tr["mlp_out"]), compare=both)
+
+
+def numbers(p) -> BlockNumbers:
+    """The numbers of the video the flags ``p`` render.
+
+    ``p`` is the topic's ``scenes.block.params.Params``, not imported here even for the annotation: the params
+    import this module (its step table), and the two imports would be a cycle.
+    """
+    return block_numbers(seed=p.seed, norm=p.norm, act=p.act, placement=p.placement, tokens=p.n_tokens, mask=p.mask)

@@ -461,8 +461,8 @@ class PlacementCompare:
         self.key.arrange_in_grid(cols=min(b.n, 3), buff=(0.35, 0.1)).next_to(self.ticks, DOWN, buff=0.25)
         self.key.set_x(self.axes.get_x())
         self.diff = both["diff"]
-        rows = [("input X", self.diff["X"]), ("attention weights", self.diff["pattern"]),
-                ("Y, after the 1st addition", self.diff["Y"]), ("Z, the block output", self.diff["Z"])]
+        rows = [("input X", self.diff["resid_pre"]), ("attention weights", self.diff["pattern"]),
+                ("Y, after the 1st addition", self.diff["resid_mid"]), ("Z, the block output", self.diff["resid_post"])]
         title = label("largest |pre − post|", 24, t.text).move_to([0.9, 1.9, 0], aligned_edge=LEFT)
         self.table = VGroup()
         for k, (name, v) in enumerate(rows):
@@ -472,7 +472,7 @@ class PlacementCompare:
                                   .move_to([SAFE_RIGHT - 0.35, y, 0], aligned_edge=RIGHT)))
         self.block = VGroup(title, self.table)
         self.diverge = both["diverge"]
-        first = {"pattern": 1, "Y": 2, "Z": 3}.get(self.diverge)
+        first = {"pattern": 1, "resid_mid": 2, "resid_post": 3}.get(self.diverge)
         self.marker = (SurroundingRectangle(self.table[first], color=t.accent, buff=0.1, stroke_width=3)
                        if first else None)
         if self.diverge == "pattern":

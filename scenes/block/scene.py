@@ -20,7 +20,7 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeTransform, Group, MathTex, VGroup, Write
 
-from scenes.block.numbers import ACT_NAMES, ATTN, FFN, MASK_NAMES, NORM_NAMES, STAGE_TITLES, with_norms
+from scenes.block.numbers import ACT_NAMES, ATTN, FFN, MASK_NAMES, NORM_NAMES, STAGE_TITLES, numbers, with_norms
 from scenes.block.params import Params
 from scenes.block.parts import (
     BRANCH_X,
@@ -34,7 +34,7 @@ from scenes.block.parts import (
     SumCheck,
     Walk,
 )
-from scenes.block.script import numbers_for, script
+from scenes.block.script import script
 from scenes.kit import HeatStrip, StepScene, Topic, fit_inside, fmt, label, step, theme
 
 
@@ -45,18 +45,22 @@ class BlockScene(StepScene):
     script = staticmethod(script)
 
     def construct(self) -> None:
-        p = self.params
-        self.b = numbers_for(p)
-        self.record(placement=p.placement, norm=p.norm, act=p.act, seed=p.seed, tokens=self.b.n, mask=p.mask)
-        for name in p.steps():  # the placement's order (numbers.PLACEMENTS), up to --stage
+        self.numbers = numbers(self.params)
+        for name in self.params.steps():  # the placement's order (numbers.PLACEMENTS), up to --stage
             getattr(self, name)()
+        self.record_numbers()
+
+    def record_numbers(self) -> None:
+        """The settings the numbers were made with (the parts hold what they show)."""
+        p = self.params
+        self.record(placement=p.placement, norm=p.norm, act=p.act, seed=p.seed, tokens=self.numbers.n, mask=p.mask)
 
     # -- 1. the outline ---------------------------------------------------------
 
     @step
     def outline(self) -> None:
-        p, cfg, n = self.params, self.b.ex.cfg, self.b.n
-        eqs = [with_norms(e, p.norm) for e in self.b.placement.equations]
+        p, cfg, n = self.params, self.numbers.ex.cfg, self.numbers.n
+        eqs = [with_norms(e, p.norm) for e in self.numbers.placement.equations]
         equations = VGroup(*[MathTex(e, font_size=40, color=theme().text) for e in eqs])
         equations.arrange(DOWN, buff=0.3, aligned_edge=LEFT).move_to([0, 2.95, 0])
         diagram = BlockOutline(p.placement, p.norm).move_to([0, 0.2, 0])
@@ -78,10 +82,10 @@ class BlockScene(StepScene):
     @step
     def input(self) -> None:
         self.clear_stage()
-        self.walk = w = Walk(self.b, self.params.norm, self.params.placement)
-        d = self.b.ex.cfg.d_model
+        self.walk = w = Walk(self.numbers, self.params.norm, self.params.placement)
+        d = self.numbers.ex.cfg.d_model
         self.play(FadeIn(w.stream), FadeIn(w.stream_label),
-                  *w.show_formula(rf"X \in \mathbb{{R}}^{{{self.b.n} \times {d}}}"), run_time=1.0)
+                  *w.show_formula(rf"X \in \mathbb{{R}}^{{{self.numbers.n} \times {d}}}"), run_time=1.0)
         self.cue("stay lined up")
         self.play(FadeIn(w.pipe), *w.highlight("input"), run_time=0.8)
         self.track_now("resid_pre", w.stream)
@@ -92,16 +96,16 @@ class BlockScene(StepScene):
 
     @step
     def attention(self) -> None:
-        w, b = self.walk, self.b
-        maps = HeadHeatmaps(b.trace["pattern"], b.sums, cell_cap=0.85, title_size=30,
+        w, sums = self.walk, self.numbers.sums
+        maps = HeadHeatmaps(self.numbers.trace["pattern"], sums, cell_cap=0.85, title_size=30,
                             cell_height=w.cell[1]).set_x(BRANCH_X)
-        self.play(*w.show_formula(rf"A_r = \mathrm{{softmax}}(Q_r K_r^\top / \sqrt{{{b.ex.cfg.d_head}}}),"
-                                  rf"\ \ Q_r, K_r \text{{ read }} {b.placement.attn_reads}"),
+        self.play(*w.show_formula(rf"A_r = \mathrm{{softmax}}(Q_r K_r^\top / \sqrt{{{self.numbers.ex.cfg.d_head}}}),"
+                                  rf"\ \ Q_r, K_r \text{{ read }} {self.numbers.placement.attn_reads}"),
                   *w.highlight("attention"), *w.swap_note(None))
         self.play(*w.swap_branch(maps), run_time=1.2)
         masked = " · upper right masked to 0" if self.params.mask == "causal" else ""
         self.cue("softmax")
-        self.play(*w.swap_note(w.note(f"{len(maps.grids)} heads · each row sums to {fmt(b.sums.min())}{masked}",
+        self.play(*w.swap_note(w.note(f"{len(maps.grids)} heads · each row sums to {fmt(sums.min())}{masked}",
                                       anchor=maps)))
         self.track_now("pattern", maps)
         self.record(row_sums=maps.sums_displayed)
@@ -120,14 +124,15 @@ class BlockScene(StepScene):
 
     @step
     def ffn_hidden(self) -> None:
-        w, b, act = self.walk, self.b, self.params.act
-        pre, post = b.trace["mlp_pre"], b.trace["mlp_post"]
-        s = b.act_summary
+        w, act = self.walk, self.params.act
+        pre, post = self.numbers.trace["mlp_pre"], self.numbers.trace["mlp_post"]
+        s = self.numbers.act_summary
         act_tex = rf"\mathrm{{{ACT_NAMES[act]}}}"
         g = w.grid(pre, r"F W_{\text{in}} + b_{\text{in}}", cols=[f"h{k + 1}" for k in range(pre.shape[1])],
                    scale=float(np.max(np.abs(pre))), title_color=theme().update)
         self.play(*w.show_formula(rf"H = {act_tex}(F\,W_{{\text{{in}}}} + b_{{\text{{in}}}}),\ \ "
-                                  rf"F = {b.placement.ffn_reads}"), *w.highlight("ffn_hidden"), *w.swap_note(None))
+                                  rf"F = {self.numbers.placement.ffn_reads}"),
+                  *w.highlight("ffn_hidden"), *w.swap_note(None))
         self.play(*w.swap_branch(g), run_time=1.2)
         self.track_now("mlp_pre", g)
         self.cue(1)
@@ -141,7 +146,7 @@ class BlockScene(StepScene):
         g.add(new_title)
         if act == "relu":
             marks = VGroup(*[g.frame(a, c, color=theme().negative, buff=0.02)
-                             for a, c in zip(*np.nonzero(b.act_effect == 2))])
+                             for a, c in zip(*np.nonzero(self.numbers.act_effect == 2))])
             text = f"{s['zeroed']} entries zeroed (framed) · {s['kept']} passed unchanged"
         else:
             marks = VGroup(g.frame(*s["most"], color=theme().accent, buff=0.02))
@@ -168,7 +173,7 @@ class BlockScene(StepScene):
     def branch_update(self, name: str, title: str, formula: str, color: str) -> None:
         """A sub-layer's update (step attn_out or ffn_out) appears in the branch area."""
         w, key = self.walk, {"attn_out": "attn_out", "ffn_out": "mlp_out"}[name]
-        g = w.grid(self.b.trace[key], title, title_color=color)
+        g = w.grid(self.numbers.trace[key], title, title_color=color)
         self.play(*w.show_formula(formula), *w.highlight(name), *w.swap_note(None))
         self.cue(1)
         self.play(*w.swap_branch(g), run_time=1.2)
@@ -177,8 +182,8 @@ class BlockScene(StepScene):
     def norm_or_add(self, name: str) -> None:
         """A norm or add step, as the placement's table says: read a normalised copy, normalise the stream
         itself, or add the branch's update into the stream."""
-        w, move = self.walk, self.b.placement.moves[name]
-        values = self.b.stage[move.target]
+        w, move = self.walk, self.numbers.placement.moves[name]
+        values = self.numbers.stage[move.target]
         title = STAGE_TITLES[move.target]
         anims = [*w.show_formula(move.formula), *w.highlight(name)]
         if move.kind == "read":
@@ -192,8 +197,9 @@ class BlockScene(StepScene):
             self.cue(1)
             self.play(*read.animate_values(values), run_time=1.4)
             if name == "norm1":
-                before = ", ".join(fmt(v) for v in self.b.length_at("resid_pre"))
-                self.play(*w.swap_note(w.note(f"row lengths {before}  →  all {fmt(self.b.length_at(move.target)[0])}")))
+                before = ", ".join(fmt(v) for v in self.numbers.length_at("resid_pre"))
+                after = fmt(self.numbers.length_at(move.target)[0])
+                self.play(*w.swap_note(w.note(f"row lengths {before}  →  all {after}")))
             self.track_now(move.target, read)
             return
         if move.kind == "add":
@@ -212,20 +218,20 @@ class BlockScene(StepScene):
     @step
     def lengths(self) -> None:
         self.clear_stage()
-        chart = LengthsChart(self.b, self.params.norm)
+        chart = LengthsChart(self.numbers, self.params.norm)
         self.play(Create(chart.axes), FadeIn(chart.ticks), FadeIn(chart.y_name), FadeIn(chart.legend), run_time=1.0)
         self.cue(1)
         self.play(*[Create(g) for g in chart.lines], run_time=2.0)
         self.track("stage_lengths", chart)
-        self.record(stage_names=[s.key for s in self.b.stages])
+        self.record(stage_names=[s.key for s in self.numbers.stages])
 
     @step
     def heatmap(self) -> None:
         self.clear_stage()
-        b = self.b
-        maps = HeadHeatmaps(b.trace["pattern"], b.sums, cell_cap=1.0, title_size=36, width=11.6,
-                            cell_height=min(0.7, 3.9 / b.n - CELL_GAP), font_size=26 if b.n <= 4 else 22,
-                            row_names=[f"t{i + 1}" for i in range(b.n)])
+        n = self.numbers.n
+        maps = HeadHeatmaps(self.numbers.trace["pattern"], self.numbers.sums, cell_cap=1.0, title_size=36, width=11.6,
+                            cell_height=min(0.7, 3.9 / n - CELL_GAP), font_size=26 if n <= 4 else 22,
+                            row_names=[f"t{i + 1}" for i in range(n)])
         maps.arrange(RIGHT, buff=0.8, aligned_edge=UP).move_to([0, 0.75, 0])
         reading = label("row: token reading   ·   column: token read   ·   Σ: row sum", 20, theme().muted)
         reading.next_to(maps, DOWN, buff=0.35)
@@ -241,7 +247,7 @@ class BlockScene(StepScene):
     @step
     def shares(self) -> None:
         self.clear_stage()
-        chart = SharesChart(self.b)
+        chart = SharesChart(self.numbers)
         self.play(Create(chart.axes), FadeIn(chart.row_names), FadeIn(chart.headers), FadeIn(chart.x_name),
                   run_time=0.9)
         self.cue("Over all tokens")
@@ -249,12 +255,12 @@ class BlockScene(StepScene):
         self.cue("Each bar")
         self.play(FadeIn(chart.texts), run_time=0.6)
         self.track("shares", chart)
-        self.record(magnitudes=self.b.shares["magnitude"])
+        self.record(magnitudes=self.numbers.shares["magnitude"])
 
     @step
     def check(self) -> None:
         self.clear_stage()
-        c = SumCheck(self.b)
+        c = SumCheck(self.numbers)
         self.play(FadeIn(c.terms), FadeIn(c.row_names), run_time=1.0)
         self.play(*c.merge(), run_time=1.4)
         self.remove(*c.grids)
@@ -268,7 +274,7 @@ class BlockScene(StepScene):
     @step
     def compare(self) -> None:
         self.clear_stage()
-        c = PlacementCompare(self.b, NORM_NAMES[self.params.norm])
+        c = PlacementCompare(self.numbers, NORM_NAMES[self.params.norm])
         self.play(FadeIn(c.heads), Create(c.axes), FadeIn(c.ticks), FadeIn(c.y_name), FadeIn(c.key), run_time=1.0)
         self.cue("Pre-norm")
         self.play(*[Create(line) for line in c.lines], run_time=1.8)

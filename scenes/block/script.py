@@ -10,7 +10,7 @@ from collections.abc import Callable
 
 import numpy as np
 
-from scenes.block.numbers import ACT_NAMES, NORM_NAMES, BlockNumbers, block_numbers
+from scenes.block.numbers import ACT_NAMES, NORM_NAMES, STATES, BlockNumbers, numbers
 from scenes.block.params import Params
 from scenes.kit import Line, fmt, fmt_bound, fmt_vec, pct, say_bound, say_int, say_number, say_percent
 
@@ -18,14 +18,9 @@ SPOKEN_NORMS = {"rms": "R M S norm", "layer": "layer norm"}
 SPOKEN_ACTS = {"gelu": "gelu", "gelu_tanh": "tanh gelu", "relu": "relu"}
 
 
-def numbers_for(p: Params) -> BlockNumbers:
-    """The numbers of the video these flags render."""
-    return block_numbers(seed=p.seed, norm=p.norm, act=p.act, placement=p.placement, tokens=p.n_tokens, mask=p.mask)
-
-
 def script(p: Params) -> dict[str, Line]:
     """Each step this video runs, in order, with its caption and its narration."""
-    b = numbers_for(p)
+    b = numbers(p)
     return {name: LINES[name](b, p) for name in p.steps()}
 
 
@@ -228,15 +223,14 @@ def check(b: BlockNumbers, p: Params) -> Line:
 def compare(b: BlockNumbers, p: Params) -> Line:
     both = b.compare
     reset = both["post"]["lengths"][0, 2]
-    parted = both["diverge"] == "pattern"
-    written = ("They part at the very first read." if parted else
-               f"They first differ at {both['diverge'] or 'no stage'}.")
-    spoken = "They part at the very first read." if parted else f"They first differ at {both['diverge'] or 'no stage'}."
+    where = STATES.get(both["diverge"], both["diverge"]) or "no stage"  # Y or Z, as the video names them
+    parting = ("They part at the very first read." if both["diverge"] == "pattern" else
+               f"They first differ at {where}.")
     return Line("Same input and weights: pre-norm x + F(Norm(x)) leaves the stream's lengths free; post-norm "
-                f"Norm(x + F(x)) resets them to {fmt(reset)} at each addition. {written}",
+                f"Norm(x + F(x)) resets them to {fmt(reset)} at each addition. {parting}",
                 "The same input and weights, two ways. Pre-norm, x plus F of the norm of x, leaves the stream's "
                 "lengths free. Post-norm, the norm of x plus F of x, resets them to "
-                f"{say_number(reset)} at each addition. {spoken}")
+                f"{say_number(reset)} at each addition. {parting}")
 
 
 LINES: dict[str, Callable[[BlockNumbers, Params], Line]] = {

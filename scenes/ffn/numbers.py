@@ -4,18 +4,21 @@ The FFN itself is ``tblock.mlp`` inside ``tblock.block_forward``; the world
 (config, seeded weights, inputs) is ``tblock.worlds.ffn_world``. This module
 reads one position out of the trace, samples the activation curves with the
 engine's ``tblock.activation``, and runs the row-permutation check with the
-engine's own ``mlp``. :func:`ffn_story` gathers all of it for one set of flags.
+engine's own ``mlp``. :func:`numbers` gathers all of it for one set of flags
+(:func:`ffn_numbers` for the seeded world's widths, :func:`trained_numbers`
+for a checkpoint's layer).
 
 Example::
 
-    >>> story = ffn_story(d_model=4, d_ff=16, act="gelu", n_tokens=4, index=1, seed=0)
-    >>> story.pos["pre"].shape, story.pos["delta"].shape, story.check["perm"].tolist()
+    >>> n = ffn_numbers(d_model=4, d_ff=16, act="gelu", n_tokens=4, index=1, seed=0)
+    >>> n.pos["mlp_pre"].shape, n.pos["mlp_out"].shape, n.check["perm"].tolist()
     ((16,), (4,), [1, 2, 3, 0])
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -25,6 +28,9 @@ from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
 from tblock.worlds import Example, ffn_world
 from tblock.worlds.trained import TrainedInput
+
+if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
+    from scenes.ffn.params import Params
 
 # How each activation is named on screen and in speech; the GELU a curve plot draws for each.
 ACT_SPOKEN = {"gelu": "GELU", "gelu_tanh": "the tanh approximation of GELU", "relu": "ReLU"}
@@ -48,10 +54,11 @@ def active_units(mlp_pre: np.ndarray) -> np.ndarray:
 def ffn_position(trace: dict, p: int) -> dict:
     """Position p (0-based) through the FFN, read from a block_forward trace.
 
-    y: the stream after attention (d,); u: LN2(y) (d,); pre, post: hidden
-    before / after the activation (d_ff,); delta: the update (d,); z: y + delta
-    (d,); active: bool mask (d_ff,); active_units: their 1-based numbers;
-    n_active; update_norm: |delta|.
+    The trace's keys at p: resid_mid, the stream after attention, Y (d,);
+    ln2_normalized, its normalised copy u = LN2(Y) (d,); mlp_pre, mlp_post, the
+    hidden layer before / after the activation (d_ff,); mlp_out, the update Δ
+    (d,); resid_post, Z = Y + Δ (d,). And active: bool mask (d_ff,);
+    active_units: their 1-based numbers; n_active; update_norm: |Δ|.
     """
     n = trace["mlp_out"].shape[0]
     if not 0 <= p < n:
@@ -60,8 +67,8 @@ def ffn_position(trace: dict, p: int) -> dict:
     delta = trace["mlp_out"][p]  # (d,)
     active = active_units(pre)  # (d_ff,)
     return {
-        "y": trace["resid_mid"][p], "u": trace["ln2_normalized"][p], "pre": pre,
-        "post": trace["mlp_post"][p], "delta": delta, "z": trace["resid_post"][p],
+        "resid_mid": trace["resid_mid"][p], "ln2_normalized": trace["ln2_normalized"][p], "mlp_pre": pre,
+        "mlp_post": trace["mlp_post"][p], "mlp_out": delta, "resid_post": trace["resid_post"][p],
         "active": active, "active_units": np.flatnonzero(active) + 1, "n_active": int(active.sum()),
         "update_norm": float(np.linalg.norm(delta)),
     }  # fmt: skip
@@ -92,7 +99,7 @@ def permutation_check(u: np.ndarray, w: BlockWeights, cfg: BlockConfig, perm: np
     """Run the FFN on permuted rows and compare with the permuted outputs.
 
     u (n, d); perm (n,). Returns perm, out_of_permuted = mlp(u[perm]) (n, d),
-    permuted_out = mlp(u)[perm] (n, d), hidden_of_permuted = mlp_post of u[perm]
+    permuted_out = mlp(u)[perm] (n, d), mlp_post_of_permuted = mlp_post of u[perm]
     (n, d_ff), and max_diff, the largest |difference| between the two outputs.
     """
     perm = np.asarray(perm)
@@ -102,11 +109,11 @@ def permutation_check(u: np.ndarray, w: BlockWeights, cfg: BlockConfig, perm: np
     out_p, tr_p = mlp(u[perm], w, cfg)  # (n, d)
     permuted = out[perm]  # (n, d)
     return {"perm": perm, "out_of_permuted": out_p, "permuted_out": permuted,
-            "hidden_of_permuted": tr_p["mlp_post"], "max_diff": float(np.max(np.abs(out_p - permuted)))}
+            "mlp_post_of_permuted": tr_p["mlp_post"], "max_diff": float(np.max(np.abs(out_p - permuted)))}
 
 
 @dataclass(frozen=True)
-class Story:
+class FFNNumbers:
     """Everything the video shows for one set of flags.
 
     world, trace: the block run; index: the followed position (0-based);
@@ -133,9 +140,9 @@ class Story:
         return len(self.world.tokens)
 
 
-def ffn_story(d_model: int, d_ff: int, act: str, n_tokens: int, index: int, seed: int) -> Story:
+def ffn_numbers(d_model: int, d_ff: int, act: str, n_tokens: int, index: int, seed: int) -> FFNNumbers:
     """Run the seeded world once and read what every step shows (index: the followed position, 0-based)."""
-    return world_story(ffn_world(d_model, d_ff, act, n_tokens, seed), index)
+    return world_numbers(ffn_world(d_model, d_ff, act, n_tokens, seed), index)
 
 
 def trained_world(inp: TrainedInput) -> Example:
@@ -144,17 +151,25 @@ def trained_world(inp: TrainedInput) -> Example:
     return Example(inp.name, inp.ckpt.config, inp.ckpt.block(inp.layer), x, inp.strings)
 
 
-def trained_story(inp: TrainedInput, index: int) -> Story:
-    """The same story on a checkpoint's layer (see :func:`trained_world`)."""
-    return world_story(trained_world(inp), index, trained=inp)
+def trained_numbers(inp: TrainedInput, index: int) -> FFNNumbers:
+    """The same numbers on a checkpoint's layer (see :func:`trained_world`)."""
+    return world_numbers(trained_world(inp), index, trained=inp)
 
 
-def world_story(world: Example, index: int, trained: TrainedInput | None = None) -> Story:
+def world_numbers(world: Example, index: int, trained: TrainedInput | None = None) -> FFNNumbers:
     """Run the world's block once and read what every step shows."""
     n_tokens = len(world.tokens)
     _, trace = ffn_run(world)
     pos = ffn_position(trace, index)
     check = permutation_check(trace["ln2_normalized"], world.weights, world.cfg, cyclic_permutation(n_tokens))
-    window = curve_window(pos["pre"])
+    window = curve_window(pos["mlp_pre"])
     curves = activation_curves(curve_names(world.cfg.act), *window)
-    return Story(world, trace, index, pos, check, window, curves, trained)
+    return FFNNumbers(world, trace, index, pos, check, window, curves, trained)
+
+
+def numbers(p: Params) -> FFNNumbers:
+    """The numbers these flags show: a checkpoint's layer with --weights, else the seeded world."""
+    inp = p.trained()
+    if inp is not None:
+        return trained_numbers(inp, p.resolved().index)
+    return ffn_numbers(p.d_model, p.d_ff, p.act, p.n_tokens, p.index, p.seed)

@@ -9,8 +9,8 @@
 Example::
 
     look = Look(d_model=4, d_ff=16)
-    view = OnePosition(story, act="gelu", look=look, ledger=...)
-    self.play(FadeIn(view.u_row), FadeIn(view.u_label))
+    view = OnePosition(numbers.pos, look, labels, w1_text, w2_text, norm, plot)
+    self.play(FadeIn(view.u_row), FadeIn(view.labels["u"]))
 """
 
 from __future__ import annotations
@@ -255,8 +255,8 @@ class OnePosition:
 
     def __init__(self, pos: dict, look: Look, labels: dict[str, tuple[str, str]], w1_text: str, w2_text: str,
                  norm: Readout, plot: ActivationPlot) -> None:
-        stream_scale = float(np.max(np.abs(np.concatenate([pos["y"], pos["z"]]))))
-        hidden_scale = float(np.max(np.abs(pos["pre"])))
+        stream_scale = float(np.max(np.abs(np.concatenate([pos["resid_mid"], pos["resid_post"]]))))
+        hidden_scale = float(np.max(np.abs(pos["mlp_pre"])))
         t = theme()
 
         def stream(values: np.ndarray, y: float) -> Vector:
@@ -265,13 +265,13 @@ class OnePosition:
         def hidden(values: np.ndarray, y: float) -> Vector:
             return Vector(values, look.hidden_width, scale=hidden_scale, height=ROW_H).move_to([CONTENT_X, y, 0])
 
-        self.y_top = stream(pos["y"], Y_U)
-        self.u_row = Vector(pos["u"], look.stream_width, height=ROW_H).move_to([CONTENT_X, Y_U, 0])
-        self.pre_row = hidden(pos["pre"], Y_PRE)
-        self.post_row = hidden(pos["post"], Y_POST)
-        self.delta_row = stream(pos["delta"], Y_DELTA)
-        self.y_row = stream(pos["y"], Y_Y)
-        self.z_row = stream(pos["z"], Y_Z)
+        self.y_top = stream(pos["resid_mid"], Y_U)
+        self.u_row = Vector(pos["ln2_normalized"], look.stream_width, height=ROW_H).move_to([CONTENT_X, Y_U, 0])
+        self.pre_row = hidden(pos["mlp_pre"], Y_PRE)
+        self.post_row = hidden(pos["mlp_post"], Y_POST)
+        self.delta_row = stream(pos["mlp_out"], Y_DELTA)
+        self.y_row = stream(pos["resid_mid"], Y_Y)
+        self.z_row = stream(pos["resid_post"], Y_Z)
         colours = {"y_top": t.stream, "u": t.text, "pre": t.text, "post": t.text, "delta": t.update,
                    "y": t.stream, "z": t.accent}
         heights = {"y_top": Y_U, "u": Y_U, "pre": Y_PRE, "post": Y_POST, "delta": Y_DELTA, "y": Y_Y, "z": Y_Z}
@@ -391,4 +391,4 @@ class RowTable:
     @property
     def displayed(self) -> dict:
         """The output rows as shown now, top to bottom, and whether they are numbers."""
-        return {"out": np.stack([r.displayed for r in self.out_rows]), "numbers": self.look.table_numbers}
+        return {"mlp_out": np.stack([r.displayed for r in self.out_rows]), "numbers": self.look.table_numbers}

@@ -20,6 +20,7 @@ from __future__ import annotations
 from manim import RIGHT, Circumscribe, Create, FadeIn, FadeOut, FadeTransform, Indicate
 
 from scenes.ffn import script as words
+from scenes.ffn.numbers import numbers
 from scenes.ffn.params import Params
 from scenes.ffn.parts import ActivationPlot, Look, OnePosition, Readout, RowTable, morph
 from scenes.kit import StepScene, Topic, Vector, fit_inside, fmt_bound, step, theme
@@ -43,20 +44,22 @@ class FFNScene(StepScene):
         self.add_to_stream()
         self.every_position()
         self.permute_rows()
-        self.publish_numbers()
+        self.record_numbers()
 
     def prepare(self) -> None:
         """Ask the engine for the numbers and build the single-position view from them."""
         p = self.p = self.params.resolved()  # the checkpoint's widths with --weights
-        self.story, self.look = words.story_of(p), Look(p.d_model, p.d_ff)
-        pos = self.story.pos
-        plot = ActivationPlot(self.story.curves, p.act, self.story.window, pos["pre"], pos["post"], pos["active"],
-                              dot_radius=0.06 if self.look.hidden_numbers else 0.025)
-        norm = Readout(words.norm_text(self.story), 22, theme().update, update_norm=round(pos["update_norm"], 2))
-        self.view = OnePosition(pos, self.look, words.row_labels(p, self.story), *words.matrix_texts(p), norm, plot)
+        self.numbers, self.look = numbers(p), Look(p.d_model, p.d_ff)
+        pos = self.numbers.pos
+        plot = ActivationPlot(self.numbers.curves, p.act, self.numbers.window, pos["mlp_pre"], pos["mlp_post"],
+                              pos["active"], dot_radius=0.06 if self.look.hidden_numbers else 0.025)
+        norm = Readout(words.norm_text(self.numbers), 22, theme().update, update_norm=round(pos["update_norm"], 2))
+        self.view = OnePosition(pos, self.look, words.row_labels(p, self.numbers), *words.matrix_texts(p), norm,
+                                plot)
         v = self.view
-        for name, part in (("u", v.u_row), ("mlp_pre", v.pre_row), ("mlp_post", v.post_row), ("delta", v.delta_row),
-                           ("y", v.y_row), ("z", v.z_row), ("active_units", v.marks)):
+        for name, part in (("ln2_normalized", v.u_row), ("mlp_pre", v.pre_row), ("mlp_post", v.post_row),
+                           ("mlp_out", v.delta_row), ("resid_mid", v.y_row), ("resid_post", v.z_row),
+                           ("active_units", v.marks)):
             self.track(name, part)
         if v.norm_beside:
             self.track("norm", v.norm)
@@ -126,18 +129,19 @@ class FFNScene(StepScene):
 
     @step
     def every_position(self) -> None:
-        p, s, tr = self.p, self.story, self.story.trace
+        p, tr = self.p, self.numbers.trace
         self.clear_stage()
-        self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"], s.world.tokens, self.look,
-                                      words.table_titles(p, s), words.BOX_NOTE, featured=s.index)
+        self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"], self.numbers.world.tokens,
+                                      self.look, words.table_titles(p, self.numbers), words.BOX_NOTE,
+                                      featured=self.numbers.index)
         self.fade_in(*table.opening())
         run = 0.7 if p.n_tokens <= 4 else 0.5
         for i, (a_in, a_out) in enumerate(table.arrows):
             self.play(Create(a_in), FadeIn(table.hid_rows[i]), run_time=run)
             self.play(Create(a_out), FadeIn(table.out_rows[i]), FadeIn(table.out_names[i]), run_time=run)
-        pos = s.pos
-        self.ledger = Readout(words.ledger_text(p, s, self.look), 20, theme().accent, n_active=pos["n_active"],
-                              update_norm=round(pos["update_norm"], 2))
+        pos = self.numbers.pos
+        self.ledger = Readout(words.ledger_text(p, self.numbers, self.look), 20, theme().accent,
+                              n_active=pos["n_active"], update_norm=round(pos["update_norm"], 2))
         fit_inside(self.ledger).move_to([0, table.bottom - LEDGER_GAP, 0])
         self.track("ledger", self.ledger)
         self.cue("never mix")
@@ -145,7 +149,7 @@ class FFNScene(StepScene):
 
     @step
     def permute_rows(self) -> None:
-        table, check = self.table, self.story.check
+        table, check = self.table, self.numbers.check
         leave, slide, arrive = table.permute(check["perm"])
         old, moved = table.retitle(*words.MOVED_TITLE)
         self.play(*leave, FadeOut(old), run_time=0.5)
@@ -157,7 +161,7 @@ class FFNScene(StepScene):
             self.play(Indicate(hidden, color=theme().accent, scale_factor=1.04), FadeIn(fresh, shift=RIGHT * 0.6),
                       FadeOut(stale), run_time=0.45)
         old, final = table.retitle(*words.AGAIN_TITLE)
-        result = Readout(words.result_text(self.story), 24, theme().text, max_diff=check["max_diff"],
+        result = Readout(words.result_text(self.numbers), 24, theme().text, max_diff=check["max_diff"],
                          max_diff_shown=fmt_bound(check["max_diff"]))  # 24: its exponent's glyphs readable
         result.move_to([0, self.ledger.get_y() - RESULT_GAP, 0])
         self.track("rows", table)
@@ -166,13 +170,13 @@ class FFNScene(StepScene):
         self.cue(2)
         self.play(FadeIn(final), FadeIn(result), run_time=0.6)
 
-    def publish_numbers(self) -> None:
+    def record_numbers(self) -> None:
         """Record what no part holds (the tracked parts are read by the render job)."""
-        s, look = self.story, self.look
-        if s.trained is not None:
-            self.record(checkpoint=s.trained.name, layer=s.trained.layer, token_ids=s.trained.ids,
-                        tokens=list(s.world.tokens))
-        self.record(position=s.token, perm=s.check["perm"], d_ff=self.p.d_ff,
+        trained, look = self.numbers.trained, self.look
+        if trained is not None:
+            self.record(checkpoint=trained.name, layer=trained.layer, token_ids=trained.ids,
+                        tokens=list(self.numbers.world.tokens))
+        self.record(position=self.numbers.token, perm=self.numbers.check["perm"], d_ff=self.p.d_ff,
                     numbers_shown={"stream": look.stream_numbers, "hidden": look.hidden_numbers,
                                    "table": look.table_numbers})
 

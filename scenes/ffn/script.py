@@ -1,6 +1,6 @@
 """The ``ffn`` topic's words: each step's caption (written) and narration (spoken), and the texts on screen.
 
-Every number comes from :func:`scenes.ffn.numbers.ffn_story`; whether a vector is
+Every number comes from :func:`scenes.ffn.numbers.numbers`; whether a vector is
 listed depends on whether the screen shows it as numbers (:class:`scenes.ffn.parts.Look`).
 
 >>> lines = script(Params())
@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from scenes.ffn.numbers import ACT_NAMES, ACT_SPOKEN, Story, ffn_story, trained_story
+from scenes.ffn.numbers import ACT_NAMES, ACT_SPOKEN, FFNNumbers, numbers
 from scenes.ffn.params import Params
 from scenes.ffn.parts import Look
 from scenes.kit import Line, fmt, fmt_bound, fmt_vec, pct, say_bound, say_int, say_number
@@ -22,22 +22,14 @@ from scenes.kit import Line, fmt, fmt_bound, fmt_vec, pct, say_bound, say_int, s
 LISTED_MAX = 6  # the longest vector a caption writes out (a longer one is only drawn)
 
 
-def story_of(p: Params) -> Story:
-    """The numbers these flags show."""
-    inp = p.trained()
-    if inp is not None:
-        return trained_story(inp, p.resolved().index)
-    return ffn_story(p.d_model, p.d_ff, p.act, p.n_tokens, p.index, p.seed)
-
-
-def origin(s: Story) -> tuple[str, str]:
+def origin(nums: FFNNumbers) -> tuple[str, str]:
     """What the caption and the speech say first about a trained checkpoint's layer (nothing when seeded)."""
-    t = s.trained
+    t = nums.trained
     if t is None:
         return "", ""
     before = "the embeddings" if t.layer == 0 else f"the stream after {say_int(t.layer)} " + (
         "layer" if t.layer == 1 else "layers")
-    return (f"The {t.describe()}, at '{s.world.tokens[s.index]}'. ",
+    return (f"The {t.describe()}, at '{nums.world.tokens[nums.index]}'. ",
             f"These are the trained weights of the checkpoint {t.name}, layer {say_int(t.layer)}, counting from "
             f"zero; its input is {before}, computed by the model itself. ")
 
@@ -67,22 +59,26 @@ def count_of(k: int, f: int, noun: str) -> str:
 
 def script(p: Params) -> dict[str, Line]:
     """Every step's caption and narration, in the order the video runs them."""
-    s = story_of(p)
+    nums = numbers(p)
     p = p.resolved()  # the checkpoint's widths with --weights
-    look = Look(p.d_model, p.d_ff)
-    pos, d, f, n, t = s.pos, p.d_model, p.d_ff, p.n_tokens, s.token
-    listed = look.stream_numbers and d <= LISTED_MAX
-    k, norm = pos["n_active"], pos["update_norm"]
-    name, spoken = ACT_NAMES[p.act], ACT_SPOKEN[p.act]
-    lines = {}
+    steps = (show_input, expand, bend, contract, add_to_stream, every_position, permute_rows)
+    return {step.__name__: step(nums, p) for step in steps}
 
-    if listed:
-        caption = (f"Token {t} of {n}. After attention its stream vector is Y = {fmt_vec(pos['y'])}; "
-                   f"the FFN reads its normalised copy u = LN₂(Y) = {fmt_vec(pos['u'])}.")
+
+def listed(p: Params) -> bool:
+    """Whether the captions write the stream's vectors out: drawn as numbers, and short enough."""
+    return Look(p.d_model, p.d_ff).stream_numbers and p.d_model <= LISTED_MAX
+
+
+def show_input(nums: FFNNumbers, p: Params) -> Line:
+    pos, d, n, t = nums.pos, p.d_model, p.n_tokens, nums.token
+    if listed(p):
+        caption = (f"Token {t} of {n}. After attention its stream vector is Y = {fmt_vec(pos['resid_mid'])}; "
+                   f"the FFN reads its normalised copy u = LN₂(Y) = {fmt_vec(pos['ln2_normalized'])}.")
         speech = (f"We follow token {say_int(t)} of {say_int(n)}. After attention, its stream vector Y has "
                   f"{say_int(d)} numbers. The feed-forward network reads a normalised copy, u: layer norm two "
                   f"of Y.")
-    elif look.stream_numbers:
+    elif Look(p.d_model, p.d_ff).stream_numbers:
         caption = (f"Token {t} of {n}. After attention its stream vector Y has {d} numbers; "
                    f"the FFN reads its normalised copy u = LN₂(Y).")
         speech = (f"We follow token {say_int(t)} of {say_int(n)}. After attention, its stream vector Y has "
@@ -94,85 +90,98 @@ def script(p: Params) -> dict[str, Line]:
         speech = (f"We follow token {say_int(t)} of {say_int(n)}. Its stream vector Y has {say_int(d)} numbers, "
                   f"drawn as a heat strip: blue for positive, red for negative. The feed-forward network "
                   f"reads a normalised copy, u: layer norm two of Y.")
-    written, spoken_origin = origin(s)
-    lines["show_input"] = Line(written + caption, spoken_origin + speech)
+    written, spoken_origin = origin(nums)
+    return Line(written + caption, spoken_origin + speech)
 
+
+def expand(nums: FFNNumbers, p: Params) -> Line:
+    d, f = p.d_model, p.d_ff
     w1 = (f"The first weight matrix, W one, has {say_int(d)} rows and {say_int(f)} columns.")
     if f > d:
-        lines["expand"] = Line(
+        return Line(
             f"W₁ ({d} × {f}) expands u to {f} hidden numbers, {ratio_text(f, d)} wider than the stream.",
             f"{w1} It expands u to {say_int(f)} hidden numbers, {say_ratio(f, d)} wider than the stream.")
-    else:
-        lines["expand"] = Line(
-            f"W₁ ({d} × {f}) maps u to {f} hidden numbers, as wide as the stream (real FFNs are usually "
-            f"about 4× wider).",
-            f"{w1} It maps u to {say_int(f)} hidden numbers, as wide as the stream. Real feed-forward "
-            f"networks are usually about four times wider.")
+    return Line(
+        f"W₁ ({d} × {f}) maps u to {f} hidden numbers, as wide as the stream (real FFNs are usually "
+        f"about 4× wider).",
+        f"{w1} It maps u to {say_int(f)} hidden numbers, as wide as the stream. Real feed-forward "
+        f"networks are usually about four times wider.")
 
+
+def bend(nums: FFNNumbers, p: Params) -> Line:
+    k, f = nums.pos["n_active"], p.d_ff
     if p.act == "relu":
-        lines["bend"] = Line(
+        return Line(
             f"ReLU bends each hidden number on its own: {k} of {f} units have a positive input and pass "
             f"unchanged (active); the other {f - k} become exactly 0. GELU, dashed, would let small "
             f"negatives through.",
             "ReLU bends each hidden number on its own. GELU, the dashed curve, would let small negative values "
             f"through. {count_of(k, f, 'units').capitalize()} a positive input and pass unchanged: they are "
             f"active. The other {say_int(f - k)} become exactly zero.")
-    else:
-        lines["bend"] = Line(
-            f"{name} bends each hidden number on its own: {k} of {f} units have a positive input and pass "
-            f"almost unchanged (active); the other {f - k} are squeezed towards 0. ReLU, dashed, would zero "
-            f"them exactly.",
-            f"{spoken[0].upper()}{spoken[1:]} bends each hidden number on its own. ReLU, the dashed curve, would "
-            f"set the negative ones to exactly zero. {count_of(k, f, 'units').capitalize()} a positive input and "
-            f"pass almost unchanged: they are active. The other {say_int(f - k)} are squeezed towards zero.")
+    name, spoken = ACT_NAMES[p.act], ACT_SPOKEN[p.act]
+    return Line(
+        f"{name} bends each hidden number on its own: {k} of {f} units have a positive input and pass "
+        f"almost unchanged (active); the other {f - k} are squeezed towards 0. ReLU, dashed, would zero "
+        f"them exactly.",
+        f"{spoken[0].upper()}{spoken[1:]} bends each hidden number on its own. ReLU, the dashed curve, would "
+        f"set the negative ones to exactly zero. {count_of(k, f, 'units').capitalize()} a positive input and "
+        f"pass almost unchanged: they are active. The other {say_int(f - k)} are squeezed towards zero.")
 
-    lines["contract"] = Line(
+
+def contract(nums: FFNNumbers, p: Params) -> Line:
+    d, f, norm = p.d_model, p.d_ff, nums.pos["update_norm"]
+    return Line(
         f"W₂ ({f} × {d}) brings the {f} hidden numbers back to the stream's width {d}: the update Δ, of "
         f"length ‖Δ‖ = {fmt(norm)}.",
         f"The second weight matrix, W two, has {say_int(f)} rows and {say_int(d)} columns. It brings the "
         f"{say_int(f)} hidden numbers back to the stream's width of {say_int(d)}. The result is the update, "
         f"delta, of length {say_number(norm)}.")
 
-    if listed:
-        lines["add_to_stream"] = Line(
-            f"The update is added to the stream: Z = Y + Δ = {fmt_vec(pos['z'])}. Input and output are both "
-            f"{d} numbers wide; the wide middle stays inside the FFN.",
+
+def add_to_stream(nums: FFNNumbers, p: Params) -> Line:
+    d, f = p.d_model, p.d_ff
+    if listed(p):
+        return Line(
+            f"The update is added to the stream: Z = Y + Δ = {fmt_vec(nums.pos['resid_post'])}. Input and output "
+            f"are both {d} numbers wide; the wide middle stays inside the FFN.",
             f"The update is added to the stream. Z is Y plus delta. Input and output are both {say_int(d)} "
             "numbers wide. The wide middle stays inside the network.")
-    else:
-        lines["add_to_stream"] = Line(
-            f"The update is added to the stream: Z = Y + Δ. Input and output are both {d} numbers wide; the "
-            f"{f}-wide middle stays inside the FFN.",
-            f"The update is added to the stream. Z is Y plus delta. Input and output are both {say_int(d)} "
-            f"numbers wide. The middle, {say_int(f)} numbers wide, stays inside the network.")
+    return Line(
+        f"The update is added to the stream: Z = Y + Δ. Input and output are both {d} numbers wide; the "
+        f"{f}-wide middle stays inside the FFN.",
+        f"The update is added to the stream. Z is Y plus delta. Input and output are both {say_int(d)} "
+        f"numbers wide. The middle, {say_int(f)} numbers wide, stays inside the network.")
 
-    lines["every_position"] = Line(
+
+def every_position(nums: FFNNumbers, p: Params) -> Line:
+    return Line(
         "The same W₁ and W₂ run at every position, one row at a time: row i of Δ is computed from row i of "
         "u alone. Tokens never mix here; only attention mixes them.",
-        f"The same two matrices, W one and W two, run at all {say_int(n)} positions, one row at a time. Each "
-        f"row of delta is computed from the same row of u alone. Tokens never mix here: only attention "
+        f"The same two matrices, W one and W two, run at all {say_int(p.n_tokens)} positions, one row at a time. "
+        f"Each row of delta is computed from the same row of u alone. Tokens never mix here: only attention "
         f"mixes them.")
 
-    diff = s.check["max_diff"]
-    lines["permute_rows"] = Line(
+
+def permute_rows(nums: FFNNumbers, p: Params) -> Line:
+    diff = nums.check["max_diff"]
+    return Line(
         f"Permute the rows (each moves up one, token 1 goes last) and run the FFN again: the outputs are "
         f"the old outputs, permuted the same way. Largest difference {fmt_bound(diff)}.",
         f"Now permute the rows: each moves up one, and token one goes last. Run the feed-forward network "
         f"again, and the outputs are the old outputs, permuted the same way. The largest difference is "
         f"{say_bound(diff)}.")
-    return lines
 
 
 # -- texts on screen ---------------------------------------------------------------------------
 
-def row_labels(p: Params, s: Story) -> dict[str, tuple[str, str]]:
+def row_labels(p: Params, nums: FFNNumbers) -> dict[str, tuple[str, str]]:
     """(name, detail) of each row in the single-position view."""
-    act, pos, d = ACT_NAMES[p.act], s.pos, p.d_model
-    where = f"token {s.token} · d = {d}"
+    act, pos, d = ACT_NAMES[p.act], nums.pos, p.d_model
+    where = f"token {nums.token} · d = {d}"
     return {"y_top": ("Y, the stream", where), "u": ("u = LN₂(Y)", where),
-            "pre": (hidden_in(s), f"d_ff = {p.d_ff} numbers"),
-            "post": (f"h = {act}({hidden_in(s)})", f"{pos['n_active']} of {p.d_ff} active"),
-            "delta": ("Δ = h·W₂" + (" + b₂" if np.any(s.world.weights.b_out) else ""), f"d = {d}"),
+            "pre": (hidden_in(nums), f"d_ff = {p.d_ff} numbers"),
+            "post": (f"h = {act}({hidden_in(nums)})", f"{pos['n_active']} of {p.d_ff} active"),
+            "delta": ("Δ = h·W₂" + (" + b₂" if np.any(nums.world.weights.b_out) else ""), f"d = {d}"),
             "y": ("+ Y", "the stream"), "z": ("= Z = Y + Δ", "the new stream")}
 
 
@@ -181,20 +190,20 @@ def matrix_texts(p: Params) -> tuple[str, str]:
     return f"× W₁   ({p.d_model} × {p.d_ff})", f"× W₂   ({p.d_ff} × {p.d_model})"
 
 
-def norm_text(s: Story) -> str:
-    return f"‖Δ‖ = {fmt(s.pos['update_norm'])}"
+def norm_text(nums: FFNNumbers) -> str:
+    return f"‖Δ‖ = {fmt(nums.pos['update_norm'])}"
 
 
-def hidden_in(s: Story) -> str:
+def hidden_in(nums: FFNNumbers) -> str:
     """What the activation reads: u·W₁, plus b₁ when the weights have one (trained checkpoints do)."""
-    return "u·W₁" + (" + b₁" if np.any(s.world.weights.b_in) else "")
+    return "u·W₁" + (" + b₁" if np.any(nums.world.weights.b_in) else "")
 
 
-def table_titles(p: Params, s: Story) -> list[tuple[str, str]]:
+def table_titles(p: Params, nums: FFNNumbers) -> list[tuple[str, str]]:
     """(name, shape) of the u column, the FFN box and the output column."""
     n, d = p.n_tokens, p.d_model
     return [("u = LN₂(Y)", f"(n, d) = ({n}, {d})"),
-            (f"hidden h = {ACT_NAMES[p.act]}({hidden_in(s)})", f"({n}, {p.d_ff}), internal"),
+            (f"hidden h = {ACT_NAMES[p.act]}({hidden_in(nums)})", f"({n}, {p.d_ff}), internal"),
             ("Δ = FFN(u)", f"(n, d) = ({n}, {d})")]
 
 
@@ -203,16 +212,16 @@ MOVED_TITLE = ("P·FFN(u)", "old outputs, moved")
 AGAIN_TITLE = ("FFN(P·u) = P·FFN(u)", "computed again")
 
 
-def ledger_text(p: Params, s: Story, look: Look) -> str:
+def ledger_text(p: Params, nums: FFNNumbers, look: Look) -> str:
     """The followed token's active hidden units and its update's norm."""
-    pos = s.pos
+    pos = nums.pos
     if look.hidden_numbers:
         units = f"units {units_text(pos['active_units'])}" if pos["n_active"] else "none"
     else:
         units = pct(pos["n_active"] / p.d_ff)
-    return (f"token {s.token}: {pos['n_active']} of {p.d_ff} hidden units active ({units})  ·  "
+    return (f"token {nums.token}: {pos['n_active']} of {p.d_ff} hidden units active ({units})  ·  "
             f"‖Δ‖ = {fmt(pos['update_norm'])}")
 
 
-def result_text(s: Story) -> str:
-    return f"max |FFN(P·u) − P·FFN(u)| {fmt_bound(s.check['max_diff'])}"
+def result_text(nums: FFNNumbers) -> str:
+    return f"max |FFN(P·u) − P·FFN(u)| {fmt_bound(nums.check['max_diff'])}"

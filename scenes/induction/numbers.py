@@ -10,13 +10,14 @@ final stream at the last position.
 >>> n = induction_numbers(period=6, seed=1)
 >>> len(n.strings), n.prev.layer, n.induction.layer
 (12, 0, 1)
->>> n.expected == n.top_ids[0]
+>>> bool(n.expected == n.top_ids[0])
 True
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from tblock.checkpoint import Checkpoint
 from tblock.names import head_label
 from tblock.scores import induction_score, induction_targets, previous_token_score, repeated_random_tokens
 from tblock.worlds.trained import checkpoint
+
+if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
+    from scenes.induction.params import Params
 
 WEIGHTS = "tiny"
 BOS = 0
@@ -122,3 +126,8 @@ def induction_numbers(period: int = 6, seed: int = 0, top: int = 3, weights: str
         ckpt.name, ckpt.n_layers, ids, tuple(ckpt.token_strings(ids)), period, prev, ind, probs, order,
         tuple(ckpt.token_strings(order)), probs[order], int(ids[keys[-1]]),
     )
+
+
+def numbers(p: Params) -> InductionNumbers:
+    """The numbers for these flags (the script and the scene ask the same)."""
+    return induction_numbers(p.period, p.seed, p.top)

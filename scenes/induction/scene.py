@@ -20,9 +20,10 @@ from __future__ import annotations
 
 from manim import DOWN, LEFT, UP, Create, FadeIn, Indicate, VGroup
 
+from scenes.induction.numbers import numbers
 from scenes.induction.params import Params
 from scenes.induction.parts import LastReading, PatternPanel, TokenRow, layout_panels, panel_width
-from scenes.induction.script import CUES, SCORE_PLACES, numbers_of, script
+from scenes.induction.script import CUES, SCORE_PLACES, script
 from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, step, theme
 
 PREV_COLOR, IND_COLOR = head_color(1), head_color(2)
@@ -36,7 +37,7 @@ class InductionScene(StepScene):
     script = staticmethod(script)
 
     def construct(self) -> None:
-        self.n = numbers_of(self.params)
+        self.numbers = numbers(self.params)
         self.layout()
         self.show_sequence()
         self.previous_token()
@@ -46,10 +47,10 @@ class InductionScene(StepScene):
 
     def layout(self) -> None:
         """Every part in its place before anything is drawn: the row, both patterns, the right-hand panel."""
-        n = self.n
-        self.row = TokenRow(n.strings, n.period)
-        self.prev_panel = PatternPanel(n.prev, n.strings, PREV_COLOR, "previous-token score", SCORE_PLACES)
-        self.ind_panel = PatternPanel(n.induction, n.strings, IND_COLOR, "induction score", SCORE_PLACES,
+        strings = self.numbers.strings
+        self.row = TokenRow(strings, self.numbers.period)
+        self.prev_panel = PatternPanel(self.numbers.prev, strings, PREV_COLOR, "previous-token score", SCORE_PLACES)
+        self.ind_panel = PatternPanel(self.numbers.induction, strings, IND_COLOR, "induction score", SCORE_PLACES,
                                       labels=False)
         self.panel_left = layout_panels(self.prev_panel, self.ind_panel)
 
@@ -66,7 +67,7 @@ class InductionScene(StepScene):
         self.at("show_sequence", "repeat")
         self.play(*[FadeIn(c, shift=DOWN * 0.1) for c in row.second_half], FadeIn(row.halves[1]), run_time=1.0)
         self.at("show_sequence", "last")
-        self.play(Indicate(row.cells[self.n.last], color=theme().accent), run_time=1.0)
+        self.play(Indicate(row.cells[self.numbers.last], color=theme().accent), run_time=1.0)
 
     def raise_row(self) -> None:
         """The token row moves up to its place above the patterns."""
@@ -88,7 +89,7 @@ class InductionScene(StepScene):
 
     @step
     def previous_token(self) -> None:
-        prev = self.n.prev
+        prev = self.numbers.prev
         self.raise_row()
         self.show_pattern("previous_token", self.prev_panel, "previous_token")
         picks = prev.pattern[prev.queries].argmax(axis=-1)  # the key each position reads most
@@ -96,32 +97,32 @@ class InductionScene(StepScene):
 
     @step
     def induction_head(self) -> None:
-        ind, n = self.n.induction, self.n
+        ind, last, source = self.numbers.induction, self.numbers.last, self.numbers.source
         self.show_pattern("induction_head", self.ind_panel, "induction")
         grid = self.ind_panel.grid
-        cell = grid.outline([(n.last, n.source)], theme().text, width=4)
-        reading = self.track("last_weight", LastReading(n.strings[n.last], n.strings[n.source],
-                                                        float(ind.weights[-1]), IND_COLOR))
-        reading.move_to([self.panel_left, grid.center(n.last, 0)[1], 0], aligned_edge=LEFT)
+        cell = grid.outline([(last, source)], theme().text, width=4)
+        strings = self.numbers.strings
+        reading = self.track("last_weight", LastReading(strings[last], strings[source], float(ind.weights[-1]),
+                                                        IND_COLOR))
+        reading.move_to([self.panel_left, grid.center(last, 0)[1], 0], aligned_edge=LEFT)
         fit_inside(reading, left=self.panel_left)
         self.at("induction_head", "last")
-        self.play(Create(cell), FadeIn(reading), self.row.cells[n.source][0].animate.set_stroke(IND_COLOR, 3),
-                  Indicate(self.row.cells[n.last], color=IND_COLOR), run_time=1.2)
-        self.record(induction_head=[ind.layer, ind.head], induction_weights=ind.weights,
-                    followed=n.last, source=n.source)
+        self.play(Create(cell), FadeIn(reading), self.row.cells[source][0].animate.set_stroke(IND_COLOR, 3),
+                  Indicate(self.row.cells[last], color=IND_COLOR), run_time=1.2)
+        self.record(induction_head=[ind.layer, ind.head], induction_weights=ind.weights, followed=last, source=source)
 
     @step
     def predict(self) -> None:
-        n = self.n
+        top_strings = self.numbers.top_strings
         width = panel_width(self.panel_left)
-        slot = width / len(n.top_strings)
-        bars = self.track("probabilities", WeightBars(n.top_strings, n.top_probs, theme().accent, bar_height=1.3,
-                                                      bar_width=min(0.55, 0.6 * slot), gap=slot - min(0.55, 0.6 * slot),
-                                                      places=1, font_size=22))
+        slot = width / len(top_strings)
+        bars = self.track("probabilities", WeightBars(top_strings, self.numbers.top_probs, theme().accent,
+                                                      bar_height=1.3, bar_width=min(0.55, 0.6 * slot),
+                                                      gap=slot - min(0.55, 0.6 * slot), places=1, font_size=22))
         shrink = min(1.0, (slot - 0.14) / max(name.width for name in bars.token_labels))  # a gap between words
         for name in bars.token_labels:
             name.scale(shrink, about_edge=UP)
-        title = label(f"next after '{n.strings[n.last]}'", 22, theme().text)
+        title = label(f"next after '{self.numbers.strings[self.numbers.last]}'", 22, theme().text)
         title.move_to([self.panel_left, self.prev_panel.grid.border.get_top()[1] - 0.15, 0], aligned_edge=LEFT)
         fit_inside(title, left=self.panel_left)
         bars.next_to(title, DOWN, buff=0.3).set_x(self.panel_left + width / 2)
@@ -132,9 +133,9 @@ class InductionScene(StepScene):
 
     def record_numbers(self) -> None:
         """The values no part holds: the sequence and the prediction's ids."""
-        n = self.n
-        self.record(checkpoint=n.name, ids=n.ids, tokens=list(n.strings), top_ids=n.top_ids,
-                    top_tokens=list(n.top_strings), expected=n.expected)
+        self.record(checkpoint=self.numbers.name, ids=self.numbers.ids, tokens=list(self.numbers.strings),
+                    top_ids=self.numbers.top_ids, top_tokens=list(self.numbers.top_strings),
+                    expected=self.numbers.expected)
 
 
 TOPIC = Topic("induction", "a trained previous-token head and induction head complete a repeated sequence "

@@ -2,12 +2,12 @@
 
 The counts are ``tblock.ledger``'s: the block's matrices by shape, the stack, the small terms and
 the tables, the work against length, and (with a checkpoint) the tensors really stored.
-:func:`ledger_story` gathers all of it for one set of shapes.
+:func:`ledger_numbers` gathers all of it for one set of shapes, :func:`numbers` for one set of flags.
 
 Example::
 
-    >>> s = ledger_story(Shapes.gpt2_small())
-    >>> s.totals["per_stack"], s.totals["total"], s.crossover
+    >>> n = ledger_numbers(Shapes.gpt2_small())
+    >>> n.totals["per_stack"], n.totals["total"], n.crossover
     (84934656, 124439808, 4608.0)
 """
 
@@ -16,6 +16,7 @@ from __future__ import annotations
 import dataclasses
 import math
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from tblock.ledger import (
     model_ledger,
     work_counts,
 )
+from tblock.worlds.trained import checkpoint
 
 FFN_FLAGS = {"gelu": "dense", "swiglu": "gated"}  # the flag's word -> the engine's kind
 
@@ -160,7 +162,7 @@ def compute(s: Shapes, n: int, samples: int = 61) -> Compute:
 
 
 @dataclass(frozen=True)
-class Story:
+class LedgerNumbers:
     """Everything the video shows for one set of flags."""
 
     shapes: Shapes
@@ -175,10 +177,11 @@ class Story:
         return self.compute.crossover
 
 
-def ledger_story(s: Shapes, n: int = 1024, ckpt=None) -> Story:
+def ledger_numbers(s: Shapes, n: int = 1024, ckpt=None) -> LedgerNumbers:
     """Count these shapes, sample the work curves at length n, and (given a checkpoint) count its tensors."""
     counted = checkpoint_counts(ckpt) if ckpt is not None else None
-    return Story(s, block_ledger(s), compute(s, n), variants(s), counted, ckpt.name if ckpt is not None else "")
+    return LedgerNumbers(s, block_ledger(s), compute(s, n), variants(s), counted,
+                         ckpt.name if ckpt is not None else "")
 
 
 def checkpoint_shapes(ckpt) -> Shapes:
@@ -187,3 +190,13 @@ def checkpoint_shapes(ckpt) -> Shapes:
     tied = checkpoint_counts(ckpt)["tied"]
     return Shapes(c.d_model, c.n_heads, c.d_head, c.d_ff, ckpt.n_layers, ckpt.vocab_size, ckpt.n_positions,
                   c.n_heads, "dense", tied, ckpt.layout.unembed_b is not None, c.norm)
+
+
+@lru_cache(maxsize=8)
+def numbers(p) -> LedgerNumbers:
+    """The numbers the flags ``p`` show (cached: the script and the scene ask the same).
+
+    ``p`` is the topic's ``scenes.ledger.params.Params``, not imported here even for the annotation: the params
+    import this module (its shapes), and the two imports would be a cycle.
+    """
+    return ledger_numbers(p.shapes(), p.length, checkpoint(p.weights) if p.weights else None)

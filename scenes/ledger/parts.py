@@ -8,7 +8,7 @@
 
 Example::
 
-    pic = BlockPicture(story.totals["matrices"], box=(6.8, 5.6))
+    pic = BlockPicture(self.numbers.totals["matrices"], self.numbers.shapes.d_model, box=(6.8, 5.6))
     self.play(*[GrowFromEdge(r, UP) for r in pic.rects.values()])
 """
 

@@ -29,9 +29,10 @@ from manim import (
 
 from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, StepScene, Topic, head_color, label, pct, spread, step, theme
 from scenes.kit.narration import split_sentences
+from scenes.ledger.numbers import numbers
 from scenes.ledger.params import Params
 from scenes.ledger.parts import ATTENTION, BlockPicture, LedgerTable, ShareBar, WorkPlot
-from scenes.ledger.script import count, plural, script, short, story_of
+from scenes.ledger.script import count, plural, script, short
 
 TITLE_Y = SAFE_TOP - 0.25
 PICTURE_BOX = (6.4, 5.9)  # width, height of the one-block picture (top-left at the safe corner)
@@ -47,8 +48,7 @@ class LedgerScene(StepScene):
     script = staticmethod(script)
 
     def construct(self) -> None:
-        self.story = story_of(self.params)
-        self.sh, self.t = self.story.shapes, self.story.totals
+        self.numbers = numbers(self.params)
         self.six_matrices()
         self.block_sum()
         self.ffn_share()
@@ -56,7 +56,7 @@ class LedgerScene(StepScene):
         self.exact_total()
         self.compute_vs_length()
         self.variants()
-        self.publish_numbers()
+        self.record_numbers()
 
     def cue_at(self, phrase: str) -> None:
         """Wait for the narration's sentence holding ``phrase`` (no wait when silent or not found)."""
@@ -70,11 +70,11 @@ class LedgerScene(StepScene):
 
     @step
     def six_matrices(self) -> None:
-        sh, mats = self.sh, self.t["matrices"]
+        sh, mats = self.numbers.shapes, self.numbers.totals["matrices"]
         kv = "" if sh.kv_heads == sh.n_heads else f", {plural(sh.kv_heads, 'key/value head')}"
         heads = f"h = {plural(sh.n_heads, 'head')} of {sh.d_head}{kv}"
         head = f"d = {count(sh.d_model)}, {heads}, d_ff = {count(sh.hidden)}"
-        self.title(("one block · " if not self.story.source else f"{self.story.source} · ") + head)
+        self.title(("one block · " if not self.numbers.source else f"{self.numbers.source} · ") + head)
         pic = BlockPicture(mats, sh.d_model, PICTURE_BOX)
         pic.move_to([SAFE_LEFT + 0.1, PICTURE_TOP, 0], aligned_edge=UP + LEFT)
         self.picture = self.track("matrices", pic)
@@ -94,7 +94,7 @@ class LedgerScene(StepScene):
 
     @step
     def block_sum(self) -> None:
-        t, sh = self.t, self.sh
+        t, sh = self.numbers.totals, self.numbers.shapes
         row = self.table.row("per_block", "one block", t["per_block"], theme().accent, rule=True)
         formula = (r"3d^2 + d^2 + 8d^2 = 12d^2" if sh.lesson_baseline else
                    rf"{t['per_block'] / sh.d_model**2:.2f}\,d^2")
@@ -106,7 +106,7 @@ class LedgerScene(StepScene):
 
     @step
     def ffn_share(self) -> None:
-        pic, frac = self.picture, self.t["ffn_fraction"]
+        pic, frac = self.picture, self.numbers.totals["ffn_fraction"]
         share = label(f"FFN: {pct(frac)} of the block's area", 24, theme().update)
         share.next_to(self.formula, DOWN, buff=0.4).align_to(self.formula, RIGHT)
         self.track_now("ffn_share_text", _Text(share.text))
@@ -118,7 +118,7 @@ class LedgerScene(StepScene):
 
     @step
     def per_stack(self) -> None:
-        t, sh = self.t, self.sh
+        t, sh = self.numbers.totals, self.numbers.shapes
         self.clear_stage()
         self.title(f"a stack of N = {plural(sh.layers, 'block')}")
         shown = min(sh.layers, MAX_MINIS)
@@ -147,7 +147,7 @@ class LedgerScene(StepScene):
 
     @step
     def exact_total(self) -> None:
-        t, sh, s = self.t, self.sh, self.story
+        t, sh = self.numbers.totals, self.numbers.shapes
         self.clear_stage()
         self.title("the whole model, exactly")
         p, emb, N = t["params"], t["embedding"], sh.layers
@@ -187,18 +187,18 @@ class LedgerScene(StepScene):
                      theme().muted).next_to(total, DOWN, buff=0.3)
         self.cue_at("In all")
         self.play(FadeIn(total), FadeIn(full), run_time=0.6)
-        if s.checkpoint is not None:
-            ck = s.checkpoint
+        ck = self.numbers.checkpoint
+        if ck is not None:
             same = "the same" if ck["total"] == t["total"] else f"{count(abs(ck['total'] - t['total']))} apart"
-            note = label(f"counted in '{s.source}' ({ck['n_tensors']} tensors): {count(ck['total'])} · {same}",
-                         22, theme().accent)
+            note = label(f"counted in '{self.numbers.source}' ({ck['n_tensors']} tensors): {count(ck['total'])} · "
+                         f"{same}", 22, theme().accent)
             note.next_to(full, DOWN, buff=0.25)
             self.cue_at("Counting")
             self.play(FadeIn(note), Indicate(total, color=theme().accent), run_time=0.9)
 
     @step
     def compute_vs_length(self) -> None:
-        c = self.story.compute
+        c = self.numbers.compute
         self.clear_stage()
         plot = WorkPlot(c.x_decades, c.y_decades, 7.0, 5.3)
         plot.move_to([-2.1, 0.0, 0])
@@ -234,7 +234,7 @@ class LedgerScene(StepScene):
 
     @step
     def variants(self) -> None:
-        v, sh = self.story.variants, self.sh
+        v, sh = self.numbers.variants, self.numbers.shapes
         self.clear_stage()
         self.title("variants: the shape method still applies")
         g = v["grouped"]["shapes"].kv_heads
@@ -268,18 +268,19 @@ class LedgerScene(StepScene):
         self.cue_at("Grouped-query")
         self.play(*[FadeIn(m) for m in groups[2]], run_time=0.8)
 
-    def publish_numbers(self) -> None:
+    def record_numbers(self) -> None:
         """The ledger's headline numbers as the screens showed them (the tables are tracked too)."""
-        t, s = self.t, self.story
+        t, sh = self.numbers.totals, self.numbers.shapes
         self.record(per_block=t["per_block"], per_block_full=t["per_block_full"], per_stack=t["per_stack"],
                     embeddings=t["embeddings"], small=t["small"], total=t["total"],
-                    ffn_fraction=round(t["ffn_fraction"], 4), crossover_n=s.crossover, n=s.compute.n,
-                    shapes={"d_model": s.shapes.d_model, "heads": s.shapes.n_heads, "d_head": s.shapes.d_head,
-                            "d_ff": s.shapes.hidden, "layers": s.shapes.layers, "vocab": s.shapes.vocab,
-                            "context": s.shapes.context, "kv_heads": s.shapes.kv_heads, "ffn": s.shapes.ffn})
-        if s.checkpoint is not None:
-            self.record(checkpoint=s.source, checkpoint_total=s.checkpoint["total"],
-                        checkpoint_tensors=s.checkpoint["n_tensors"])
+                    ffn_fraction=round(t["ffn_fraction"], 4), crossover_n=self.numbers.crossover,
+                    n=self.numbers.compute.n,
+                    shapes={"d_model": sh.d_model, "heads": sh.n_heads, "d_head": sh.d_head, "d_ff": sh.hidden,
+                            "layers": sh.layers, "vocab": sh.vocab, "context": sh.context, "kv_heads": sh.kv_heads,
+                            "ffn": sh.ffn})
+        if self.numbers.checkpoint is not None:
+            self.record(checkpoint=self.numbers.source, checkpoint_total=self.numbers.checkpoint["total"],
+                        checkpoint_tensors=self.numbers.checkpoint["n_tensors"])
 
 
 class _Numbers:
