@@ -1,6 +1,6 @@
 """tblock: a NumPy transformer block whose every intermediate is traced for explainer videos.
 
-Imports numpy only (never manim).
+Imports numpy (and scipy.special for erf) only, never manim.
 """
 
 from tblock.attention import attention, concat_then_project

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from scipy.special import erf  # NumPy has no erf; SciPy's is accurate to float64 (Manim depends on SciPy too)
 
 from tblock.config import BlockConfig
 
@@ -27,22 +28,8 @@ def normalize(x: np.ndarray, w: np.ndarray, b: np.ndarray, cfg: BlockConfig) -> 
     return layer_norm(x, w, b, cfg.eps)
 
 
-def erf(x: np.ndarray) -> np.ndarray:
-    """Error function, Abramowitz & Stegun 7.1.26 (absolute error < 1.5e-7).
-
-    NumPy has no erf; this closed form is vectorised and far below the
-    precision any scene prints.
-    """
-    x = np.asarray(x, dtype=np.float64)
-    s = np.sign(x)
-    a = np.abs(x)
-    t = 1.0 / (1.0 + 0.3275911 * a)
-    poly = t * (0.254829592 + t * (-0.284496736 + t * (1.421413741 + t * (-1.453152027 + t * 1.061405429))))
-    return s * (1.0 - poly * np.exp(-a * a))
-
-
 def gelu(x: np.ndarray) -> np.ndarray:
-    """GELU, x * Phi(x) with the erf form (see erf for its accuracy)."""
+    """GELU, x * Phi(x) with the exact erf (as PyTorch's default GELU), not an approximation."""
     return 0.5 * x * (1.0 + erf(x / np.sqrt(2.0)))
 
 

@@ -338,9 +338,19 @@ def test_x_shape_checked():
 def test_activations():
     x = np.linspace(-5, 5, 101)
     exact = np.array([0.5 * v * (1 + math.erf(v / math.sqrt(2))) for v in x])
-    np.testing.assert_allclose(gelu(x), exact, atol=1e-6)
-    np.testing.assert_allclose(erf(x), [math.erf(v) for v in x], atol=2e-7)
+    np.testing.assert_allclose(gelu(x), exact, atol=1e-15)
     assert np.max(np.abs(gelu_tanh(x) - exact)) < 1e-3
+
+
+def test_gelu_is_exact_to_float64():
+    # the exact GELU, x * Phi(x), with the C library's erf; an erf approximation (A&S 7.1.26 is
+    # good to 1.5e-7) would put blocks 1e-7 away from PyTorch's exact GELU
+    x = np.concatenate([np.linspace(-12, 12, 24001), [-40.0, -1e-300, 0.0, 1e-300, 1e-8, 40.0, 1e6]])
+    exact = np.array([v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in x])
+    got = gelu(x)
+    # absolute near zero and for negative x (where x * Phi(x) underflows to 0), relative for large x
+    np.testing.assert_allclose(got, exact, rtol=1e-15, atol=1e-15)
+    np.testing.assert_allclose(erf(x), [math.erf(v) for v in x], rtol=0, atol=1e-15)
     np.testing.assert_allclose(softmax(np.array([1000.0, 1000.0, -np.inf])), [0.5, 0.5, 0.0])
 
 

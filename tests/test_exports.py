@@ -242,6 +242,49 @@ def test_transparent_writes_webm_and_mov_whose_background_has_alpha_0(rendered):
 
 # -- burned captions ------------------------------------------------------------------------
 
+def drawn_caption(text: str, theme: str, size: tuple[int, int]) -> np.ndarray:
+    """The burned caption ``text`` alone on the theme's background, drawn as a scene draws it."""
+    from manim import tempconfig
+    from manim.camera.camera import Camera
+
+    from scenes.kit.base import caption_mobject
+    from scenes.kit.theme import CAPTION_TOP, use_theme
+
+    with tempconfig({"pixel_width": size[0], "pixel_height": size[1]}):
+        from manim import config
+
+        colours = use_theme(theme)
+        mob = caption_mobject(text, colours.text).move_to([0, (CAPTION_TOP - config.frame_height / 2) / 2, 0])
+        camera = Camera(background_color=colours.background)
+        camera.capture_mobject(mob)
+        return np.asarray(camera.get_image().convert("RGB"), dtype=int)
+
+
+def test_a_captioned_still_shows_the_last_steps_caption(tmp_path):
+    """``--last-frame --burn-captions``: the still carries the last step's caption in the band under
+    the stage, drawn as the video draws it, and is the plain still everywhere else. (It was the plain
+    still byte for byte: every step took its burned caption away as it ended.)"""
+    from manim import config
+
+    from scenes.kit.theme import CAPTION_TOP
+
+    out = tmp_path / "out"
+    for extra in ([], ["--burn-captions"]):
+        result = run_cli(SLUG, "-q", "preview", "--last-frame", *extra, "--out", out)
+        assert result.exit_code == 0, result.output
+    plain, captioned = (np.asarray(Image.open(out / SLUG / f"{SLUG}{tail}.png").convert("RGB"), dtype=int)
+                        for tail in ("", "_captioned"))
+    manifest = Manifest.read(out / SLUG / f"{SLUG}_captioned.png.json")
+    height, width = plain.shape[:2]
+    band = round(height * (config.frame_height / 2 - CAPTION_TOP) / config.frame_height)  # CAPTION_TOP's row
+    assert manifest.burn_captions and manifest.resolution == (width, height)
+    assert (captioned[:band] == plain[:band]).all()  # the stage is untouched
+    expected = drawn_caption(manifest.steps[-1].caption, manifest.theme, (width, height))
+    assert (expected[band:] != expected[band:][0, 0]).any(axis=-1).sum() > 500  # the caption draws ink
+    off = int(np.abs(captioned[band:] - expected[band:]).max())
+    assert off <= 2, f"the still's caption band is not the last step's caption (a channel off by {off})"
+    assert (plain[band:] != captioned[band:]).any(axis=-1).sum() > 500
+
 def test_burned_caption_fits_the_band_in_at_most_two_readable_lines():
     from manim import Text, config
 

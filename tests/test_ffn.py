@@ -67,11 +67,10 @@ def test_followed_position_is_the_ffn_written_out_by_hand(act):
     hand = ffn_by_hand(n.pos["resid_mid"], w, n.world.cfg.eps, act)
     np.testing.assert_allclose(n.pos["ln2_normalized"], hand["ln2_normalized"], atol=1e-12)
     np.testing.assert_allclose(n.pos["mlp_pre"], hand["mlp_pre"], atol=1e-12)
-    # the engine's erf is a polynomial fit (|error| < 1.5e-7), math.erf is exact to float precision
-    np.testing.assert_allclose(n.pos["mlp_post"], hand["mlp_post"], atol=1e-6)
-    np.testing.assert_allclose(n.pos["mlp_out"], hand["mlp_out"], atol=1e-6)
+    np.testing.assert_allclose(n.pos["mlp_post"], hand["mlp_post"], atol=1e-12)
+    np.testing.assert_allclose(n.pos["mlp_out"], hand["mlp_out"], atol=1e-12)
     np.testing.assert_allclose(n.pos["resid_post"], n.pos["resid_mid"] + n.pos["mlp_out"], atol=1e-12)
-    assert n.pos["update_norm"] == pytest.approx(math.sqrt(sum(v * v for v in hand["mlp_out"])), abs=1e-6)
+    assert n.pos["update_norm"] == pytest.approx(math.sqrt(sum(v * v for v in hand["mlp_out"])), abs=1e-12)
     assert n.pos["active_units"].tolist() == [j + 1 for j, v in enumerate(hand["mlp_pre"]) if v > 0]
     assert n.pos["n_active"] == sum(v > 0 for v in hand["mlp_pre"])
 
@@ -103,7 +102,7 @@ def test_curves_are_the_activations_over_a_window_holding_every_input():
     assert list(curves) == ["gelu", "relu"]
     xs, ys = curves["gelu"]
     assert xs.tolist() == [-2.0, -1.0, 0.0, 1.0, 2.0]
-    np.testing.assert_allclose(ys, [gelu_by_hand(x) for x in xs], atol=1e-6)
+    np.testing.assert_allclose(ys, [gelu_by_hand(x) for x in xs], atol=1e-15)
     assert curves["relu"][1].tolist() == [0.0, 0.0, 0.0, 1.0, 2.0]
     assert curve_names("gelu_tanh") == ("gelu_tanh", "relu") and curve_names("gelu") == ("gelu", "relu")
 

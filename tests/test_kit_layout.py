@@ -102,6 +102,15 @@ def test_small_digits_finds_numbers_below_the_minimum_and_only_those():
     assert small_digits(VGroup(big, tiny)) == []
 
 
+def test_digits_are_measured_glyph_by_glyph_around_spaces_tabs_and_line_breaks():
+    from scenes.kit import label
+    from scenes.kit.layout import text_digits
+
+    mob = label("1 2\t3\n4 5", 24)  # the text keeps its spaces; Manim draws no glyph for them
+    assert [ch for ch, _ in text_digits(mob)] == list("12345")
+    assert [h for _, h in text_digits(mob)] == [g.height for g in mob.submobjects]
+
+
 def test_a_ligature_falls_back_to_the_font_size():
     from scenes.kit import label
 

@@ -14,6 +14,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from scenes.kit import pct
 from scenes.ledger.numbers import Shapes, default_kv_heads, ledger_numbers
 from scenes.ledger.params import Params
 from scenes.ledger.script import count, say_about, script, short
@@ -291,6 +292,7 @@ def assert_manifest_numbers(numbers: dict, shapes: Shapes) -> None:
         assert numbers[key] == led[key], key
     assert numbers["per_block"] == 12 * d * d and numbers["per_stack"] == 12 * N * d * d
     assert numbers["ffn_fraction"] == pytest.approx(2 / 3, abs=1e-4)
+    assert numbers["ffn_share_text"] == f"FFN: {pct(numbers['ffn_fraction'])} of the block's area"  # spaces kept
     assert numbers["crossover_n"] == 6 * d
     assert numbers["ledger"]["total"] == led["total"]
     assert {k: v["count"] for k, v in numbers["matrices"].items()} == \
@@ -308,6 +310,7 @@ def test_video_manifest_and_numbers(render_topic_cli):
     numbers = manifest["numbers"]
     assert_manifest_numbers(numbers, Shapes.gpt2_small())
     assert numbers["total"] == 124_439_808 and "checkpoint_total" not in numbers
+    assert numbers["ffn_share_text"] == "FFN: 66.67% of the block's area"
 
 
 @pytest.mark.render

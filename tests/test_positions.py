@@ -102,13 +102,13 @@ def test_outputs_match_an_independent_block(seeded):
     world, s = seeded
     w, cfg, pos = world.weights, world.cfg, np.arange(5)
     ref, _ = reference_block(stream(world, "none", range(5)), w, cfg, pos, "none")
-    np.testing.assert_allclose(s.out, ref, atol=1e-6)  # the engine's erf is good to 1.5e-7
+    np.testing.assert_allclose(s.out, ref, atol=1e-12)
     ref_p, _ = reference_block(stream(world, "none", ORDER), w, cfg, pos, "none")
-    np.testing.assert_allclose(s.out_permuted, ref_p, atol=1e-6)  # the engine's erf is good to 1.5e-7
+    np.testing.assert_allclose(s.out_permuted, ref_p, atol=1e-12)
     ref_c, _ = reference_block(stream(world, "none", range(5)), w, cfg, pos, "none", causal=True)
-    np.testing.assert_allclose(s.causal, ref_c, atol=1e-6)  # the engine's erf is good to 1.5e-7
+    np.testing.assert_allclose(s.causal, ref_c, atol=1e-12)
     ref_a, _ = reference_block(stream(world, "absolute", range(5)), w, cfg, pos, "absolute")
-    np.testing.assert_allclose(s.absolute, ref_a, atol=1e-6)  # the engine's erf is good to 1.5e-7
+    np.testing.assert_allclose(s.absolute, ref_a, atol=1e-12)
     # the sinusoidal table written out: PE[p, 2i] = sin(p / 10000^(2i/d)), PE[p, 2i+1] = cos(...)
     p, i = np.arange(32)[:, None], np.arange(4)[None, :]
     np.testing.assert_allclose(world.table[:, 0::2], np.sin(p / 10000 ** (2 * i / 8)), atol=1e-12)

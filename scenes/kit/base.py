@@ -328,7 +328,13 @@ class StepScene(Scene):
     # -- steps and captions -------------------------------------------------
 
     def begin_step(self, name: str) -> None:
-        """Open a section called ``name``, start timing it, show its scripted caption and start its speech."""
+        """Open a section called ``name``, start timing it, show its scripted caption and start its speech.
+
+        The burned caption of the step before goes now, not when that step ends: the last step's stays
+        in the last frame (``--last-frame --burn-captions``)."""
+        if self._caption_mob is not None:
+            self.remove(self._caption_mob)
+            self._caption_mob = None
         self.next_section(name)
         line = self.lines.get(name)
         speech = self.spoken.get(name) or (line.speech if line else "")
@@ -418,9 +424,6 @@ class StepScene(Scene):
         duration = current["end"] - current["start"]
         if current["caption"] and duration > 0:
             self.add_subcaption(current["caption"], duration=duration, offset=-duration)
-        if self._caption_mob is not None:
-            self.remove(self._caption_mob)
-            self._caption_mob = None
 
     def _show_burned_caption(self, text: str) -> None:
         if self._caption_mob is not None:

@@ -8,7 +8,8 @@ in an ``.npz`` file beside the SVG (``<svg stem>.outlines-<key>.npz``, no pickle
 process's memory, and builds its glyphs from it. A first use parses and writes the file; every
 later one, in any process that shares the text folder, only reads it. Both paths build the glyphs
 the same way, so a text is the same object whether it was parsed or read (cache keys and pictures
-included), and equal to Manim's own ``Text`` but for the parsed SVG path object it drops.
+included), and equal to Manim's own ``Text`` but for the parsed SVG path object it drops and its
+``text``, which keeps the spaces.
 
 Example::
 
@@ -45,7 +46,15 @@ _MEMORY: OrderedDict[str, list[Any]] = OrderedDict()  # outline key -> glyphs to
 
 
 class CachedText(Text):
-    """A :class:`~manim.Text` built from outlines parsed once (see the module's docstring)."""
+    """A :class:`~manim.Text` built from outlines parsed once (see the module's docstring).
+
+    Its ``text`` is the string it was asked to draw; Manim's drops the spaces and line breaks
+    ("FFN:66.67%oftheblock'sarea"), and a scene that records a label's text records this one.
+    """
+
+    def __init__(self, text: str, **kwargs: Any) -> None:
+        super().__init__(text, **kwargs)
+        self.text = text
 
     def _text2svg(self, color: Any) -> str:
         """Manim's SVG of this text, made again when the cached file is not a whole SVG (a file

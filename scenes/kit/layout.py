@@ -197,7 +197,7 @@ def text_digits(mob: Any) -> list[tuple[str, float]]:
     Glyph by glyph when the Text has one glyph per character; a ligature (the 'ff' of
     'difference') joins two, so then each digit is measured on a Text of the same font and size.
     """
-    chars = mob.text.replace(" ", "")
+    chars = re.sub(r"[ \t\n]", "", mob.text)  # the characters Manim draws a glyph for
     if not visible(mob):
         return []
     if len(chars) == len(mob.submobjects):
