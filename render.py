@@ -58,11 +58,10 @@ from typing import Any
 
 import click
 
-from scenes import load_topics
 from scenes.kit.base import flag_name, flag_text
+from scenes.kit.narration import PAUSE
 from scenes.pipeline import api, exports, signals
 from scenes.pipeline.manifest import Manifest
-from scenes.pipeline.pacing import PAUSE
 from scenes.pipeline.publish import recover
 from scenes.pipeline.render_job import (
     FORMATS,
@@ -73,6 +72,7 @@ from scenes.pipeline.render_job import (
     output_name,
     validate_name,
 )
+from scenes.topics import load_topics
 
 TOPICS = load_topics()
 BUILTIN_COMMANDS = ("list", "show", "all", "deck", "storyboard", "script", "vocab", "lesson", "studio")

@@ -80,7 +80,7 @@ if __name__ == "__main__":
 
 def skip_child(smoke: bool, topic: str, quality: str, steps: Path, work: Path) -> dict:
     """Plan, then one worker drawing only the middle animation; and a join of every segment."""
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     if smoke:
         module = "tiny_topic"

@@ -119,7 +119,7 @@ def manim_child(args: list[str]) -> None:
 
 
 def scene_class(topic: str) -> str:
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     return load_topics()[topic].Scene.__name__
 
@@ -314,9 +314,9 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
 
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-    from scenes import load_topics
     from scenes.pipeline import encoder
     from scenes.pipeline import render_job as rj
+    from scenes.topics import load_topics
 
     settings = json.loads(overrides)
     frames = settings.pop("frames", "tblock")

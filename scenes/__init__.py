@@ -3,30 +3,19 @@
 A topic lives in ``scenes/<slug>/``: ``numbers.py`` (NumPy only: what the video
 shows, asked of the engine), ``scene.py`` (the steps and the module-level
 ``TOPIC``) and, where the topic needs its own mobjects, ``parts.py``.
-``TOPIC_MODULES`` lists the topics in the order render.py shows and renders
-them. The render pipeline (render job, publishing, manifest, exports, the worker pool) is
+The registry of topics is ``scenes.topics`` (``TOPIC_MODULES``, :func:`load_topics`, re-exported here
+for users). The render pipeline (render job, publishing, manifest, exports, the worker pool) is
 ``scenes.pipeline``; :func:`render` is its public entry, :func:`step_frames` the quick look (each
-step's end frame, no video). Importing this package imports nothing heavy: :func:`load_topics`,
-:func:`render` and :func:`step_frames` do, when called.
+step's end frame, no video). This file is the facade on top of the house: nothing of the project
+imports it. Importing this package imports nothing heavy: :func:`load_topics`, :func:`render` and
+:func:`step_frames` do, when called.
 """
 
 from __future__ import annotations
 
-import importlib
+from scenes.topics import TOPIC_MODULES, load_topics
 
-TOPIC_MODULES = ["residual", "heads", "bank", "rope", "positions", "block", "ffn", "induction", "attribution", "ledger"]
-
-
-def load_topics() -> dict:
-    """Import every topic's scene module and return {slug: Topic}, in order.
-
-    A topic that fails to import is an error (raised), never a silent skip.
-    """
-    topics = {}
-    for name in TOPIC_MODULES:
-        module = importlib.import_module(f"scenes.{name}.scene")
-        topics[module.TOPIC.slug] = module.TOPIC
-    return topics
+__all__ = ["TOPIC_MODULES", "load_topics", "render", "render_lesson", "step_frames"]
 
 
 def render(topic, quality: str = "preview", voice: bool = False, out="media", **options):

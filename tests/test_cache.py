@@ -15,10 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from scenes import load_topics
 from scenes.pipeline import render_job as rj
 from scenes.pipeline.manifest import Manifest
 from scenes.pipeline.render_job import RenderOptions, input_key, render_or_skip
+from scenes.topics import load_topics
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -186,8 +186,8 @@ def test_a_checkpoint_replaced_in_place_changes_the_key(tmp_path):
     """--weights PATH: the key follows the files the path names (size, modification time)."""
     import os
 
-    from scenes import load_topics
     from scenes.pipeline.render_job import RenderOptions, input_key
+    from scenes.topics import load_topics
 
     topic = load_topics()["heads"]
     folder = tmp_path / "ckpt"

@@ -10,9 +10,9 @@ import click
 import pytest
 
 import render
-from scenes import load_topics
 from scenes.pipeline import api as pipeline_api
 from scenes.pipeline.render_job import RenderOptions, output_name
+from scenes.topics import load_topics
 
 
 def test_list_names_every_topic_with_a_description(cli):

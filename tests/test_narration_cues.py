@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 from manim import tempconfig
 
-from scenes.kit.narration import SpeechService, pronounce
+from scenes.kit.narration import PAUSE, SpeechService, pronounce
 from scenes.pipeline.manifest import SCHEMA, Cue, Manifest, StepRecord
-from scenes.pipeline.pacing import PAUSE
 
 sys.path.insert(0, str(Path(__file__).parent))
 from narration_demo import DEMO, DemoScene  # noqa: E402
@@ -141,7 +140,7 @@ VARIANTS = [(slug, {}) for slug in NARRATED] + [  # flags whose steps say other 
 @pytest.mark.parametrize("slug, flags", VARIANTS, ids=[f"{s}-{'-'.join(map(str, f.values())) or 'default'}"
                                                        for s, f in VARIANTS])
 def test_no_step_rests_long_after_its_last_animation(slug, flags, tmp_path):
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     topic = load_topics()[slug]
     params = topic.Params(**flags)

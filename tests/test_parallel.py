@@ -96,8 +96,8 @@ def test_a_course_shares_the_workers_by_cost():
 # -- fast: the options ----------------------------------------------------------------------------
 
 def test_jobs_and_cluster_do_not_change_the_input_key(tmp_path):
-    from scenes import load_topics
     from scenes.pipeline.render_job import RenderOptions, input_key
+    from scenes.topics import load_topics
 
     topic = load_topics()["residual"]
     keys = {input_key(topic, topic.Params(), RenderOptions(out=tmp_path, **kw))

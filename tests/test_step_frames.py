@@ -21,6 +21,7 @@ from scenes.pipeline import api
 from scenes.pipeline import step_frames as sf
 from scenes.pipeline.render_job import QUALITIES
 from scenes.pipeline.script_file import step_names
+from scenes.topics import TOPIC_MODULES, load_topics
 from tests.tiny_topic import TINY
 
 
@@ -327,9 +328,9 @@ def test_the_frames_are_the_videos_step_end_frames(tmp_path, topic, params):
 
 
 @pytest.mark.render
-@pytest.mark.parametrize("slug", scenes.TOPIC_MODULES)
+@pytest.mark.parametrize("slug", TOPIC_MODULES)
 def test_every_topics_frames(tmp_path, slug):
-    topic = scenes.load_topics()[slug]
+    topic = load_topics()[slug]
     heard = []
     paths = scenes.step_frames(slug, tmp_path / "out", on_frame=lambda i, name, p: heard.append((i, name, p)))
     names = [name for _, name, _ in heard]

@@ -31,8 +31,7 @@ from pathlib import Path
 
 import numpy as np
 
-from scenes.pipeline.pacing import PAUSE
-
+PAUSE = 1.0  # seconds of quiet after each narrated step before the next one starts (render.py --pause)
 VERSION = "1"        # bump when the way audio is made changes: every cached file is made again
 SENTENCE_GAP = 0.25  # seconds of quiet between two sentences of one step
 

@@ -26,8 +26,9 @@ from typing import Any
 
 import click
 
+from scenes.kit.narration import PAUSE
+
 from .manifest import Manifest
-from .pacing import PAUSE
 from .render_job import (
     OptionError,
     Outcome,
@@ -67,7 +68,7 @@ def topic_named(topic: Any) -> Any:
     """A Topic object as it is, or the topic called ``topic`` (a slug)."""
     if not isinstance(topic, str):
         return topic
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     topics = load_topics()
     if topic not in topics:

@@ -93,7 +93,7 @@ class Lesson:
 def load(path: Any, topics: dict | None = None) -> Lesson:
     """The lesson in TOML file ``path``, every key checked; :class:`LessonError` (one line) otherwise.
     ``topics`` ({slug: Topic}): where topic names are looked up (default: every topic)."""
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     path = Path(path)
     try:
@@ -458,7 +458,7 @@ def add_clip(path: Any, topic: str, flags: dict | None = None, *, title: str | N
         lines.append("flags = { " + ", ".join(f"{_key(k.lstrip('-').replace('-', '_'))} = {_toml(v)}"
                                              for k, v in flags.items()) + " }")
     new_text = text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     try:
         data = tomllib.loads(new_text)

@@ -9,7 +9,7 @@ in ``OUT/.cache`` and shared by every job, each file added whole (never read hal
 
 Example::
 
-    from scenes import load_topics
+    from scenes.topics import load_topics
     from scenes.pipeline.render_job import RenderOptions, render_topic
     topic = load_topics()["residual"]
     manifest = render_topic(topic, topic.Params(), RenderOptions(quality="preview"))
@@ -34,9 +34,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from scenes.kit.narration import PAUSE
+
 from .fsutil import file_lock, merge_cache, owned_dir, seed_cache
 from .manifest import FileRecord, Manifest, StepRecord
-from .pacing import PAUSE
 from .publish import Move, publish, recover
 
 QUALITIES = {  # name -> (width, height, fps)

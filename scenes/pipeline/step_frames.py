@@ -82,8 +82,8 @@ def prepare_number_glyphs(out: Any = "media", slugs: list[str] | None = None) ->
     """
     from manim import tempconfig
 
-    from scenes import TOPIC_MODULES
     from scenes.kit.parts import number_glyphs
+    from scenes.topics import TOPIC_MODULES
 
     tex = text_cache(Path(out).absolute() / ".cache") / "Tex"
     folder = tex / NUMBER_GLYPHS

@@ -29,10 +29,10 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from scenes import load_topics
 from scenes.pipeline import api
 from scenes.pipeline.manifest import srt_to_vtt
 from scenes.pipeline.render_job import FORMATS, PROJECT, QUALITIES, THEME_NAMES
+from scenes.topics import load_topics
 
 from . import frames as step_frames
 from . import lessons

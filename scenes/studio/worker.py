@@ -167,10 +167,10 @@ def warm_up() -> None:
     """Import what every job needs (Manim, the topics, the render and frames code) before a request."""
     import manim  # noqa: F401
 
-    import scenes
     from scenes.pipeline import render_job, step_frames  # noqa: F401
+    from scenes.topics import load_topics
 
-    scenes.load_topics()
+    load_topics()
 
 
 def prepare_numbers(out: str) -> int:
