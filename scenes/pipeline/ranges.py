@@ -41,6 +41,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from scenes.kit.manim_patches import noting_plays
+
 from .fsutil import atomic_write, link_or_copy, merge_cache, seed_cache
 
 RECORD = "ranges.json"  # in a step cache folder: what each animation cost in the last parallel render
@@ -160,60 +162,23 @@ class _Recorder:
 
 # -- running the scene with some animations skipped ------------------------------------------------
 
-_patch_lock = threading.Lock()
-
-
 @contextlib.contextmanager
 def watched(log: list[Played], holder: dict) -> Iterator[None]:
     """Inside the block: Manim notes every play in ``log`` (and the scene in ``holder``), draws no
     frame of an animation it skips (the next drawn one starts from its own static frame, and the
     camera keeps what drawing would leave in Manim's cache key), and does not combine a worker's
-    segments into a movie (the parent joins them all)."""
-    from manim.renderer.cairo_renderer import CairoRenderer
-    from manim.scene.scene_file_writer import SceneFileWriter
+    segments into a movie (the parent joins them all): ``scenes.kit.manim_patches.noting_plays``."""
 
-    play, static, update = CairoRenderer.play, CairoRenderer.save_static_frame_data, CairoRenderer.update_frame
-    combine = SceneFileWriter.combine_to_movie
-
-    def watched_play(self: Any, scene: Any, *args: Any, **kwargs: Any) -> None:
+    def before(scene: Any) -> None:
         holder["scene"] = scene
-        started = time.perf_counter()
-        play(self, scene, *args, **kwargs)
-        segment = self.file_writer.partial_movie_files[-1] if self.file_writer.partial_movie_files else None
+
+    def after(renderer: Any, scene: Any, seconds: float) -> None:
+        written = renderer.file_writer.partial_movie_files
         log.append(Played(scene.duration, bool(scene.is_current_animation_frozen_frame()),
-                          not self.skip_animations, time.perf_counter() - started, segment))
+                          not renderer.skip_animations, seconds, written[-1] if written else None))
 
-    def skipping(self: Any) -> bool:
-        return self.skip_animations and not self.file_writer.output_spec.is_still
-
-    def typed(self: Any, mobjects: Any) -> None:
-        """What drawing would have left behind: the camera's table of drawers (part of Manim's cache key)."""
-        if mobjects and not hasattr(self.camera, "display_funcs"):
-            self.camera.type_or_raise(list(mobjects)[0])
-
-    def lazy_static(self: Any, scene: Any, static_mobjects: Any) -> Any:
-        if skipping(self):  # nothing of a skipped animation is drawn; the next drawn one makes its own
-            typed(self, static_mobjects)
-            self.static_image = None
-            return None
-        return static(self, scene, static_mobjects)
-
-    def lazy_update(self: Any, scene: Any, mobjects: Any = None, *args: Any, **kwargs: Any) -> None:
-        if skipping(self):
-            typed(self, mobjects or [*scene.mobjects, *scene.foreground_mobjects])
-            return
-        update(self, scene, mobjects, *args, **kwargs)
-
-    with _patch_lock:
-        CairoRenderer.play = watched_play
-        CairoRenderer.save_static_frame_data, CairoRenderer.update_frame = lazy_static, lazy_update
-        SceneFileWriter.combine_to_movie = lambda self: None
-        try:
-            yield
-        finally:
-            CairoRenderer.play = play
-            CairoRenderer.save_static_frame_data, CairoRenderer.update_frame = static, update
-            SceneFileWriter.combine_to_movie = combine
+    with noting_plays(before, after):
+        yield
 
 
 def _topic(job: Job) -> Any:
