@@ -120,7 +120,8 @@ def test_the_manifest_keeps_cues_and_reads_one_written_before_them(tmp_path):
 
 
 def test_pause_is_a_render_option_in_the_input_key_when_narrated():
-    from scenes.pipeline.render_job import OptionError, RenderOptions, input_key, validate_options
+    from scenes.pipeline.render_job import OptionError, RenderOptions, validate_options
+    from scenes.pipeline.uptodate import input_key
 
     topic = DEMO
     params = topic.Params()

@@ -96,7 +96,8 @@ def test_a_course_shares_the_workers_by_cost():
 # -- fast: the options ----------------------------------------------------------------------------
 
 def test_jobs_and_cluster_do_not_change_the_input_key(tmp_path):
-    from scenes.pipeline.render_job import RenderOptions, input_key
+    from scenes.pipeline.render_job import RenderOptions
+    from scenes.pipeline.uptodate import input_key
     from scenes.topics import load_topics
 
     topic = load_topics()["residual"]
@@ -208,8 +209,9 @@ def cache_keys(keys: list[str]) -> Iterator[None]:
 def skipped_run_keys(slug: str, out: Path) -> list[str]:
     """Every play's cache key in a run of the topic that skips every animation (the plan of a --jobs
     render): the key a worker whose range starts at that play gives it."""
+    from scenes.pipeline.driver import text_cache
     from scenes.pipeline.ranges import job_for, plan_scene
-    from scenes.pipeline.render_job import output_name, text_cache
+    from scenes.pipeline.render_job import output_name
 
     topic = api.topic_named(slug)
     params = api.make_params(topic, EVERY_TOPIC[slug])

@@ -28,16 +28,9 @@ import click
 
 from scenes.kit.narration import PAUSE
 
+from .job import Outcome, render_or_skip
 from .manifest import Manifest
-from .render_job import (
-    OptionError,
-    Outcome,
-    RenderOptions,
-    missing_latex_tools,
-    parallel,
-    render_or_skip,
-    validate_options,
-)
+from .render_job import OptionError, RenderOptions, missing_latex_tools, parallel, validate_options
 
 
 class RenderError(ValueError):

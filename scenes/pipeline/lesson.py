@@ -37,8 +37,9 @@ else:  # pragma: no cover - Python 3.10
 
 from . import api
 from .manifest import Manifest
-from .render_job import QUALITIES, THEME_NAMES, RenderOptions, input_key, output_name, up_to_date
+from .render_job import QUALITIES, THEME_NAMES, RenderOptions, output_name
 from .script_file import ScriptError, checked_texts, read_toml, step_names
+from .uptodate import input_key, up_to_date
 
 LESSON_KEYS = ("title", "name", "theme", "quality", "voice", "burn_captions", "clip")
 CLIP_KEYS = ("topic", "title", "flags", "steps", "captions", "speech")

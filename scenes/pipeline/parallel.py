@@ -45,8 +45,8 @@ def render_course(topics: dict, opts: Any, report: Any) -> list[str]:
     topic as it is published. The failures, one line each; SIGINT/SIGTERM stops every worker and
     raises :class:`signals.Interrupted` with nothing more published."""
     from . import signals
+    from .job import render_or_skip
     from .publish import recover
-    from .render_job import render_or_skip
 
     course = Course(len(topics), opts.jobs)
     failures: list[str] = []

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Any
 
 from . import signals
+from .job import render_or_skip
 from .publish import recover
 from .ranges import topic_in as _topic_in
-from .render_job import RenderOptions, render_or_skip
+from .render_job import RenderOptions
 
 
 def _watch_parent(parent: int) -> None:

@@ -36,8 +36,10 @@ from typing import Any
 from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
 
 from .api import RenderFailed, check_tools, make_options, make_params, topic_named
+from .driver import text_cache
 from .fsutil import atomic_path, file_lock, link_or_copy, lock_if_free, merge_cache, owned_dir, seed_cache, write_text
-from .render_job import QUALITIES, RenderOptions, input_files, source_hash, text_cache
+from .render_job import QUALITIES, RenderOptions
+from .uptodate import input_files, source_hash
 
 FRAMES = "frames"  # OUT/.cache/frames/<slug>/<key>/
 INDEX = "frames.json"  # written last: a folder with it holds every frame it lists

@@ -31,7 +31,8 @@ from starlette.staticfiles import StaticFiles
 
 from scenes.pipeline import api
 from scenes.pipeline.manifest import srt_to_vtt
-from scenes.pipeline.render_job import FORMATS, PROJECT, QUALITIES, THEME_NAMES
+from scenes.pipeline.render_job import FORMATS, QUALITIES, THEME_NAMES
+from scenes.pipeline.uptodate import PROJECT
 from scenes.topics import load_topics
 
 from . import frames as step_frames

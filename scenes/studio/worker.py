@@ -167,7 +167,7 @@ def warm_up() -> None:
     """Import what every job needs (Manim, the topics, the render and frames code) before a request."""
     import manim  # noqa: F401
 
-    from scenes.pipeline import render_job, step_frames  # noqa: F401
+    from scenes.pipeline import job, step_frames  # noqa: F401
     from scenes.topics import load_topics
 
     load_topics()
