@@ -28,6 +28,7 @@ def render(topic, quality: str = "preview", voice: bool = False, out="media", **
     ``ValueError``) with the CLI's one-line message, a failed render ``RenderFailed``. In Jupyter the
     returned manifest shows the video with its captions. See scenes/pipeline/api.py.
     """
+    # lazy: every `import scenes.x` runs this file, and the engine's numbers must not load the pipeline
     from scenes.pipeline.api import render as render_topic
 
     return render_topic(topic, quality=quality, voice=voice, out=out, **options)
@@ -41,6 +42,7 @@ def render_lesson(path, out="media", **options):
     ``scenes.pipeline.lesson.LessonError`` (a ``RenderError``) naming the clip and the key. See
     scenes/pipeline/lesson.py.
     """
+    # lazy: every `import scenes.x` runs this file, and the engine's numbers must not load the pipeline
     from scenes.pipeline.lesson import render_lesson as render_file
 
     return render_file(path, out, **options)
@@ -53,6 +55,7 @@ def step_frames(topic, out="media", *, theme: str = "dark", quality: str = "prev
     each frame as it lands in ``OUT/.cache/frames/``; returns the paths in step order. Parameters
     are checked as :func:`render` checks them (``RenderError``). See scenes/pipeline/step_frames.py.
     """
+    # lazy: every `import scenes.x` runs this file, and the engine's numbers must not load the pipeline
     from scenes.pipeline.step_frames import step_frames as draw_frames
 
     return draw_frames(topic, out, theme=theme, quality=quality, on_frame=on_frame, **params)

@@ -62,27 +62,37 @@ def _nearest(name: str, modules: set[str]) -> str | None:
     return name or None
 
 
+def _targets(node: ast.Import | ast.ImportFrom, package: str, modules: set[str]) -> list[str]:
+    """The project modules one import statement names (relative imports resolved from ``package``)."""
+    if isinstance(node, ast.Import):
+        return [t for a in node.names if (t := _nearest(a.name, modules))]
+    base = node.module or ""
+    if node.level:
+        parts = package.split(".")
+        base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+    targets = []
+    for alias in node.names:  # a submodule by its name, else the module that defines the name
+        child = f"{base}.{alias.name}"
+        target = child if child in modules else _nearest(base, modules)
+        if target:
+            targets.append(target)
+    return targets
+
+
+def _package(path: Path, here: str) -> str:
+    return here if path.name == "__init__.py" else here.rpartition(".")[0]
+
+
 def project_imports(path: Path, modules: set[str], here: str | None = None) -> dict[str, int]:
     """The project modules ``path`` (module ``here``) imports anywhere in it (module level, functions,
     classes; relative imports resolved): {module: line of its first import}."""
     here = here or module_name(path)
-    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
     found: dict[str, int] = {}
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
-        targets = []
-        if isinstance(node, ast.Import):
-            targets = [_nearest(a.name, modules) for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
-            for alias in node.names:  # a submodule by its name, else the module that defines the name
-                child = f"{base}.{alias.name}"
-                targets.append(child if child in modules else _nearest(base, modules))
-        for target in targets:
-            if target and target != here:
-                found.setdefault(target, node.lineno)
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for target in _targets(node, _package(path, here), modules):
+                if target != here:
+                    found.setdefault(target, node.lineno)
     return found
 
 
@@ -182,6 +192,52 @@ def test_the_cycle_finder_finds_one():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
     assert find_cycle({"scenes": {"scenes.pipeline.api"}, "scenes.pipeline.api": {"scenes"}}) == [
         "scenes", "scenes.pipeline.api", "scenes"]
+
+
+# imports of the project inside a function that have no comment yet, each for a reason of its own
+UNEXPLAINED_LAZY = {
+    "render": "render.py is being replaced by the CLI package (issue 29, item 2); its imports go with it",
+    "scenes.pipeline.render_job": "validate_options's lines move to options.py unchanged (issue 29, item 1)",
+}
+
+
+def lazy_imports_without_a_reason(files: dict[str, Path] | None = None) -> list[str]:
+    """Every import of a project module inside a function with no comment on its line, nor on the nearest
+    line above it that is not an import or blank (the comment says why it cannot be at the top)."""
+    files = files or project_files()
+    modules = set(project_files())
+    found = []
+    for name, path in sorted(files.items()):
+        if name in UNEXPLAINED_LAZY:
+            continue
+        lines = path.read_text().splitlines()
+        for fn in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if not isinstance(node, (ast.Import, ast.ImportFrom)) or not _targets(node, _package(path, name),
+                                                                                       modules):
+                    continue
+                k = node.lineno - 1
+                while k > 0 and "#" not in lines[k] and (not lines[k].strip() or
+                                                         lines[k].lstrip().startswith(("import ", "from "))):
+                    k -= 1
+                if "#" not in lines[k]:
+                    found.append(f"{name}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return found
+
+
+def test_a_project_import_inside_a_function_says_why_it_is_not_at_the_top():
+    found = lazy_imports_without_a_reason()
+    assert not found, "project imports inside functions without a comment saying why:\n" + "\n".join(found)
+
+
+def test_a_lazy_import_without_a_comment_is_found(tmp_path):
+    (tmp_path / "m.py").write_text("def f():\n    import os\n    from scenes.kit import theme\n\n"
+                                   "def g():\n    # Manim only in the worker\n    from scenes.kit import theme\n\n"
+                                   "    from tblock import names\n")
+    assert lazy_imports_without_a_reason({"scenes.pipeline.m": tmp_path / "m.py"}) == [
+        "scenes.pipeline.m:3: from scenes.kit import theme"]
 
 
 def test_the_engine_imports_nothing_of_the_scenes():

@@ -26,11 +26,16 @@ from typing import Any
 
 import click
 
+from scenes.kit.base import flag_text
 from scenes.kit.narration import PAUSE
+from scenes.topics import load_topics
 
+from .cluster import AddressError, checked_address
 from .job import Outcome, render_or_skip
 from .manifest import Manifest
+from .parallel import run_scene
 from .render_job import OptionError, RenderOptions, missing_latex_tools, parallel, validate_options
+from .script_file import ScriptError, load_tables, step_names
 
 
 class RenderError(ValueError):
@@ -61,7 +66,6 @@ def topic_named(topic: Any) -> Any:
     """A Topic object as it is, or the topic called ``topic`` (a slug)."""
     if not isinstance(topic, str):
         return topic
-    from scenes.topics import load_topics
 
     topics = load_topics()
     if topic not in topics:
@@ -209,7 +213,6 @@ def cluster_address(address: str | None) -> str | None:
     address = address if address is not None else (os.environ.get(CLUSTER_ENV) or None)
     if address is None:
         return None
-    from .cluster import AddressError, checked_address
 
     try:
         return checked_address(address)
@@ -220,8 +223,6 @@ def cluster_address(address: str | None) -> str | None:
 def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> RenderOptions:
     """``opts`` with the TOML file ``path``'s texts (from ``render.py script``): its ``[speech]`` spoken
     (implies a voice), its ``[captions]`` drawn, in the .srt and the subtitle track."""
-    from .script_file import ScriptError, load_tables, step_names
-
     try:
         captions, speech = load_tables(Path(path), step_names(topic, params))
     except ScriptError as err:
@@ -235,8 +236,6 @@ def command_line(topic: Any, params: Any, opts: RenderOptions, script: Any = Non
     """The ``python render.py ...`` command that makes this render: the topic's changed flags (written
     as by ``render.py script``), then the options that differ from their defaults."""
     import shlex
-
-    from scenes.kit.base import flag_text
 
     words = ["python render.py", topic.slug, *(flag_text(k, v) for k, v in params.changed().items())]
     defaults = RenderOptions()
@@ -281,8 +280,6 @@ def render_checked(topic: Any, params: Any, opts: RenderOptions) -> tuple[Outcom
     started = time.monotonic()
     extra = {}
     if parallel(opts):  # ranges of the animations on several workers (scenes/pipeline/parallel.py)
-        from .parallel import run_scene
-
         extra["run"] = run_scene(opts)
     try:
         outcome = render_or_skip(topic, params, opts, **extra)

@@ -33,7 +33,10 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import tblock
 from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
+from scenes.kit.parts import number_glyphs
+from scenes.topics import TOPIC_MODULES
 
 from .api import RenderFailed, check_tools, make_options, make_params, topic_named
 from .driver import text_cache
@@ -85,9 +88,6 @@ def prepare_number_glyphs(out: Any = "media", slugs: list[str] | None = None) ->
     """
     from manim import tempconfig
 
-    from scenes.kit.parts import number_glyphs
-    from scenes.topics import TOPIC_MODULES
-
     tex = text_cache(Path(out).absolute() / ".cache") / "Tex"
     folder = tex / NUMBER_GLYPHS
     with lock_if_free(tex / f"{NUMBER_GLYPHS}.lock") as mine:
@@ -105,8 +105,6 @@ def prepare_number_glyphs(out: Any = "media", slugs: list[str] | None = None) ->
 def frames_key(topic: Any, params: Any, opts: RenderOptions) -> str:
     """What the pictures depend on: topic, parameters, theme, quality, the engine, Manim and the code."""
     import manim
-
-    import tblock
 
     payload = {
         "topic": topic.slug,
