@@ -25,8 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from scenes import load_topics  # noqa: E402
-from scenes.pipeline.render_job import QUALITIES, RenderOptions, render_topic  # noqa: E402
+from scenes.pipeline.job import render_topic  # noqa: E402
+from scenes.pipeline.options import QUALITIES, RenderOptions  # noqa: E402
+from scenes.topics import load_topics  # noqa: E402
 
 GOAL = 0.10
 

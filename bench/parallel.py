@@ -55,7 +55,7 @@ import json, sys, time
 from pathlib import Path
 sys.path[:0] = [{root!r}, {tests!r}]
 from scenes.pipeline import ranges
-from scenes.pipeline.render_job import RenderOptions
+from scenes.pipeline.options import RenderOptions
 if __name__ == "__main__":
     topic = ranges.topic_in({module!r}, {slug!r})
     work = Path({work!r})
@@ -80,7 +80,7 @@ if __name__ == "__main__":
 
 def skip_child(smoke: bool, topic: str, quality: str, steps: Path, work: Path) -> dict:
     """Plan, then one worker drawing only the middle animation; and a join of every segment."""
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     if smoke:
         module = "tiny_topic"

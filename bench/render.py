@@ -119,14 +119,15 @@ def manim_child(args: list[str]) -> None:
 
 
 def scene_class(topic: str) -> str:
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     return load_topics()[topic].Scene.__name__
 
 
 def tblock_encoder(quality: str) -> dict[str, str]:
     """The libx264 options tblock renders ``quality`` with."""
-    from scenes.pipeline.render_job import RenderOptions, encoder_settings
+    from scenes.pipeline.driver import encoder_settings
+    from scenes.pipeline.options import RenderOptions
 
     return dict(encoder_settings(RenderOptions(quality=quality))["video_encoder_options"])
 
@@ -259,8 +260,9 @@ def bench_frames(qualities: list[str], tmp: Path) -> None:
     from manim._config.video_encoder import VideoEncoderSpec
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
+    from scenes.pipeline.driver import X264_OPTIONS
     from scenes.pipeline.encoder import SegmentEncoder
-    from scenes.pipeline.render_job import QUALITIES, X264_OPTIONS
+    from scenes.pipeline.options import QUALITIES
 
     print(f"\nframe path: libx264 {X264_OPTIONS}, 60 moving frames then one held 60 frames; ms per frame")
     print(f"  {'quality':<8} {'moving: manim':>13} {'tblock':>7} {'ratio':>6}   {'held: manim':>11} {'tblock':>7} "
@@ -314,9 +316,9 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
 
     from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
-    from scenes import load_topics
-    from scenes.pipeline import encoder
-    from scenes.pipeline import render_job as rj
+    from scenes.pipeline import driver, encoder, job
+    from scenes.pipeline.options import RenderOptions
+    from scenes.topics import load_topics
 
     settings = json.loads(overrides)
     frames = settings.pop("frames", "tblock")
@@ -324,8 +326,8 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
         encoder.SegmentEncoder = VideoSegmentEncoder
     elif frames == "dropped":  # no encoder at all: what drawing alone holds
         encoder.SegmentEncoder = DroppingEncoder
-    base = rj.encoder_settings
-    rj.encoder_settings = lambda opts: {**base(opts), **settings}
+    base = driver.encoder_settings
+    driver.encoder_settings = lambda opts: {**base(opts), **settings}
     phase = ["imports"]
     peaks: dict[str, float] = {"imports": rss_mb()}
     stop = threading.Event()
@@ -338,7 +340,7 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
     threading.Thread(target=sample, daemon=True).start()
 
     def wrap(name: str, label: str) -> None:
-        inner = getattr(rj, name)
+        inner = getattr(job, name)
 
         def wrapped(*a, **k):
             phase[0] = label
@@ -346,15 +348,15 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
                 return inner(*a, **k)
             finally:
                 phase[0] = "publish"
-        setattr(rj, name, wrapped)
+        setattr(job, name, wrapped)
 
-    wrap("_run_scene", "draw + encode")
-    wrap("_stage_outputs", "stage")
+    wrap("run_scene", "draw + encode")
+    wrap("stage_outputs", "stage")
     if os.environ.get("BENCH_TRACEMALLOC"):  # slows drawing several times over: opt in
         tracemalloc.start()
     topic_obj = load_topics()[topic]
     try:
-        rj.render_topic(topic_obj, topic_obj.Params(), rj.RenderOptions(quality=quality, out=out, force=True))
+        job.render_topic(topic_obj, topic_obj.Params(), RenderOptions(quality=quality, out=out, force=True))
     except FileNotFoundError:
         if frames != "dropped":  # dropped frames leave no segments to join: expected there
             raise
@@ -364,7 +366,7 @@ def profile_child(topic: str, quality: str, overrides: str, out: Path) -> None:
 
 
 def bench_memory(topic: str, quality: str, tmp: Path) -> None:
-    from scenes.pipeline.render_job import X264_OPTIONS
+    from scenes.pipeline.driver import X264_OPTIONS
 
     manim_default = {"crf": "23"}
     variants = [

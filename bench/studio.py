@@ -97,10 +97,10 @@ def child(topic: str, out: str, change: str, kept: bool = False) -> None:
     import resource
     import shutil
 
-    import scenes
     from scenes.pipeline import step_frames as sf
+    from scenes.topics import load_topics
 
-    scenes.load_topics()
+    load_topics()
     sf.prepare_number_glyphs(out)  # as the studio does at its start (scenes/studio/jobs.py), untimed
     spent: dict[str, float] = {"key": 0.0, "caches": 0.0, "capture": 0.0, "png": 0.0}
 
@@ -249,7 +249,7 @@ def main() -> None:
     if args.child:
         child(*args.child, kept=args.kept)
         return
-    from scenes import TOPIC_MODULES
+    from scenes.topics import TOPIC_MODULES
 
     topics = args.topics or TOPIC_MODULES
     unknown = [t for t in [*topics, args.preview_topic] if t not in CHANGES]

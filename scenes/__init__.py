@@ -3,11 +3,12 @@
 A topic lives in ``scenes/<slug>/``: ``numbers.py`` (NumPy only: what the video
 shows, asked of the engine), ``scene.py`` (the steps and the module-level
 ``TOPIC``) and, where the topic needs its own mobjects, ``parts.py``.
-``TOPIC_MODULES`` lists the topics in the order render.py shows and renders
-them. The render pipeline (render job, publishing, manifest, exports, the worker pool) is
+The registry of topics is ``scenes.topics`` (``TOPIC_MODULES``, :func:`load_topics`, re-exported here
+for users). The render pipeline (render job, publishing, manifest, exports, the worker pool) is
 ``scenes.pipeline``; :func:`render` is its public entry, :func:`step_frames` the quick look (each
-step's end frame, no video). Importing this package imports nothing heavy: :func:`load_topics`,
-:func:`render` and :func:`step_frames` do, when called.
+step's end frame, no video). This file is the facade on top of the house: nothing of the project
+imports it. Importing this package imports nothing heavy: :func:`load_topics`, :func:`render` and
+:func:`step_frames` do, when called.
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ def render(topic, **values):
     ``ValueError``) with the CLI's one-line message, a failed render ``RenderFailed``. In Jupyter the
     returned manifest shows the video with its captions. See scenes/pipeline/api.py.
     """
+    # lazy: every `import scenes.x` runs this file, and the engine's numbers must not load the pipeline
     from scenes.pipeline.api import render as render_topic
 
     return render_topic(topic, **values)
@@ -40,6 +42,7 @@ def render_lesson(path, out="media", **options):
     ``scenes.pipeline.lesson.LessonError`` (a ``RenderError``) naming the clip and the key. See
     scenes/pipeline/lesson.py.
     """
+    # lazy: every `import scenes.x` runs this file, and the engine's numbers must not load the pipeline
     from scenes.pipeline.lesson import render_lesson as render_file
 
     return render_file(path, out, **options)
@@ -52,6 +55,7 @@ def step_frames(topic, out="media", *, theme: str = "dark", quality: str = "prev
     each frame as it lands in ``OUT/.cache/frames/``; returns the paths in step order. Parameters
     are checked as :func:`render` checks them (``RenderError``). See scenes/pipeline/step_frames.py.
     """
+    # lazy: every `import scenes.x` runs this file, and the engine's numbers must not load the pipeline
     from scenes.pipeline.step_frames import step_frames as draw_frames
 
     return draw_frames(topic, out, theme=theme, quality=quality, on_frame=on_frame, **params)

@@ -15,10 +15,13 @@ from pathlib import Path
 
 import pytest
 
-from scenes import load_topics
-from scenes.pipeline import render_job as rj
+from scenes.pipeline import uptodate
+from scenes.pipeline.driver import step_cache_dir
+from scenes.pipeline.job import render_or_skip
 from scenes.pipeline.manifest import Manifest
-from scenes.pipeline.render_job import RenderOptions, input_key, render_or_skip
+from scenes.pipeline.options import RenderOptions
+from scenes.pipeline.uptodate import input_key
+from scenes.topics import load_topics
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -55,14 +58,14 @@ def _one_changed(topic):
 def test_the_key_changes_when_a_caption_or_a_number_in_a_scene_file_changes(residual, tmp_path, monkeypatch):
     """A copy of the project's source in tmp: edit the residual scene's text, then one number."""
     copy = tmp_path / "tree"
-    for root in rj.SOURCE_ROOTS:
+    for root in uptodate.SOURCE_ROOTS:
         src = ROOT / root
         if src.is_dir():
             shutil.copytree(src, copy / root, ignore=shutil.ignore_patterns("__pycache__"))
         else:
             (copy / root).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy(src, copy / root)
-    monkeypatch.setattr(rj, "PROJECT", copy)
+    monkeypatch.setattr(uptodate, "PROJECT", copy)
     params, opts = residual.Params(), RenderOptions()
     before = input_key(residual, params, opts)
     assert before == input_key(residual, params, opts)  # stable
@@ -92,18 +95,18 @@ def test_up_to_date_trusts_an_output_only_through_its_manifest(tmp_path, residua
                                                     FileRecord.of(folder, "residual.srt")),
                         duration=1.0, steps=(), engine_version="x", inputs=key)
     manifest.write(folder)
-    assert rj.up_to_date(folder, "residual", opts, key) == manifest
-    assert rj.up_to_date(folder, "residual", opts, "another key") is None
+    assert uptodate.up_to_date(folder, "residual", opts, key) == manifest
+    assert uptodate.up_to_date(folder, "residual", opts, "another key") is None
     (folder / "residual.mp4").write_bytes(b"VIDEO")  # same size, other bytes
-    assert rj.up_to_date(folder, "residual", opts, key) is None
+    assert uptodate.up_to_date(folder, "residual", opts, key) is None
     (folder / "residual.mp4").write_bytes(b"video")
     (folder / "residual.srt").unlink()
-    assert rj.up_to_date(folder, "residual", opts, key) is None
-    assert rj.up_to_date(folder, "residual", RenderOptions(last_frame=True), key) is None  # a still's own
+    assert uptodate.up_to_date(folder, "residual", opts, key) is None
+    assert uptodate.up_to_date(folder, "residual", RenderOptions(last_frame=True), key) is None  # a still's own
 
 
 def test_step_caches_are_per_topic_quality_and_theme(tmp_path):
-    dirs = {rj.step_cache_dir(tmp_path, slug, RenderOptions(quality=q, theme=t))
+    dirs = {step_cache_dir(tmp_path, slug, RenderOptions(quality=q, theme=t))
             for slug in ("a", "b") for q in ("preview", "high") for t in ("dark", "light")}
     assert len(dirs) == 8 and all(d.is_relative_to(tmp_path / "steps") for d in dirs)
 
@@ -185,9 +188,6 @@ def test_an_edited_scene_file_gives_a_new_video_never_stale_output(tmp_path):
 def test_a_checkpoint_replaced_in_place_changes_the_key(tmp_path):
     """--weights PATH: the key follows the files the path names (size, modification time)."""
     import os
-
-    from scenes import load_topics
-    from scenes.pipeline.render_job import RenderOptions, input_key
 
     topic = load_topics()["heads"]
     folder = tmp_path / "ckpt"

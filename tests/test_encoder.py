@@ -13,8 +13,8 @@ from manim.scene import scene_file_writer
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
 
 from scenes.pipeline import encoder
+from scenes.pipeline.driver import X264_OPTIONS
 from scenes.pipeline.encoder import SegmentEncoder, installed
-from scenes.pipeline.render_job import X264_OPTIONS
 
 SPECS = {  # container -> (codec, pixel format, options), as Manim resolves them for tblock
     "mp4": ("libx264", "yuv420p", tuple(X264_OPTIONS.items())),

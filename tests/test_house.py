@@ -1,4 +1,16 @@
-"""The house: no import cycle among the project's modules, the engine and numbers stay NumPy-only."""
+"""The house: every import runs down a floor or stays on its own, no import cycle, the engine and numbers
+stay NumPy-only.
+
+The floors, lowest first (docs/architecture.md, ../shared/DESIGN.md "The house as it should stand now"):
+engine (tblock) < kit (scenes.kit) < topics (scenes.<topic>, the registry scenes.topics) < pipeline
+(scenes.pipeline) < studio/cli (scenes.studio, scenes.cli) < render.py; ``scenes/__init__.py`` is the
+public facade on top. The graph holds every ``import`` and ``from ... import`` anywhere in a module (at
+its top, in a function, in a class), relative imports resolved, with no edge dropped: a package's
+``__init__`` that imports its children has edges to them, and a child that imports from its package's
+``__init__`` has an edge back, so a cycle between them is seen. An import names one module: ``from pkg
+import mod`` is an edge to ``pkg.mod``, ``from pkg import name`` an edge to ``pkg`` (the packages above
+a module are imported with it by Python, whatever it names, and are no edge of their own).
+"""
 
 from __future__ import annotations
 
@@ -12,39 +24,102 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("tblock", "scenes")
 
+# (floor, the module prefixes on it), lowest first; a module takes the floor of its longest prefix
+FLOORS = [
+    ("engine", ("tblock",)),
+    ("kit", ("scenes.kit",)),
+    ("topics", ("scenes.topics", "scenes.activations")),  # and every other scenes.<name>: a topic
+    ("pipeline", ("scenes.pipeline",)),
+    ("studio/cli", ("scenes.studio", "scenes.cli")),
+    ("render.py", ("render",)),
+    ("facade", ("scenes",)),  # scenes/__init__.py alone: scenes.render, scenes.render_lesson, scenes.step_frames
+]
+RANK = {floor: k for k, (floor, _) in enumerate(FLOORS)}
+
 
 def module_name(path: Path) -> str:
     parts = list(path.relative_to(ROOT).with_suffix("").parts)
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def project_imports(path: Path, modules: set[str]) -> set[str]:
-    """The project modules ``path`` imports at module level or in functions (relative imports resolved)."""
-    here = module_name(path)
-    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text())):
-        names = []
-        if isinstance(node, ast.Import):
-            names = [a.name for a in node.names]
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parent = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(parent + ([base] if base else []))
-            names = [base] + [f"{base}.{a.name}" for a in node.names]
-        for name in names:
-            while name and name not in modules:
-                name = name.rpartition(".")[0]
-            if name and name != here:
-                found.add(name)
+def floor_of(module: str) -> str:
+    """The floor ``module`` stands on; a ``scenes.<name>`` that is on no other floor is a topic."""
+    best, found = -1, None
+    for floor, prefixes in FLOORS:
+        for prefix in prefixes:
+            if (module == prefix or module.startswith(prefix + ".")) and len(prefix) > best:
+                best, found = len(prefix), floor
+    if found == "facade" and module != "scenes":
+        return "topics"  # scenes.<topic>...
+    if found is None:
+        raise AssertionError(f"{module} stands on no floor; add it to FLOORS in tests/test_house.py")
     return found
 
 
-def import_graph() -> dict[str, set[str]]:
+def _nearest(name: str, modules: set[str]) -> str | None:
+    while name and name not in modules:
+        name = name.rpartition(".")[0]
+    return name or None
+
+
+def _targets(node: ast.Import | ast.ImportFrom, package: str, modules: set[str]) -> list[str]:
+    """The project modules one import statement names (relative imports resolved from ``package``)."""
+    if isinstance(node, ast.Import):
+        return [t for a in node.names if (t := _nearest(a.name, modules))]
+    base = node.module or ""
+    if node.level:
+        parts = package.split(".")
+        base = ".".join(parts[: len(parts) - node.level + 1] + ([base] if base else []))
+    targets = []
+    for alias in node.names:  # a submodule by its name, else the module that defines the name
+        child = f"{base}.{alias.name}"
+        target = child if child in modules else _nearest(base, modules)
+        if target:
+            targets.append(target)
+    return targets
+
+
+def _package(path: Path, here: str) -> str:
+    return here if path.name == "__init__.py" else here.rpartition(".")[0]
+
+
+def project_imports(path: Path, modules: set[str], here: str | None = None) -> dict[str, int]:
+    """The project modules ``path`` (module ``here``) imports anywhere in it (module level, functions,
+    classes; relative imports resolved): {module: line of its first import}."""
+    here = here or module_name(path)
+    found: dict[str, int] = {}
+    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+        if isinstance(node, (ast.Import, ast.ImportFrom)):
+            for target in _targets(node, _package(path, here), modules):
+                if target != here:
+                    found.setdefault(target, node.lineno)
+    return found
+
+
+def project_files() -> dict[str, Path]:
     files = [p for pkg in PACKAGES for p in (ROOT / pkg).rglob("*.py")] + [ROOT / "render.py"]
-    modules = {module_name(p): p for p in files}
+    return {module_name(p): p for p in files}
+
+
+def import_edges() -> dict[str, dict[str, int]]:
+    """{module: {module it imports: line}} over the whole project."""
+    modules = project_files()
     return {name: project_imports(path, set(modules)) for name, path in modules.items()}
+
+
+def import_graph() -> dict[str, set[str]]:
+    return {name: set(deps) for name, deps in import_edges().items()}
+
+
+def upward_edges(edges: dict[str, dict[str, int]]) -> list[str]:
+    """Every import that runs up a floor, one line each: ``a -> b: kit imports pipeline (a.py:12)``."""
+    found = []
+    for name, deps in sorted(edges.items()):
+        for dep, line in sorted(deps.items()):
+            low, high = floor_of(name), floor_of(dep)
+            if RANK[high] > RANK[low]:
+                found.append(f"{name} -> {dep}: {low} imports {high} (line {line})")
+    return found
 
 
 def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
@@ -69,15 +144,97 @@ def find_cycle(graph: dict[str, set[str]]) -> list[str] | None:
     return None
 
 
+def test_no_import_runs_up_a_floor():
+    up = upward_edges(import_edges())
+    assert not up, "imports that run up a floor:\n" + "\n".join(up)
+
+
 def test_no_import_cycle_anywhere():
-    graph = import_graph()
-    # a package's __init__ re-exporting its own submodules is not a cycle of ideas: drop parent -> child edges
-    graph = {m: {d for d in deps if not d.startswith(m + ".")} for m, deps in graph.items()}
-    assert find_cycle(graph) is None
+    cycle = find_cycle(import_graph())
+    assert cycle is None, "an import cycle: " + " -> ".join(cycle)
+
+
+def test_every_module_stands_on_a_floor():
+    for name in project_files():
+        assert floor_of(name) in RANK
+
+
+def test_the_floors_are_as_drawn():
+    assert [floor_of(m) for m in ("tblock.worlds.bank", "scenes.kit.narration", "scenes.bank.scene",
+                                  "scenes.topics", "scenes.activations", "scenes.pipeline.api",
+                                  "scenes.studio.app", "scenes.cli.render", "render", "scenes")] == [
+        "engine", "kit", "topics", "topics", "topics", "pipeline", "studio/cli", "studio/cli", "render.py",
+        "facade"]
+
+
+def test_an_upward_edge_is_named_with_its_floors(tmp_path):
+    (tmp_path / "narration.py").write_text("def f():\n    from scenes.pipeline.pacing import PAUSE\n")
+    modules = {"scenes.kit.narration", "scenes.pipeline.pacing", "scenes.pipeline"}
+    found = project_imports(tmp_path / "narration.py", modules, "scenes.kit.narration")
+    assert found == {"scenes.pipeline.pacing": 2}
+    assert upward_edges({"scenes.kit.narration": found}) == [
+        "scenes.kit.narration -> scenes.pipeline.pacing: kit imports pipeline (line 2)"]
+
+
+def test_imports_are_resolved_to_the_module_they_name(tmp_path):
+    """Relative imports resolved; ``from pkg import mod`` reaches ``pkg.mod``, ``from pkg import name`` ``pkg``;
+    an import inside a function or a class counts as one at the top."""
+    init = tmp_path / "scenes" / "pipeline" / "__init__.py"
+    init.parent.mkdir(parents=True)
+    init.write_text("from . import api\nfrom .api import render\nclass C:\n    import scenes\n"
+                    "def f():\n    from ..kit import theme, Theme\n")
+    modules = {"scenes", "scenes.kit", "scenes.kit.theme", "scenes.pipeline", "scenes.pipeline.api"}
+    found = project_imports(init, modules, "scenes.pipeline")
+    assert found == {"scenes.pipeline.api": 1, "scenes": 4, "scenes.kit.theme": 6, "scenes.kit": 6}
 
 
 def test_the_cycle_finder_finds_one():
     assert find_cycle({"a": {"b"}, "b": {"c"}, "c": {"a"}}) == ["a", "b", "c", "a"]
+    assert find_cycle({"scenes": {"scenes.pipeline.api"}, "scenes.pipeline.api": {"scenes"}}) == [
+        "scenes", "scenes.pipeline.api", "scenes"]
+
+
+# imports of the project inside a function that have no comment yet, each for a reason of its own
+UNEXPLAINED_LAZY: dict[str, str] = {}
+
+
+def lazy_imports_without_a_reason(files: dict[str, Path] | None = None) -> list[str]:
+    """Every import of a project module inside a function with no comment on its line, nor on the nearest
+    line above it that is not an import or blank (the comment says why it cannot be at the top)."""
+    files = files or project_files()
+    modules = set(project_files())
+    found = []
+    for name, path in sorted(files.items()):
+        if name in UNEXPLAINED_LAZY:
+            continue
+        lines = path.read_text().splitlines()
+        for fn in ast.walk(ast.parse("\n".join(lines))):
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            for node in ast.walk(fn):
+                if not isinstance(node, (ast.Import, ast.ImportFrom)) or not _targets(node, _package(path, name),
+                                                                                       modules):
+                    continue
+                k = node.lineno - 1
+                while k > 0 and "#" not in lines[k] and (not lines[k].strip() or
+                                                         lines[k].lstrip().startswith(("import ", "from "))):
+                    k -= 1
+                if "#" not in lines[k]:
+                    found.append(f"{name}:{node.lineno}: {lines[node.lineno - 1].strip()}")
+    return found
+
+
+def test_a_project_import_inside_a_function_says_why_it_is_not_at_the_top():
+    found = lazy_imports_without_a_reason()
+    assert not found, "project imports inside functions without a comment saying why:\n" + "\n".join(found)
+
+
+def test_a_lazy_import_without_a_comment_is_found(tmp_path):
+    (tmp_path / "m.py").write_text("def f():\n    import os\n    from scenes.kit import theme\n\n"
+                                   "def g():\n    # Manim only in the worker\n    from scenes.kit import theme\n\n"
+                                   "    from tblock import names\n")
+    assert lazy_imports_without_a_reason({"scenes.pipeline.m": tmp_path / "m.py"}) == [
+        "scenes.pipeline.m:3: from scenes.kit import theme"]
 
 
 def test_the_engine_imports_nothing_of_the_scenes():
@@ -93,5 +250,12 @@ NUMPY_ONLY = ["tblock", "tblock.worlds", "tblock.checkpoint", "scenes.activation
 @pytest.mark.parametrize("module", NUMPY_ONLY)
 def test_engine_worlds_and_numbers_load_no_manim(module):
     code = f"import sys, {module}; assert 'manim' not in sys.modules, [m for m in sys.modules if 'manim' in m][:3]"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr[-500:]
+
+
+def test_the_topic_registry_loads_no_manim():
+    code = ("import sys, scenes.topics; assert scenes.topics.TOPIC_MODULES; "
+            "assert 'manim' not in sys.modules and 'scenes.pipeline' not in sys.modules")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
     assert done.returncode == 0, done.stderr[-500:]

@@ -136,7 +136,7 @@ def test_making_a_text_again_leaves_its_svg_untouched(text_dir):
 @pytest.mark.parametrize("damage", [b"", b'<svg xmlns="http://www.w3.org/2000/svg"><g><path d="M 0 0'])
 def test_a_damaged_text_svg_is_made_again(text_dir, damage):
     """A text SVG emptied or cut short in the cache (a race of Manim's in-place rewrite, before the
-    fix in scenes/kit/compat.py) is made again, not read as it is forever after."""
+    fix in scenes/kit/manim_patches.py) is made again, not read as it is forever after."""
     manims = build(Text, *SAMPLES[0])
     (svg,) = [p for p in text_dir.glob("*.svg") if not p.name.startswith(".")]
     svg.write_bytes(damage)

@@ -96,7 +96,7 @@ def topic_params():
     """(slug, Params) of every topic at its defaults, and with the trained 'tiny' weights where it takes them."""
     import dataclasses
 
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     for slug, topic in load_topics().items():
         yield slug, topic.Params()
@@ -107,7 +107,7 @@ def topic_params():
 
 
 def test_no_caption_or_narration_prints_a_residue_digit_for_digit():
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     topics = load_topics()
     for slug, params in topic_params():

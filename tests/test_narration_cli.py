@@ -50,7 +50,8 @@ def test_all_passes_the_voice_to_every_topic(cli, tmp_path, monkeypatch, flags, 
 
 
 def test_all_voice_names_every_output_with_the_voice_suffix(tmp_path):
-    from scenes.pipeline.render_job import RenderOptions, output_name
+    from scenes.pipeline.naming import output_name
+    from scenes.pipeline.options import RenderOptions
 
     opts = RenderOptions(out=tmp_path, voice=True)
     for slug, topic in render.TOPICS.items():

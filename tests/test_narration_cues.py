@@ -15,9 +15,8 @@ import numpy as np
 import pytest
 from manim import tempconfig
 
-from scenes.kit.narration import SpeechService, pronounce
+from scenes.kit.narration import PAUSE, SpeechService, pronounce
 from scenes.pipeline.manifest import SCHEMA, Cue, Manifest, StepRecord
-from scenes.pipeline.pacing import PAUSE
 
 sys.path.insert(0, str(Path(__file__).parent))
 from narration_demo import DEMO, DemoScene  # noqa: E402
@@ -121,7 +120,8 @@ def test_the_manifest_keeps_cues_and_reads_one_written_before_them(tmp_path):
 
 
 def test_pause_is_a_render_option_in_the_input_key_when_narrated():
-    from scenes.pipeline.render_job import OptionError, RenderOptions, input_key, validate_options
+    from scenes.pipeline.options import OptionError, RenderOptions, validate_options
+    from scenes.pipeline.uptodate import input_key
 
     topic = DEMO
     params = topic.Params()
@@ -141,7 +141,7 @@ VARIANTS = [(slug, {}) for slug in NARRATED] + [  # flags whose steps say other 
 @pytest.mark.parametrize("slug, flags", VARIANTS, ids=[f"{s}-{'-'.join(map(str, f.values())) or 'default'}"
                                                        for s, f in VARIANTS])
 def test_no_step_rests_long_after_its_last_animation(slug, flags, tmp_path):
-    from scenes import load_topics
+    from scenes.topics import load_topics
 
     topic = load_topics()[slug]
     params = topic.Params(**flags)

@@ -64,7 +64,7 @@ def test_srt_and_soft_captions_follow_the_manifest(narrated):
 
 
 def soundtrack_time(seconds):
-    from scenes.pipeline.render_job import _srt_time
+    from scenes.pipeline.job import _srt_time
 
     return _srt_time(seconds)
 

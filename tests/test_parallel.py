@@ -96,8 +96,9 @@ def test_a_course_shares_the_workers_by_cost():
 # -- fast: the options ----------------------------------------------------------------------------
 
 def test_jobs_and_cluster_do_not_change_the_input_key(tmp_path):
-    from scenes import load_topics
-    from scenes.pipeline.render_job import RenderOptions, input_key
+    from scenes.pipeline.options import RenderOptions
+    from scenes.pipeline.uptodate import input_key
+    from scenes.topics import load_topics
 
     topic = load_topics()["residual"]
     keys = {input_key(topic, topic.Params(), RenderOptions(out=tmp_path, **kw))
@@ -210,8 +211,9 @@ def cache_keys(keys: list[str]) -> Iterator[None]:
 def skipped_run_keys(slug: str, out: Path) -> list[str]:
     """Every play's cache key in a run of the topic that skips every animation (the plan of a --jobs
     render): the key a worker whose range starts at that play gives it."""
+    from scenes.pipeline.driver import text_cache
+    from scenes.pipeline.naming import output_name
     from scenes.pipeline.ranges import job_for, plan_scene
-    from scenes.pipeline.render_job import output_name, text_cache
 
     topic = api.topic_named(slug)
     params = api.make_params(topic, EVERY_TOPIC[slug])

@@ -10,9 +10,9 @@ from __future__ import annotations
 import pytest
 from manim import Text, VGroup
 
-from scenes import TOPIC_MODULES, load_topics
 from scenes.kit.layout import MIN_DIGIT_HEIGHT, small_digits
 from scenes.kit.parts import label, number
+from scenes.topics import TOPIC_MODULES, load_topics
 
 
 def test_the_checker_measures_digits_as_drawn():

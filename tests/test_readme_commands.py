@@ -90,7 +90,7 @@ def test_commands_are_found_in_fences_and_inline_code():
 
 def test_the_storyboard_gallery_shows_every_topic():
     """docs/slides.md shows each topic's storyboard, in the CLI's order, and the picture is there."""
-    from scenes import TOPIC_MODULES
+    from scenes.topics import TOPIC_MODULES
 
     doc = ROOT / "docs" / "slides.md"
     shown = re.findall(r"!\[[^\]]*\]\(([^)]+_storyboard\.png)\)", doc.read_text())
@@ -101,7 +101,7 @@ def test_the_storyboard_gallery_shows_every_topic():
 
 def test_the_readmes_topics_table_lists_every_topic_with_its_storyboard():
     """The front door's table: one row per topic, in the CLI's order, each linking its storyboard."""
-    from scenes import TOPIC_MODULES
+    from scenes.topics import TOPIC_MODULES
 
     text = (ROOT / "README.md").read_text()
     table = text[text.index("## Topics"):].split("\n## ")[0]

@@ -17,10 +17,12 @@ import pytest
 from PIL import Image
 
 import scenes
+from scenes.kit.manim_patches import jump_to_end
 from scenes.pipeline import api
 from scenes.pipeline import step_frames as sf
-from scenes.pipeline.render_job import QUALITIES
+from scenes.pipeline.options import QUALITIES
 from scenes.pipeline.script_file import step_names
+from scenes.topics import TOPIC_MODULES, load_topics
 from tests.tiny_topic import TINY
 
 
@@ -139,7 +141,7 @@ def final_picture(build, jump: bool, tmp_path: Path) -> tuple[np.ndarray, list[s
             animations = super().compile_animations(*args, **kwargs)
             if jump:
                 for animation in animations:
-                    sf.jump_to_end(animation)
+                    jump_to_end(animation)
             return animations
 
     settings = {"dry_run": True, "pixel_width": 192, "pixel_height": 108, "frame_rate": 10,
@@ -271,7 +273,7 @@ def test_the_jump_spares_copies_only_where_the_end_is_known():
     inner = FadeIn(other)
     counting = ChangeDecimalToValue(DecimalNumber(1.0, mob_class=Text), 2.0)
     for animation in (fade, transform, back, kept, LaggedStart(inner), counting):
-        sf.jump_to_end(animation)
+        jump_to_end(animation)
     assert "begin" in vars(counting) and "interpolate" not in vars(counting)  # counts, from no copy
     assert "interpolate" in vars(fade) and "interpolate" in vars(inner)  # nothing to copy or draw
     assert "create_starting_mobject" in vars(transform)  # starts from its target's copy
@@ -327,9 +329,9 @@ def test_the_frames_are_the_videos_step_end_frames(tmp_path, topic, params):
 
 
 @pytest.mark.render
-@pytest.mark.parametrize("slug", scenes.TOPIC_MODULES)
+@pytest.mark.parametrize("slug", TOPIC_MODULES)
 def test_every_topics_frames(tmp_path, slug):
-    topic = scenes.load_topics()[slug]
+    topic = load_topics()[slug]
     heard = []
     paths = scenes.step_frames(slug, tmp_path / "out", on_frame=lambda i, name, p: heard.append((i, name, p)))
     names = [name for _, name, _ in heard]

@@ -1,6 +1,6 @@
 """The scene kit: layout, theme, the step scene, the visual parts topics share, spoken numbers."""
 
-from . import compat  # noqa: F401  (HeatStrip images draw with Manim 0.22 + Pillow 13)
+from . import manim_patches  # noqa: F401  (applies the fixes the parts need: HeatStrip images, Text SVGs)
 from .axes import LabelledAxes
 from .base import (
                    POSITION_HELP,

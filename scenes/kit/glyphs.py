@@ -58,7 +58,7 @@ class CachedText(Text):
 
     def _text2svg(self, color: Any) -> str:
         """Manim's SVG of this text, made again when the cached file is not a whole SVG (a file
-        emptied by Manim's in-place rewrite racing another process: scenes/kit/compat.py)."""
+        emptied by Manim's in-place rewrite racing another process: scenes/kit/manim_patches.py)."""
         svg = Path(super()._text2svg(color))
         if not whole_svg(svg):
             svg.unlink(missing_ok=True)

@@ -24,6 +24,8 @@ from typing import Any
 
 import numpy as np
 
+from .glyphs import CachedText
+
 FRAME_HEIGHT = 8.0
 FRAME_WIDTH = FRAME_HEIGHT * 16 / 9  # 14.22
 FRAME_LEFT, FRAME_RIGHT = -FRAME_WIDTH / 2, FRAME_WIDTH / 2
@@ -210,8 +212,6 @@ def text_digits(mob: Any) -> list[tuple[str, float]]:
 @functools.lru_cache(maxsize=256)
 def glyph_height(ch: str, font: str, size: float) -> float:
     """The height of one character set alone in ``font`` at ``size``."""
-    from .glyphs import CachedText
-
     return float(CachedText(ch, font=font, font_size=size).height)
 
 

@@ -31,8 +31,9 @@ from pathlib import Path
 
 import numpy as np
 
-from scenes.pipeline.pacing import PAUSE
+from .speech import say_int, say_number
 
+PAUSE = 1.0  # seconds of quiet after each narrated step before the next one starts (render.py --pause)
 VERSION = "1"        # bump when the way audio is made changes: every cached file is made again
 SENTENCE_GAP = 0.25  # seconds of quiet between two sentences of one step
 
@@ -90,8 +91,6 @@ def speakable(caption: str) -> str:
     >>> speakable("x + Δ = [1.25, -0.5].")
     'x plus delta equals one point two five, minus zero point five.'
     """
-    from .speech import say_int, say_number
-
     text = caption
     for symbol, words in SYMBOLS:
         text = text.replace(symbol, words)

@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from tblock.names import head_label
+
 ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
 TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
@@ -100,8 +102,6 @@ def say_head(head: int, layer: int | None = None) -> str:
     >>> say_head(1), say_head(1, layer=0)
     ('head one', 'head one of layer zero')
     """
-    from tblock.names import head_label
-
     head_label(head, layer)  # the same checks as the written name
     spoken = f"head {say_int(head)}"
     return spoken if layer is None else f"{spoken} of layer {say_int(layer)}"

@@ -28,12 +28,13 @@ from scenes.kit.values import BadValue, checked, flag_of
 from scenes.topics import load_topics
 
 from . import exports, pool
+from .job import Outcome, render_or_skip
 from .manifest import Manifest
 from .naming import output_name
 from .options import FIELDS as OPTION_FIELDS
-from .options import OptionError, RenderOptions, options_from
-from .parallel import render_course
-from .render_job import Outcome, missing_latex_tools, parallel, render_or_skip
+from .options import OptionError, RenderOptions, missing_latex_tools, options_from, parallel
+from .parallel import render_course, run_scene
+from .script_file import ScriptError, load_tables, step_names
 
 
 class RenderError(ValueError):
@@ -176,8 +177,6 @@ def split_values(topic: Any, values: dict[str, Any]) -> tuple[dict[str, Any], di
 def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> RenderOptions:
     """``opts`` with the TOML file ``path``'s texts (from ``render.py script``): its ``[speech]`` spoken
     (implies a voice), its ``[captions]`` drawn, in the .srt and the subtitle track."""
-    from .script_file import ScriptError, load_tables, step_names
-
     try:
         captions, speech = load_tables(Path(path), step_names(topic, params))
     except ScriptError as err:
@@ -233,8 +232,6 @@ def render_checked(topic: Any, params: Any, opts: RenderOptions) -> tuple[Outcom
     started = time.monotonic()
     extra = {}
     if parallel(opts):  # ranges of the animations on several workers (scenes/pipeline/parallel.py)
-        from .parallel import run_scene
-
         extra["run"] = run_scene(opts)
     try:
         outcome = render_or_skip(topic, params, opts, **extra)

@@ -10,8 +10,9 @@ the same pictures, so a segment is byte for byte what Manim's encoder writes (te
 and Manim's cache keys still describe it. Inside :func:`installed` fresh heap memory holds a fixed
 byte (:func:`fixed_heap_bytes`): libx264 reads some memory it never wrote, and without that the same
 pictures encoded differently from run to run. ``bench/render.py --frames`` times both.
-It replaces the name Manim 0.22's scene file writer builds its encoders from (pyproject pins
-manim below 0.23; tests/test_encoder.py fails if that name or its behaviour moves).
+The name Manim 0.22's scene file writer builds its encoders from is swapped by
+``scenes.kit.manim_patches.segment_encoder`` (pyproject pins manim below 0.23; tests/test_encoder.py
+fails if that name or its behaviour moves).
 
 Example::
 
@@ -31,8 +32,9 @@ from pathlib import Path
 import av
 import numpy as np
 from av.video.reformatter import VideoReformatter
-from manim.scene import scene_file_writer
 from manim.scene.video_segment_encoder import VideoSegmentEncoder
+
+from scenes.kit.manim_patches import segment_encoder
 
 
 class SegmentEncoder(VideoSegmentEncoder):
@@ -98,10 +100,5 @@ def fixed_heap_bytes() -> Iterator[None]:
 def installed() -> Iterator[None]:
     """Let Manim's scene file writer use :class:`SegmentEncoder` inside the block, on a heap whose
     fresh bytes are fixed (:func:`fixed_heap_bytes`)."""
-    previous = scene_file_writer.VideoSegmentEncoder
-    scene_file_writer.VideoSegmentEncoder = SegmentEncoder
-    try:
-        with fixed_heap_bytes():
-            yield
-    finally:
-        scene_file_writer.VideoSegmentEncoder = previous
+    with segment_encoder(SegmentEncoder), fixed_heap_bytes():
+        yield

@@ -35,15 +35,20 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
+from scenes.kit.base import flag_text
 from scenes.kit.values import BadValue, checked
+from scenes.topics import load_topics
 
-from . import api, slides
+from . import api, pool, slides
+from .exports import section_clips
+from .fsutil import write_text
 from .manifest import Manifest
 from .naming import output_name
 from .options import FIELDS as OPTION_FIELDS
-from .options import RenderOptions, flags
-from .render_job import input_key, up_to_date
+from .options import OptionError, RenderOptions, flags, validate_name
+from .publish import recover
 from .script_file import ScriptError, checked_texts, read_toml, step_names
+from .uptodate import input_key, up_to_date
 
 LOOK_KEYS = tuple(f.name for f in flags("lesson"))  # the render options a lesson sets for all its clips
 LESSON_KEYS = ("title", "name", *LOOK_KEYS, "clip")
@@ -75,8 +80,6 @@ class Clip:
     @property
     def flags(self) -> str:
         """The clip's non-default parameters as command-line flags (``--wo negate``)."""
-        from scenes.kit.base import flag_text
-
         return " ".join(flag_text(k, v) for k, v in self.params.changed().items())
 
 
@@ -99,8 +102,6 @@ class Lesson:
 def load(path: Any, topics: dict | None = None) -> Lesson:
     """The lesson in TOML file ``path``, every key checked; :class:`LessonError` (one line) otherwise.
     ``topics`` ({slug: Topic}): where topic names are looked up (default: every topic)."""
-    from scenes import load_topics
-
     path = Path(path)
     try:
         data = read_toml(path, "lesson")
@@ -154,8 +155,6 @@ def _kind(value: Any) -> str:
 
 
 def _check_name(name: str, topics: dict, where: str) -> None:
-    from .render_job import OptionError, validate_name
-
     try:
         validate_name(name)
     except OptionError as err:
@@ -317,7 +316,6 @@ def render_clips(lesson: Lesson, out: Any = "media", *, jobs: int = 1, force: bo
                        outcome.skipped, seconds)
             manifests.append(outcome.manifest)
         return manifests
-    from . import pool
 
     by_label = {clip.label: clip for clip, _ in plan}
 
@@ -353,8 +351,6 @@ def _manifest_of(clip: Clip, opts: RenderOptions) -> Manifest:
 def shown(clip: Clip, manifest: Manifest, folder: Path) -> tuple[Manifest, list[Path]]:
     """The clip's render as the exports take it: its manifest with only the steps the clip shows, in the
     clip's order, and their section clips."""
-    from .exports import section_clips
-
     clips = section_clips(folder.parent, manifest)
     by_name = {s.name: (s, c) for s, c in zip(manifest.steps, clips)}
     names = list(clip.steps) if clip.steps is not None else [s.name for s in manifest.steps]
@@ -385,7 +381,6 @@ def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = 
     if not isinstance(lesson, Lesson):
         lesson = load(lesson)
     api.make_options(out=out)  # an --out that cannot be used: refused before anything renders
-    from .publish import recover
 
     folder = lesson_dir(lesson, out).absolute()
     recover(folder / ".cache")
@@ -422,8 +417,6 @@ def add_clip(path: Any, topic: str, flags: dict | None = None, *, title: str | N
     """Append a clip (``topic`` with ``flags``, {field or flag name: value}) to the lesson file ``path``
     (created, titled after its name, if missing) and return the checked lesson. The clip is checked first;
     the file is replaced only if the whole lesson is still valid (else :class:`LessonError`, file unchanged)."""
-    from .fsutil import write_text
-
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
     text = path.read_text(encoding="utf-8") if path.exists() else f"title = {_toml(path.stem)}\n"
@@ -434,7 +427,6 @@ def add_clip(path: Any, topic: str, flags: dict | None = None, *, title: str | N
         lines.append("flags = { " + ", ".join(f"{_key(k.lstrip('-').replace('-', '_'))} = {_toml(v)}"
                                              for k, v in flags.items()) + " }")
     new_text = text.rstrip("\n") + "\n" + "\n".join(lines) + "\n"
-    from scenes import load_topics
 
     try:
         data = tomllib.loads(new_text)

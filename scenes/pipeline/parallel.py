@@ -14,6 +14,12 @@ import time
 from pathlib import Path
 from typing import Any
 
+from . import signals
+from .cluster import ClusterBackend
+from .fsutil import WORK
+from .job import render_or_skip
+from .pool import LocalBackend
+from .publish import recover
 from .ranges import Course, runner
 
 
@@ -21,10 +27,7 @@ def backend_for(opts: Any) -> Any:
     """The workers of a render (a context manager): the cluster at ``opts.cluster``, else ``opts.jobs``
     local processes."""
     if opts.cluster is not None:
-        from .cluster import ClusterBackend
-
         return ClusterBackend(opts.cluster, opts.jobs)
-    from .pool import LocalBackend
 
     return LocalBackend(opts.jobs)
 
@@ -44,10 +47,6 @@ def render_course(topics: dict, opts: Any, report: Any) -> list[str]:
     ``opts.jobs`` shared workers (or the cluster); ``report(slug, path, skipped, seconds)`` hears each
     topic as it is published. The failures, one line each; SIGINT/SIGTERM stops every worker and
     raises :class:`signals.Interrupted` with nothing more published."""
-    from . import signals
-    from .publish import recover
-    from .render_job import render_or_skip
-
     course = Course(len(topics), opts.jobs)
     failures: list[str] = []
     threads: list[threading.Thread] = []
@@ -88,8 +87,6 @@ def render_course(topics: dict, opts: Any, report: Any) -> list[str]:
 def _remove_own_work(cache: Path) -> None:
     """After a stop: the work folders (and locks) this process's topic threads still hold."""
     import shutil
-
-    from .fsutil import WORK
 
     for path in (cache / WORK).glob(f"*-{os.getpid()}-*"):
         if path.is_dir():

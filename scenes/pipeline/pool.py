@@ -18,9 +18,11 @@ from pathlib import Path
 from typing import Any
 
 from . import signals
+from .job import render_or_skip
+from .options import RenderOptions
 from .publish import recover
+from .ranges import RangeFailed, plan_scene
 from .ranges import topic_in as _topic_in
-from .render_job import RenderOptions, render_or_skip
 
 
 def _watch_parent(parent: int) -> None:
@@ -287,8 +289,6 @@ class TaskPool:
         if status == "ok":
             future.set_result(value)
         else:
-            from .ranges import RangeFailed
-
             future.set_exception(RangeFailed(value))
 
     def _replace(self, worker: dict) -> None:
@@ -364,8 +364,6 @@ class LocalBackend:
         self._pool.close(kill=kill)
 
     def plan(self, job: Any) -> Any:
-        from .ranges import plan_scene
-
         return wait_all([self._pool.submit(plan_scene, job, priority=-1)])[0]
 
     def job(self, job: Any) -> Any:

@@ -303,5 +303,16 @@ def publish(cache: Path, work: Path, moves: list[Move]) -> None:
         _finish(root, journal, entries)
 
 
+def publish_output(cache: Path, work: Path, stage: Path, target: Path, files: list[str], manifest: str,
+                   sections: str | None = None) -> None:
+    """Publish one render's staged output from ``stage`` into ``target`` as one transaction: its folder
+    of section clips (``sections``, swapped whole), each file (``files``, names relative to ``stage``;
+    those inside the sections folder move with it), the manifest last (:func:`publish`)."""
+    moves = [Move(stage / sections, target / sections, folder=True)] if sections else []
+    moves += [Move(stage / f, target / f) for f in files if "/" not in f]
+    moves.append(Move(stage / manifest, target / manifest))  # last: a reader trusts the files it lists
+    publish(cache, work, moves)
+
+
 class _Undo(Exception):
     """A signal arrived during the moves: undo them."""

@@ -15,13 +15,15 @@ A render with ``--jobs N`` (or ``--cluster``) runs in three parts:
    frame count; a range also pays for skipping the animations before it.
 3. **Join** (:func:`join`): the parent concatenates the segments in order as Manim's own combine does
    (packets copied, never encoded again), so the video is the serial render's frame for frame,
-   and the render job stages and publishes it as usual (scenes/pipeline/render_job.py).
+   and :func:`assemble` reports it as the driver reports a serial render (``driver.SceneRecord``):
+   the render job stages and publishes it as usual (scenes/pipeline/job.py).
 
 The workers are local processes (scenes/pipeline/pool.py) or a Dask cluster (scenes/pipeline/cluster.py).
 
 Example::
 
-    from scenes.pipeline.render_job import RenderOptions, render_topic
+    from scenes.pipeline.job import render_topic
+    from scenes.pipeline.options import RenderOptions
     render_topic(topic, topic.Params(), RenderOptions(quality="high", jobs=2))
 """
 
@@ -30,7 +32,9 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import importlib
+import io
 import json
+import math
 import os
 import shutil
 import tempfile
@@ -41,7 +45,16 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+import av
+from manim import __version__ as MANIM_VERSION
+from manim.utils.caching import prune_segment_cache
+
+from scenes.kit.manim_patches import noting_plays
+from scenes.kit.narration import PiperService, Speech, SpeechService
+
+from .driver import STEPS_KEPT, SceneRecord, Section, manim_format, play
 from .fsutil import atomic_write, link_or_copy, merge_cache, seed_cache
+from .options import QUALITIES
 
 RECORD = "ranges.json"  # in a step cache folder: what each animation cost in the last parallel render
 SKIP_ALL = 10**9  # a from_animation_number past any scene's end: the plan skips every animation
@@ -116,31 +129,26 @@ class Segments:
 
 # -- the narration every worker hears ------------------------------------------------------------
 
-def _speech_service() -> type:
-    from scenes.kit.narration import Speech, SpeechService
+class ReplayNarrator(SpeechService):
+    """The plan's narration replayed: each text's file, length and sentence starts, no synthesis."""
 
-    class ReplayNarrator(SpeechService):
-        """The plan's narration replayed: each text's file, length and sentence starts, no synthesis."""
+    def __init__(self, table: dict[str, tuple[str, float, tuple[float, ...]]], voice: str = "") -> None:
+        super().__init__(Path(tempfile.gettempdir()))
+        self.table, self._voice = table, voice
 
-        def __init__(self, table: dict[str, tuple[str, float, tuple[float, ...]]], voice: str = "") -> None:
-            super().__init__(Path(tempfile.gettempdir()))
-            self.table, self._voice = table, voice
+    @property
+    def voice(self) -> str:
+        return self._voice
 
-        @property
-        def voice(self) -> str:
-            return self._voice
+    def prefetch(self, texts: list[str]) -> None:
+        """Nothing to start: every text was made before the workers began."""
 
-        def prefetch(self, texts: list[str]) -> None:
-            """Nothing to start: every text was made before the workers began."""
-
-        def _make(self, text: str) -> Speech:
-            if text not in self.table:
-                raise RangeFailed(f"the narration {text[:40]!r} was not in the plan (the scene is not "
-                                  "deterministic)")
-            path, duration, sentences = self.table[text]
-            return Speech(text, Path(path), duration, tuple(sentences), self._voice)
-
-    return ReplayNarrator
+    def _make(self, text: str) -> Speech:
+        if text not in self.table:
+            raise RangeFailed(f"the narration {text[:40]!r} was not in the plan (the scene is not "
+                              "deterministic)")
+        path, duration, sentences = self.table[text]
+        return Speech(text, Path(path), duration, tuple(sentences), self._voice)
 
 
 class _Recorder:
@@ -160,60 +168,23 @@ class _Recorder:
 
 # -- running the scene with some animations skipped ------------------------------------------------
 
-_patch_lock = threading.Lock()
-
-
 @contextlib.contextmanager
 def watched(log: list[Played], holder: dict) -> Iterator[None]:
     """Inside the block: Manim notes every play in ``log`` (and the scene in ``holder``), draws no
     frame of an animation it skips (the next drawn one starts from its own static frame, and the
     camera keeps what drawing would leave in Manim's cache key), and does not combine a worker's
-    segments into a movie (the parent joins them all)."""
-    from manim.renderer.cairo_renderer import CairoRenderer
-    from manim.scene.scene_file_writer import SceneFileWriter
+    segments into a movie (the parent joins them all): ``scenes.kit.manim_patches.noting_plays``."""
 
-    play, static, update = CairoRenderer.play, CairoRenderer.save_static_frame_data, CairoRenderer.update_frame
-    combine = SceneFileWriter.combine_to_movie
-
-    def watched_play(self: Any, scene: Any, *args: Any, **kwargs: Any) -> None:
+    def before(scene: Any) -> None:
         holder["scene"] = scene
-        started = time.perf_counter()
-        play(self, scene, *args, **kwargs)
-        segment = self.file_writer.partial_movie_files[-1] if self.file_writer.partial_movie_files else None
+
+    def after(renderer: Any, scene: Any, seconds: float) -> None:
+        written = renderer.file_writer.partial_movie_files
         log.append(Played(scene.duration, bool(scene.is_current_animation_frozen_frame()),
-                          not self.skip_animations, time.perf_counter() - started, segment))
+                          not renderer.skip_animations, seconds, written[-1] if written else None))
 
-    def skipping(self: Any) -> bool:
-        return self.skip_animations and not self.file_writer.output_spec.is_still
-
-    def typed(self: Any, mobjects: Any) -> None:
-        """What drawing would have left behind: the camera's table of drawers (part of Manim's cache key)."""
-        if mobjects and not hasattr(self.camera, "display_funcs"):
-            self.camera.type_or_raise(list(mobjects)[0])
-
-    def lazy_static(self: Any, scene: Any, static_mobjects: Any) -> Any:
-        if skipping(self):  # nothing of a skipped animation is drawn; the next drawn one makes its own
-            typed(self, static_mobjects)
-            self.static_image = None
-            return None
-        return static(self, scene, static_mobjects)
-
-    def lazy_update(self: Any, scene: Any, mobjects: Any = None, *args: Any, **kwargs: Any) -> None:
-        if skipping(self):
-            typed(self, mobjects or [*scene.mobjects, *scene.foreground_mobjects])
-            return
-        update(self, scene, mobjects, *args, **kwargs)
-
-    with _patch_lock:
-        CairoRenderer.play = watched_play
-        CairoRenderer.save_static_frame_data, CairoRenderer.update_frame = lazy_static, lazy_update
-        SceneFileWriter.combine_to_movie = lambda self: None
-        try:
-            yield
-        finally:
-            CairoRenderer.play = play
-            CairoRenderer.save_static_frame_data, CairoRenderer.update_frame = static, update
-            SceneFileWriter.combine_to_movie = combine
+    with noting_plays(before, after):
+        yield
 
 
 def _topic(job: Job) -> Any:
@@ -248,13 +219,11 @@ def _workspace(job: Job) -> Iterator[tuple[Path, dict[str, Path]]]:
 
 def _run(job: Job, work: Path, private: dict[str, Path], steps: Path, extra: dict, narrator: Any,
          log: list[Played], holder: dict) -> Any:
-    from .render_job import _run_scene
-
     topic = _topic(job)
     extra = {"save_sections": False, "progress_bar": "none", **extra}
     with watched(log, holder):
         try:
-            return _run_scene(topic, job.params, job.opts, job.name, work, private["Tex"], private["texts"],
+            return play(topic, job.params, job.opts, job.name, work, private["Tex"], private["texts"],
                               steps, job.voice_cache or work / "voice", extra=extra, narrator=narrator)
         except RangeFailed:
             raise
@@ -268,11 +237,7 @@ def plan_scene(job: Job) -> Plan:
     started = time.perf_counter()
     log: list[Played] = []
     holder: dict = {}
-    narrator = None
-    if job.opts.voice:
-        from scenes.kit.narration import PiperService
-
-        narrator = PiperService(job.voice_cache, job.opts.voice_model)
+    narrator = PiperService(job.voice_cache, job.opts.voice_model) if job.opts.voice else None
     recorder = _Recorder(narrator) if narrator is not None else None
     with _workspace(job) as (work, private):
         scene = _run(job, work, private, work / "segments", {"from_animation_number": SKIP_ALL}, narrator,
@@ -286,8 +251,6 @@ def plan_scene(job: Job) -> Plan:
 
 
 def _fps(quality: str) -> int:
-    from .render_job import QUALITIES
-
     return QUALITIES[quality][2]
 
 
@@ -296,7 +259,7 @@ def render_range(job: Job, start: int, stop: int) -> Segments:
     started = time.perf_counter()
     log: list[Played] = []
     holder: dict = {}
-    narrator = _speech_service()(job.speech) if job.opts.voice else None
+    narrator = ReplayNarrator(job.speech) if job.opts.voice else None
     extra = {"from_animation_number": start, "upto_animation_number": stop - 1}
     with _workspace(job) as (work, private):
         segments = work / "segments"
@@ -417,21 +380,16 @@ def predicted_speedup(draw: list[float], skip: list[float], workers: int, join: 
 def join(files: list[Path], target: Path, transparent: bool = False) -> Path:
     """Concatenate segments into ``target`` as Manim's combine does: packets copied in order, none
     encoded again, so each frame is the segment's own."""
-    import av
-    from manim import __version__
-
     if not files:
         raise ValueError(f"nothing to join into {target}: no segments")
     target.parent.mkdir(parents=True, exist_ok=True)
     listing = "".join(f"file 'file:{Path(f).as_posix()}'\n" for f in files).encode()
-    import io
-
     manifest = io.BytesIO(listing)
     source = av.open(manifest, options={"safe": "0", "an": "1"}, format="concat")
     try:
         stream = source.streams.video[0]
         with av.open(str(target), mode="w") as out:
-            out.metadata["comment"] = f"Rendered with Manim Community v{__version__}"
+            out.metadata["comment"] = f"Rendered with Manim Community v{MANIM_VERSION}"
             out_stream = out.add_stream_from_template(template=stream)
             if transparent and target.suffix == ".webm":
                 out_stream.pix_fmt = "yuva420p"
@@ -444,35 +402,6 @@ def join(files: list[Path], target: Path, transparent: bool = False) -> Path:
     finally:
         source.close()
     return target
-
-
-@dataclass
-class _Plan_:
-    primary_artifact: Path
-    sections_dir: Path | None = None
-    section_index: Path | None = None
-
-
-class _Narrated:
-    def __init__(self, stats: dict | None) -> None:
-        self._stats = stats
-
-    def stats(self) -> dict | None:
-        return self._stats
-
-
-@dataclass
-class Joined:
-    """What the render job reads of a finished scene, for a render made in ranges."""
-
-    output_plan: _Plan_
-    steps: list[dict]
-    time: float
-    numbers: dict[str, Any]
-    narrator: Any
-
-    def collect_numbers(self) -> dict[str, Any]:
-        return self.numbers
 
 
 def place_segments(parts: list[Segments], folder: Path, steps: Path | None) -> list[Path]:
@@ -492,36 +421,30 @@ def place_segments(parts: list[Segments], folder: Path, steps: Path | None) -> l
                 link_or_copy(Path(data), path)
             paths.append(path)
     if steps is not None:
-        from manim.utils.caching import prune_segment_cache
-
-        from .render_job import STEPS_KEPT
-
         merge_cache(folder, Path(steps))
         prune_segment_cache(Path(steps), STEPS_KEPT)
     return paths
 
 
-def assemble(plan: Plan, parts: list[Segments], opts: Any, name: str, work: Path, steps: Path | None) -> Joined:
-    """Join every range's segments into the video (and one clip per section with ``opts.sections``)."""
-    from .render_job import manim_format
-
+def assemble(plan: Plan, parts: list[Segments], opts: Any, name: str, work: Path,
+             steps: Path | None) -> SceneRecord:
+    """Join every range's segments into the video (and one clip per section with ``opts.sections``):
+    the driver's record of the render, as a serial render reports it."""
     if sum(p.stop - p.start for p in parts) != len(plan.played):
         raise RangeFailed(f"{name}: the ranges do not cover the plan's {len(plan.played)} animations")
     segments = place_segments(parts, work / "joined", steps)
     ext = f".{manim_format(opts)}"
     primary = join(segments, work / "out" / f"{name}{ext}", opts.transparent)
-    output = _Plan_(primary)
+    sections = []
     if opts.sections:
-        output = _Plan_(primary, work / "out" / "sections", work / "out" / "sections" / "index.json")
-        index, at = [], 0
+        at = 0
         for k, (section, count) in enumerate(plan.sections):
-            clip = f"{name}_{k:04}_{section}{ext}"
-            join(segments[at:at + count], output.sections_dir / clip)
-            index.append({"name": section, "video": clip})
+            if section != "autocreated":  # Manim's section before the first step: no step's clip
+                clip = work / "out" / "sections" / f"{name}_{k:04}_{section}{ext}"
+                sections.append(Section(section, join(segments[at:at + count], clip)))
             at += count
-        output.section_index.write_text(json.dumps(index))
-    return Joined(output, plan.steps, plan.time, plan.numbers, _Narrated(plan.voice_stats)
-                  if opts.voice else None)
+    return SceneRecord(primary=primary, sections=tuple(sections), steps=plan.steps, time=plan.time,
+                       numbers=plan.numbers, voice=plan.voice_stats if opts.voice else None)
 
 
 # -- the runner the render job calls --------------------------------------------------------------
@@ -534,7 +457,7 @@ def job_for(topic: Any, params: Any, opts: Any, name: str, work: Path | None, ca
 
 
 def render_in_ranges(backend: Any, topic: Any, params: Any, opts: Any, name: str, work: Path, tex: Path,
-                     text: Path, steps: Path, voice_cache: Path, course: Course | None = None) -> Joined:
+                     text: Path, steps: Path, voice_cache: Path, course: Course | None = None) -> SceneRecord:
     """Plan, draw the ranges on ``backend`` (``submit(fn, *args) -> future``), join: the scene record.
     With a ``course`` (``all --jobs N``), the topic gets its share of the workers."""
     # workers seed their glyph caches from this job's own and merge back into it (the render job
@@ -604,8 +527,6 @@ class Course:
 
     def ranges_for(self, cost: float) -> int:
         """How many ranges a topic of drawing ``cost`` gets: its share of the workers, at least one."""
-        import math
-
         with self._cond:
             self._costs[threading.get_ident()] = cost
             self._cond.notify_all()
@@ -618,10 +539,10 @@ class Course:
 
 
 def runner(backend: Any, course: Course | None = None) -> Any:
-    """A :func:`render_job._run_scene` stand-in that renders in ranges on ``backend``."""
+    """A :func:`driver.run_scene` in ranges on ``backend``: the same arguments, the same ``SceneRecord``."""
 
     def run(topic: Any, params: Any, opts: Any, name: str, work: Path, tex: Path, text: Path, steps: Path,
-            voice_cache: Path) -> Joined:
+            voice_cache: Path) -> SceneRecord:
         return render_in_ranges(backend, topic, params, opts, name, work, tex, text, steps, voice_cache, course)
 
     return run

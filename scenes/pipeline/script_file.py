@@ -7,7 +7,7 @@ file names and the default for the rest. Every problem with a file is one
 
 Example::
 
-    from scenes import load_topics
+    from scenes.topics import load_topics
     from scenes.pipeline.script_file import default_script, dump, load
     topic = load_topics()["residual"]
     text = dump(default_script(topic, topic.Params()), topic="residual")

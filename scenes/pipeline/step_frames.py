@@ -28,15 +28,21 @@ import hashlib
 import json
 import os
 import shutil
-import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import tblock
+from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
+from scenes.kit.parts import number_glyphs
+from scenes.topics import TOPIC_MODULES
+
 from .api import RenderFailed, check_tools, make_options, make_params, topic_named
+from .driver import text_cache
 from .fsutil import atomic_path, file_lock, link_or_copy, lock_if_free, merge_cache, owned_dir, seed_cache, write_text
-from .render_job import QUALITIES, RenderOptions, input_files, source_hash, text_cache
+from .options import QUALITIES, RenderOptions
+from .uptodate import input_files, source_hash
 
 FRAMES = "frames"  # OUT/.cache/frames/<slug>/<key>/
 INDEX = "frames.json"  # written last: a folder with it holds every frame it lists
@@ -82,9 +88,6 @@ def prepare_number_glyphs(out: Any = "media", slugs: list[str] | None = None) ->
     """
     from manim import tempconfig
 
-    from scenes import TOPIC_MODULES
-    from scenes.kit.parts import number_glyphs
-
     tex = text_cache(Path(out).absolute() / ".cache") / "Tex"
     folder = tex / NUMBER_GLYPHS
     with lock_if_free(tex / f"{NUMBER_GLYPHS}.lock") as mine:
@@ -102,8 +105,6 @@ def prepare_number_glyphs(out: Any = "media", slugs: list[str] | None = None) ->
 def frames_key(topic: Any, params: Any, opts: RenderOptions) -> str:
     """What the pictures depend on: topic, parameters, theme, quality, the engine, Manim and the code."""
     import manim
-
-    import tblock
 
     payload = {
         "topic": topic.slug,
@@ -174,39 +175,6 @@ def draw(topic: Any, params: Any, opts: RenderOptions, folder: Path, cache: Path
     return [folder / s["file"] for s in steps]
 
 
-_SHARING = threading.local()  # .on: this thread is drawing step frames (see sharing_parsed_paths)
-
-
-@contextlib.contextmanager
-def sharing_parsed_paths() -> Any:
-    """While this thread draws, copies of a glyph share its parsed SVG path instead of copying it.
-
-    Every letter and digit Manim draws is a ``VMobjectFromSVGPath`` that keeps the svgelements path
-    its points were made from; Manim reads it once, to make the points, and never again, yet every
-    copy of the mobject deep-copies it: three quarters of the time a copy of a glyph takes, and
-    scenes copy glyphs all the time (each digit a ``DecimalNumber`` shows is a copy). Points,
-    colours and everything drawn are still copied.
-    """
-    from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
-
-    if not getattr(VMobjectFromSVGPath, "_tblock_shares_paths", False):
-        plain = VMobjectFromSVGPath.__deepcopy__
-
-        def __deepcopy__(self: Any, memo: dict) -> Any:  # noqa: N807 - Manim's copy, path shared
-            path = self.__dict__.get("path_obj")
-            if path is not None and getattr(_SHARING, "on", False):
-                memo.setdefault(id(path), path)
-            return plain(self, memo)
-
-        VMobjectFromSVGPath.__deepcopy__ = __deepcopy__
-        VMobjectFromSVGPath._tblock_shares_paths = True
-    was, _SHARING.on = getattr(_SHARING, "on", False), True
-    try:
-        yield
-    finally:
-        _SHARING.on = was
-
-
 def write_png(image: Any, path: Path) -> Path:
     """Write ``image`` whole (a temporary file, then a rename); fast compression: it is a cache."""
     with atomic_path(path) as tmp:
@@ -258,7 +226,7 @@ def SkippingRenderer(**kwargs: Any) -> Any:  # noqa: N802 - a class made on firs
 
 def frames_scene(scene_class: type) -> type:
     """``scene_class`` reporting each step's settled frame to ``on_step_end(name, caption, image)``,
-    every animation taken straight to its end (:func:`jump_to_end`)."""
+    every animation taken straight to its end (``scenes.kit.manim_patches.jump_to_end``)."""
 
     class StepEndFrames(scene_class):
         def __init__(self, *args: Any, on_step_end: Callable[[str, str, Any], None], **kwargs: Any) -> None:
@@ -278,58 +246,6 @@ def frames_scene(scene_class: type) -> type:
 
     StepEndFrames.__name__ = StepEndFrames.__qualname__ = scene_class.__name__
     return StepEndFrames
-
-
-def jump_to_end(animation: Any) -> None:
-    """Spare a skipped animation the copies Manim makes to draw its middle, where its end is known.
-
-    Skipped, Manim still begins every animation (a copy of the mobject to start from, another of
-    the target), then sets it to its end. For the animations that end on the mobject as it is
-    (fading, growing or creating it in, indicating it, fading it out and removing it), nothing
-    needs to be copied or interpolated: only their updater suspension is kept. Any other transform
-    that ends on its target starts from the target's copy instead of a copy of its own: at the end
-    the start is weighted by zero. A counting number skips its copy and its first value (it is set
-    to its last). Every other animation is left as Manim plays it. Group members
-    are handled one by one (a group ends where its members end when its rate function ends at 1).
-    """
-    from manim import (
-        AnimationGroup,
-        Create,
-        FadeIn,
-        FadeOut,
-        GrowArrow,
-        GrowFromCenter,
-        GrowFromEdge,
-        GrowFromPoint,
-        Indicate,
-        SpinInFromNothing,
-        Transform,
-    )
-    from manim.animation.animation import Animation
-    from manim.animation.numbers import ChangeDecimalToValue, ChangingDecimal
-
-    ends_at = animation.rate_func(1.0)
-    if isinstance(animation, AnimationGroup):
-        if ends_at == 1.0:
-            for member in animation.animations:
-                jump_to_end(member)
-        return
-    kind = type(animation)
-    unchanged = (kind in (FadeIn, GrowFromPoint, GrowFromCenter, GrowFromEdge, GrowArrow, SpinInFromNothing, Create)
-                 and ends_at == 1.0) or (kind is Indicate and ends_at == 0.0) or \
-        (kind is FadeOut and animation.rate_func(0.0) == 0.0)
-    if unchanged and animation.suspend_mobject_updating:
-        mobject = animation.mobject
-        animation.begin = mobject.suspend_updating
-        animation.interpolate = animation.update_mobjects = lambda _: None
-        animation.finish = mobject.resume_updating
-    elif (isinstance(animation, Transform) and ends_at == 1.0 and kind.begin is Transform.begin
-          and kind.interpolate is Animation.interpolate and kind.interpolate_mobject is Animation.interpolate_mobject
-          and kind.interpolate_submobject is Transform.interpolate_submobject):
-        animation.create_starting_mobject = lambda: animation.target_copy
-    elif kind in (ChangingDecimal, ChangeDecimalToValue) and kind.begin is Animation.begin \
-            and not animation.suspend_mobject_updating:
-        animation.begin = lambda: None  # its interpolation reads no starting copy
 
 
 def prune(topic_folder: Path, keep: str, kept: int = KEPT) -> list[str]:

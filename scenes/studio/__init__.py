@@ -25,6 +25,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, out: Any = "media", *, open
 
     import uvicorn
 
+    # lazy: every job's child (python -m scenes.studio.worker) runs this file, and needs no web app
     from .app import make_app
 
     StudioServer = _server_class()

@@ -28,11 +28,14 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from scenes import load_topics
+from scenes.kit.base import flag_text
 from scenes.pipeline import api
+from scenes.pipeline.fsutil import write_text
 from scenes.pipeline.manifest import srt_to_vtt
 from scenes.pipeline.options import flags
-from scenes.pipeline.render_job import PROJECT
+from scenes.pipeline.script_file import dump
+from scenes.pipeline.uptodate import PROJECT
+from scenes.topics import load_topics
 
 from . import frames as step_frames
 from . import lessons
@@ -99,10 +102,6 @@ def frames_asked(body: dict) -> bool:
 def script_file(topic: Any, params: Any, texts: Any, out: Path, captions: Any = None) -> Path:
     """Edited narration ``{step: text}`` (and ``captions``, ``{step: text}``, if given) as the ``--script``
     TOML file ``render.py script`` prints, under ``OUT/.cache/studio/scripts/`` (named by its content)."""
-    from scenes.kit.base import flag_text
-    from scenes.pipeline.fsutil import write_text
-    from scenes.pipeline.script_file import dump
-
     for name, table in (("script", texts), ("captions", captions or {})):
         if not isinstance(table, dict) or not all(isinstance(v, str) for v in table.values()):
             raise api.RenderError(f"\"{name}\" must be an object of step names and their texts")

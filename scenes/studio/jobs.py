@@ -37,7 +37,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from scenes.pipeline.render_job import PROJECT
+from scenes.pipeline.uptodate import PROJECT
 
 STATES = ("queued", "running", "done", "failed", "cancelled")
 FINAL = ("done", "failed", "cancelled")

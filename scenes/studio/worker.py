@@ -21,6 +21,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from scenes.pipeline import signals
+from scenes.pipeline.fsutil import atomic_path, write_text
+
+# This module imports only what is light (the standard library, signals, fsutil): a child starts ahead of
+# its job and sets its stop handlers first (main, serve_frames); Manim, the topics and the pipeline that
+# needs them are imported after that, in warm_up and in the functions below (each says so).
 Emit = Callable[..., None]
 FRAMES_NICE = 10  # the step-end frames' child yields the CPU to the render's
 PLAYS = "plays.json"  # OUT/.cache/studio/plays.json: how many animations each render played last time
@@ -50,8 +56,6 @@ def fallback_key(request: dict) -> str:
 
 def remember_plays(record: Path, request: dict, count: int) -> None:
     """Write the count for the next render's progress bar (a whole file, replaced at once)."""
-    from scenes.pipeline.fsutil import write_text
-
     try:
         data = json.loads(record.read_text())
     except (OSError, ValueError):
@@ -81,6 +85,7 @@ class Progress:
 
 def render(request: dict, emit: Emit) -> None:
     """The render the request asks for (the CLI's checks, its progress), then its export."""
+    # heavy (Manim): after the stop handlers, loaded by warm_up already
     from scenes.kit.base import on_play
     from scenes.pipeline import api
     from scenes.pipeline.script_file import step_names
@@ -115,8 +120,7 @@ def render(request: dict, emit: Emit) -> None:
 
 def export(kind: str, out: Path, manifest: Any) -> str:
     """A reveal.js deck (zipped, to download) or a pptx of a render made with its sections."""
-    from scenes.pipeline import exports, slides
-    from scenes.pipeline.fsutil import atomic_path
+    from scenes.pipeline import exports, slides  # heavy (Manim, PyAV): after the stop handlers
 
     renders = [(manifest, exports.section_clips(out, manifest))]
     if kind == "pptx":
@@ -144,6 +148,7 @@ def zipped(folder: Path, dst: Path, atomic_path: Any) -> Path:
 def frames(request: dict, emit: Emit) -> None:
     """Each step's end frame, animations skipped, as soon as it exists (scenes/studio/frames.py); the
     PNGs land under ``OUT/.cache/`` where the step-frames code keeps them."""
+    # heavy (Manim): after the stop handlers, loaded by warm_up already
     from scenes.pipeline import api
 
     from .frames import step_end_frames
@@ -165,18 +170,19 @@ def frames(request: dict, emit: Emit) -> None:
 
 def warm_up() -> None:
     """Import what every job needs (Manim, the topics, the render and frames code) before a request."""
+    # this is the point: the heavy imports, once the stop handlers are set
     import manim  # noqa: F401
 
-    import scenes
-    from scenes.pipeline import render_job, step_frames  # noqa: F401
+    from scenes.pipeline import job, step_frames  # noqa: F401
+    from scenes.topics import load_topics
 
-    scenes.load_topics()
+    load_topics()
 
 
 def prepare_numbers(out: str) -> int:
     """``python -m scenes.studio.worker --prepare-numbers OUT``: compile the number glyphs the topics'
     Tex caches under ``OUT`` lack, at a low priority (the studio starts this once, beside its children)."""
-    from scenes.pipeline.step_frames import prepare_number_glyphs
+    from scenes.pipeline.step_frames import prepare_number_glyphs  # heavy (Manim): only in this helper child
 
     os.nice(FRAMES_NICE)
     prepare_number_glyphs(out)
@@ -203,7 +209,7 @@ def cancelled(stop: Any, emit: Emit) -> int:
 
 def run_one(request: dict, emit: Emit) -> int:
     """One request (a render, or ``mode: "frames"``), ended by its last event; render.py's exit code."""
-    from scenes.pipeline import api, signals
+    from scenes.pipeline import api  # heavy (Manim): after the stop handlers, loaded by warm_up already
 
     try:
         (frames if request.get("mode") == "frames" else render)(request, emit)
@@ -224,14 +230,14 @@ def run_one(request: dict, emit: Emit) -> int:
 def main() -> int:
     """Run the request on stdin; the exit code is render.py's (0, 1 failed, 2 bad input, 130/143)."""
     emit = event_writer()
-    from scenes.pipeline import pool, signals
-
     signals.install()
     try:
         warm_up()
         request = json.loads(sys.stdin.read())
     except signals.Interrupted as stop:
         return cancelled(stop, emit)
+    from scenes.pipeline import pool  # heavy (its ranges import Manim): after the stop handlers
+
     pool._watch_parent(int(request.get("parent") or os.getppid()))
     if request.get("mode") == "frames":
         os.nice(FRAMES_NICE)  # beside a render on a small machine: the video keeps its pace
@@ -246,10 +252,10 @@ def serve_frames() -> int:
     request ends with its ``done`` or ``failed`` event; SIGTERM ends the child (``cancelled``).
     """
     emit = event_writer()
-    from scenes.pipeline import pool, signals
-
     signals.install()
     warm_up()
+    from scenes.pipeline import pool  # heavy (its ranges import Manim): after the stop handlers
+
     pool._watch_parent(os.getppid())
     os.nice(FRAMES_NICE)
     for line in sys.stdin:

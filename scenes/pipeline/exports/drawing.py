@@ -5,6 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from scenes.kit.theme import THEMES
+
 from ..fsutil import atomic_path
 
 
@@ -21,8 +23,6 @@ def _font(size: int, bold: bool = False) -> Any:
 
 
 def _theme(name: str) -> Any:
-    from scenes.kit.theme import THEMES
-
     return THEMES.get(name, THEMES["dark"])
 
 

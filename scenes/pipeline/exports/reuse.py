@@ -7,6 +7,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import tblock
+
 from ..manifest import Manifest
 from .video_info import ExportError
 
@@ -21,8 +23,6 @@ def reusable_render(out: Path, slug: str, name: str, params: Any, *, quality: st
     """The manifest of an earlier video in ``OUT/<slug>/`` made with these settings, if every file
     it lists is there and matches it (size and SHA-256): the engine version, parameters, quality,
     theme, captions and format must match, and with ``sections`` it must have the clips."""
-    import tblock
-
     folder = Path(out) / slug
     manifest = Manifest.find(folder, name, "video")
     if manifest is None:

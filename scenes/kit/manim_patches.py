@@ -1,0 +1,259 @@
+"""Every change tblock makes to Manim's own code, in one place (written against Manim 0.22.0, which
+pyproject pins below 0.23; manimpango 0.7.1). Each patch says which Manim behaviour it changes.
+
+The module lives in the kit, not in the pipeline, because the kit's own parts rely on its first two
+patches: a ``HeatStrip`` cannot be drawn without the camera fix, and every label the kit writes goes
+through the Text SVG fix, also when a topic is rendered by the plain ``manim`` command, where no
+pipeline code runs. The pipeline (a floor above) uses the others, each inside a ``with`` block:
+
+=================================  ==========================================================  ============
+patch                              what it changes                                             when
+=================================  ==========================================================  ============
+``camera.Image`` (:func:`apply`)   the Cairo camera's blank RGBA canvas for an ImageMobject    on import
+``PangoUtils.remove_last_M``       Text's in-place rewrite of its SVG                          on import
+:func:`segment_encoder`            the class the scene file writer encodes segments with       in a block
+:func:`noting_plays`               CairoRenderer.play, its skipped frames, combine_to_movie   in a block
+:func:`sharing_parsed_paths`       VMobjectFromSVGPath.__deepcopy__ (the parsed path shared)   in a block
+:func:`jump_to_end`                one Animation instance's begin/interpolate/finish           per object
+=================================  ==========================================================  ============
+
+Importing ``scenes.kit`` applies the first two (idempotent)::
+
+    import scenes.kit  # HeatStrip now renders; Text no longer rewrites cached SVGs
+"""
+
+from __future__ import annotations
+
+import contextlib
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import manim.camera.camera as _camera
+import numpy as np
+from manim import (
+    AnimationGroup,
+    Create,
+    FadeIn,
+    FadeOut,
+    GrowArrow,
+    GrowFromCenter,
+    GrowFromEdge,
+    GrowFromPoint,
+    Indicate,
+    SpinInFromNothing,
+    Transform,
+)
+from manim.animation.animation import Animation
+from manim.animation.numbers import ChangeDecimalToValue, ChangingDecimal
+from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
+from manim.renderer.cairo_renderer import CairoRenderer
+from manim.scene import scene_file_writer
+from manim.scene.scene_file_writer import SceneFileWriter
+from manimpango import PangoUtils
+from PIL import Image
+
+from .glyphs import write_whole
+
+# -- on import: the camera's blank canvas (Manim 0.22.0 camera/camera.py, Camera.display_image_mobject) ---------
+
+class _CameraImage:
+    """PIL.Image as the camera sees it, with the blank-canvas call fixed.
+
+    Manim's Cairo camera pastes every ImageMobject onto a blank canvas made with
+    ``Image.fromarray(np.zeros((h, w)), mode="RGBA")``; Pillow 13 refuses that (a 2-D float array is
+    not RGBA: "Invalid mode for data type"), so any scene showing a ``HeatStrip`` fails to render.
+    Exactly that call returns the blank transparent RGBA canvas it meant to build; every other use of
+    PIL passes through unchanged.
+    """
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(Image, name)
+
+    @staticmethod
+    def fromarray(obj: Any, mode: str | None = None) -> Image.Image:
+        arr = np.asarray(obj)
+        if mode == "RGBA" and arr.ndim == 2 and not arr.any():
+            return Image.new("RGBA", (arr.shape[1], arr.shape[0]))  # (0, 0, 0, 0), as zeros meant
+        return Image.fromarray(obj, mode=mode) if mode is not None else Image.fromarray(obj)
+
+
+# -- on import: Text's SVG rewrite (Manim 0.22.0 mobject/text/text_mobject.py calls manimpango 0.7.1's) ---------
+
+def remove_last_m(file_name: str) -> None:
+    """manimpango's ``remove_last_M`` (drop a dangling last move in each path), written only when it
+    changes the file, through a new file renamed over it.
+
+    Every ``Text`` Manim makes reads its SVG and writes it back (``remove_last_M``, opened with
+    ``"w"``), even when nothing changes. A glyph cache folder shared between processes, or linked
+    into a job's own folder (scenes/pipeline/fsutil.py), then has a file that is empty for a moment:
+    another process reading it fails with "no element found". Here the file is written only when
+    its content changes, whole and at once (a linked copy elsewhere keeps its old content).
+    """
+    path = Path(file_name)
+    content = path.read_text(encoding="utf-8")
+    changed = re.sub(r'Z M [^A-Za-z]*? "\/>', 'Z "/>', content)
+    if changed != content:
+        write_whole(path, lambda handle: handle.write(changed.encode()))
+
+
+def apply() -> None:
+    """Install the two import-time fixes on Manim's camera module and on manimpango (once)."""
+    if not isinstance(_camera.Image, _CameraImage):
+        _camera.Image = _CameraImage()
+    PangoUtils.remove_last_M = staticmethod(remove_last_m)
+
+
+apply()
+
+
+# -- in a block: the segment encoder (Manim 0.22.0 scene/scene_file_writer.py, _create_segment_encoder) --------
+
+@contextlib.contextmanager
+def segment_encoder(encoder: type) -> Iterator[None]:
+    """Inside the block Manim's scene file writer encodes its segments with ``encoder`` (a subclass of
+    ``VideoSegmentEncoder``, scenes/pipeline/encoder.py): ``_create_segment_encoder`` builds its
+    encoders from the module-level name ``VideoSegmentEncoder``, which is swapped here and restored
+    after (tests/test_encoder.py fails if that name moves)."""
+    previous = scene_file_writer.VideoSegmentEncoder
+    scene_file_writer.VideoSegmentEncoder = encoder
+    try:
+        yield
+    finally:
+        scene_file_writer.VideoSegmentEncoder = previous
+
+
+# -- in a block: a range of a render (Manim 0.22.0 renderer/cairo_renderer.py, scene/scene_file_writer.py) -----
+
+_plays_lock = threading.Lock()  # the patches below are on classes: one block at a time per process
+
+
+@contextlib.contextmanager
+def noting_plays(before: Callable[[Any], None], after: Callable[[Any, Any, float], None]) -> Iterator[None]:
+    """Inside the block (scenes/pipeline/ranges.py, a render drawn in ranges), three of Manim's
+    behaviours change:
+
+    - ``CairoRenderer.play`` tells ``before(scene)`` of every play and ``after(renderer, scene,
+      seconds)`` once it is played, so the caller can note each animation's length, kind and segment;
+    - a skipped animation draws nothing: Manim 0.22 still draws its static frame
+      (``save_static_frame_data``) and one frame (``update_frame``) that nobody sees; here the next
+      drawn animation makes its own, and the camera gets the table of drawers drawing would have left
+      (``type_or_raise``), which Manim's cache key reads, so the keys are the serial render's;
+    - ``SceneFileWriter.combine_to_movie`` does nothing: a worker's segments are joined by the parent.
+    """
+    play, static, update = CairoRenderer.play, CairoRenderer.save_static_frame_data, CairoRenderer.update_frame
+    combine = SceneFileWriter.combine_to_movie
+
+    def noted_play(self: Any, scene: Any, *args: Any, **kwargs: Any) -> None:
+        before(scene)
+        started = time.perf_counter()
+        play(self, scene, *args, **kwargs)
+        after(self, scene, time.perf_counter() - started)
+
+    def skipping(self: Any) -> bool:
+        return self.skip_animations and not self.file_writer.output_spec.is_still
+
+    def typed(self: Any, mobjects: Any) -> None:
+        """What drawing would have left behind: the camera's table of drawers (part of Manim's cache key)."""
+        if mobjects and not hasattr(self.camera, "display_funcs"):
+            self.camera.type_or_raise(list(mobjects)[0])
+
+    def lazy_static(self: Any, scene: Any, static_mobjects: Any) -> Any:
+        if skipping(self):  # nothing of a skipped animation is drawn; the next drawn one makes its own
+            typed(self, static_mobjects)
+            self.static_image = None
+            return None
+        return static(self, scene, static_mobjects)
+
+    def lazy_update(self: Any, scene: Any, mobjects: Any = None, *args: Any, **kwargs: Any) -> None:
+        if skipping(self):
+            typed(self, mobjects or [*scene.mobjects, *scene.foreground_mobjects])
+            return
+        update(self, scene, mobjects, *args, **kwargs)
+
+    with _plays_lock:
+        CairoRenderer.play = noted_play
+        CairoRenderer.save_static_frame_data, CairoRenderer.update_frame = lazy_static, lazy_update
+        SceneFileWriter.combine_to_movie = lambda self: None
+        try:
+            yield
+        finally:
+            CairoRenderer.play = play
+            CairoRenderer.save_static_frame_data, CairoRenderer.update_frame = static, update
+            SceneFileWriter.combine_to_movie = combine
+
+
+# -- in a block: glyph copies (Manim 0.22.0 mobject/svg/svg_mobject.py, Mobject.__deepcopy__) ------------------
+
+_SHARING = threading.local()  # .on: this thread is drawing step frames (see sharing_parsed_paths)
+
+
+@contextlib.contextmanager
+def sharing_parsed_paths() -> Iterator[None]:
+    """While this thread is in the block, copies of a glyph share its parsed SVG path instead of copying it.
+
+    Every letter and digit Manim draws is a ``VMobjectFromSVGPath`` that keeps the svgelements path
+    its points were made from; Manim reads it once, to make the points, and never again, yet every
+    copy of the mobject deep-copies it: three quarters of the time a copy of a glyph takes, and
+    scenes copy glyphs all the time (each digit a ``DecimalNumber`` shows is a copy). Points,
+    colours and everything drawn are still copied. The class's ``__deepcopy__`` is replaced once, for
+    good; outside a block (other threads, later renders) it copies exactly as Manim's.
+    """
+    if not getattr(VMobjectFromSVGPath, "_tblock_shares_paths", False):
+        plain = VMobjectFromSVGPath.__deepcopy__
+
+        def __deepcopy__(self: Any, memo: dict) -> Any:  # noqa: N807 - Manim's copy, path shared
+            path = self.__dict__.get("path_obj")
+            if path is not None and getattr(_SHARING, "on", False):
+                memo.setdefault(id(path), path)
+            return plain(self, memo)
+
+        VMobjectFromSVGPath.__deepcopy__ = __deepcopy__
+        VMobjectFromSVGPath._tblock_shares_paths = True
+    was, _SHARING.on = getattr(_SHARING, "on", False), True
+    try:
+        yield
+    finally:
+        _SHARING.on = was
+
+
+# -- per object: a skipped animation taken to its end (Manim 0.22.0 animation/*.py, Scene.play skipping) -------
+
+def jump_to_end(animation: Any) -> None:
+    """Spare a skipped animation the copies Manim makes to draw its middle, where its end is known.
+
+    Skipped, Manim still begins every animation (a copy of the mobject to start from, another of
+    the target), then sets it to its end. For the animations that end on the mobject as it is
+    (fading, growing or creating it in, indicating it, fading it out and removing it), nothing
+    needs to be copied or interpolated: only their updater suspension is kept. Any other transform
+    that ends on its target starts from the target's copy instead of a copy of its own: at the end
+    the start is weighted by zero. A counting number skips its copy and its first value (it is set
+    to its last). Every other animation is left as Manim plays it. Group members are handled one by
+    one (a group ends where its members end when its rate function ends at 1). The methods are
+    replaced on ``animation`` itself (scenes/pipeline/step_frames.py), never on a class.
+    """
+    ends_at = animation.rate_func(1.0)
+    if isinstance(animation, AnimationGroup):
+        if ends_at == 1.0:
+            for member in animation.animations:
+                jump_to_end(member)
+        return
+    kind = type(animation)
+    unchanged = (kind in (FadeIn, GrowFromPoint, GrowFromCenter, GrowFromEdge, GrowArrow, SpinInFromNothing, Create)
+                 and ends_at == 1.0) or (kind is Indicate and ends_at == 0.0) or \
+        (kind is FadeOut and animation.rate_func(0.0) == 0.0)
+    if unchanged and animation.suspend_mobject_updating:
+        mobject = animation.mobject
+        animation.begin = mobject.suspend_updating
+        animation.interpolate = animation.update_mobjects = lambda _: None
+        animation.finish = mobject.resume_updating
+    elif (isinstance(animation, Transform) and ends_at == 1.0 and kind.begin is Transform.begin
+          and kind.interpolate is Animation.interpolate and kind.interpolate_mobject is Animation.interpolate_mobject
+          and kind.interpolate_submobject is Transform.interpolate_submobject):
+        animation.create_starting_mobject = lambda: animation.target_copy
+    elif kind in (ChangingDecimal, ChangeDecimalToValue) and kind.begin is Animation.begin \
+            and not animation.suspend_mobject_updating:
+        animation.begin = lambda: None  # its interpolation reads no starting copy
