@@ -106,3 +106,54 @@ def test_every_door_takes_a_list_of_words_as_a_list(tmp_path):
     answer = client.post("/api/check", json={"topic": "heads", "params": {"words": ["the", "cat"]}})
     assert answer.status_code == 200, answer.text
     assert "--words the,cat" in answer.json()["command"]
+
+
+def test_a_script_for_a_step_the_flags_skip_is_refused_before_rendering(cli, tmp_path):
+    script = tmp_path / "s.toml"
+    script.write_text(cli("script", "residual").output)  # the default flags show switch_to_negate
+    assert "switch_to_negate" in script.read_text()
+    assert "switch_to_negate" not in cli("script", "residual", "--wo", "negate").output
+    result = cli("residual", "--wo", "negate", "--script", script, "--out", tmp_path / "out")
+    assert result.exit_code == 2 and "step 'switch_to_negate' is not in the video with these flags" in result.output
+    assert not (tmp_path / "out").exists()
+    lesson = tmp_path / "l.toml"
+    lesson.write_text('[[clip]]\ntopic = "residual"\nflags = { wo = "negate" }\n'
+                      '[clip.captions]\nswitch_to_negate = "Flipped."\n')
+    with pytest.raises(LessonError, match="captions.switch_to_negate: step 'switch_to_negate' is not in the video"):
+        load(lesson)
+
+
+def test_a_script_names_its_own_variant(tmp_path):
+    from scenes.pipeline.naming import output_name
+
+    topic = api.topic_named("residual")
+    params = topic.Params()
+    steps = list(topic.Scene.script(params))
+    one, two = tmp_path / "one.toml", tmp_path / "two.toml"
+    one.write_text(f'{steps[0]} = "One way."\n')
+    two.write_text(f'{steps[0]} = "Another way."\n')
+    opts = api.make_options(out=tmp_path)
+    names = {output_name("residual", params, api.with_script(topic, params, opts, path)) for path in (one, two)}
+    assert len(names) == 2 and all(n.startswith("residual_voice_words-") for n in names)
+
+
+def test_a_lesson_says_what_it_got_and_caps_its_size(tmp_path):
+    path = tmp_path / "l.toml"
+    path.write_text('[[clip]]\ntopic = "bank"\nflags = "depth=6"\n')
+    with pytest.raises(LessonError, match=r"flags must be a table, .*; got the text 'depth=6'$"):
+        load(path)
+    path.write_text('[[clip]]\ntopic = "bank"\n' * 10_000)
+    with pytest.raises(LessonError, match="10,000 clips; a lesson holds at most 100"):
+        load(path)
+    path.write_text(f'title = "{"t" * 500}"\n[[clip]]\ntopic = "bank"\n')
+    with pytest.raises(LessonError, match="title is 500 characters; at most 120"):
+        load(path)
+
+
+def test_a_huge_value_is_echoed_cut(cli, tmp_path):
+    words = ",".join(["w"] * 50_000)
+    result = cli("heads", "--words", words, "--out", tmp_path)
+    assert result.exit_code == 2 and len(result.output) < 300 and "(99,999 characters)" in result.output
+    with pytest.raises(api.RenderError) as caught:
+        scenes.render("heads", words=words, out=tmp_path)
+    assert len(str(caught.value)) < 300

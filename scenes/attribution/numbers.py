@@ -71,8 +71,8 @@ def token_id(ckpt: Checkpoint, token: str) -> int:
     except ValueError as e:
         raise ValueError(f"--against needs a tokenizer: {e}; give an id as #17 instead") from None
     if len(ids) != 1 or ckpt.token_strings(ids)[0] in UNKNOWN_TOKENS:
-        raise ValueError(f"--against {token!r} is {len(ids)} tokens for {ckpt.name}"
-                         + (" (an unknown word)" if len(ids) == 1 else "") + "; give one known token, or #ID")
+        what = "an unknown word" if len(ids) == 1 else f"{len(ids)} tokens"
+        raise ValueError(f"--against {token!r} is {what} for {ckpt.name}; give one known token, or #ID")
     return int(ids[0])
 
 

@@ -30,6 +30,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -62,6 +63,16 @@ def shown(value: Any) -> str:
         return text
     size = f"{len(value):,} characters" if isinstance(value, str) else f"{len(text):,} characters written out"
     return f"{text[:ECHO_MAX]}… ({size})"
+
+
+# a quoted value too long to echo whole: its opening quote after a space or a bracket, no space inside its ends
+QUOTED = re.compile(r"(?<![\w'])'(?=\S)([^'\n]{" + str(ECHO_MAX + 1) + r",}?)(?<=\S)'(?!\w)")
+
+
+def cut_echoes(message: str) -> str:
+    """``message`` with every quoted value longer than :data:`ECHO_MAX` cut as :func:`shown` cuts it,
+    so a 50,000-word flag echoed by a check stays one readable line."""
+    return QUOTED.sub(lambda m: shown(m.group(1)), message)
 
 
 def kind_of(f: dataclasses.Field) -> str:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit.base import flag_text
-from scenes.kit.values import BadValue, checked, flag_of
+from scenes.kit.values import BadValue, checked, cut_echoes, flag_of
 from scenes.topics import load_topics
 
 from . import exports, pool
@@ -34,12 +34,15 @@ from .naming import output_name
 from .options import FIELDS as OPTION_FIELDS
 from .options import OptionError, RenderOptions, missing_latex_tools, options_from, parallel
 from .parallel import render_course, run_scene
-from .script_file import ScriptError, load_tables, step_names
+from .script_file import ScriptError, every_step, load_tables, step_names
 
 
 class RenderError(ValueError):
     """Bad input for a render (an unknown topic or parameter, a value out of range, options that do
-    not go together): its message is the one line the CLI prints."""
+    not go together): its message is the one line the CLI prints (long echoed values cut)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(cut_echoes(str(message)))
 
 
 class RenderFailed(RuntimeError):
@@ -178,7 +181,7 @@ def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> Rend
     """``opts`` with the TOML file ``path``'s texts (from ``render.py script``): its ``[speech]`` spoken
     (implies a voice), its ``[captions]`` drawn, in the .srt and the subtitle track."""
     try:
-        captions, speech = load_tables(Path(path), step_names(topic, params))
+        captions, speech = load_tables(Path(path), step_names(topic, params), every_step(topic))
     except ScriptError as err:
         raise RenderError(str(err)) from None
     spoken = bool(speech) or not captions  # a file of captions alone leaves the video silent

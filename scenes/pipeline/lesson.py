@@ -21,7 +21,6 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import hashlib
 import json
 import re
 import sys
@@ -37,6 +36,7 @@ else:  # pragma: no cover - Python 3.10
 
 from scenes.kit.base import flag_text
 from scenes.kit.values import BadValue, checked
+from scenes.kit.values import shown as echoed
 from scenes.topics import load_topics
 
 from . import api, pool, slides
@@ -47,12 +47,14 @@ from .naming import output_name
 from .options import FIELDS as OPTION_FIELDS
 from .options import OptionError, RenderOptions, flags, validate_name
 from .publish import recover
-from .script_file import ScriptError, checked_texts, read_toml, step_names
+from .script_file import ScriptError, checked_texts, every_step, read_toml, step_names, unknown_step
 from .uptodate import input_key, up_to_date
 
 LOOK_KEYS = tuple(f.name for f in flags("lesson"))  # the render options a lesson sets for all its clips
 LESSON_KEYS = ("title", "name", *LOOK_KEYS, "clip")
 CLIP_KEYS = ("topic", "title", "flags", "steps", "captions", "speech")
+MAX_CLIPS = 100  # clips in one lesson: a lecture's worth, checked before any clip is read
+TITLE_MAX = 120  # characters of a lesson's or a clip's title (a title slide's line)
 
 
 class LessonError(api.RenderError):
@@ -123,6 +125,9 @@ def parse(data: dict, path: Path, topics: dict) -> Lesson:
         raise LessonError(f"{where}: no clips; add one with [[clip]] and topic = \"residual\"")
     if not isinstance(raw, list) or not all(isinstance(c, dict) for c in raw):
         raise LessonError(f"{where}: clip must be a list of tables, written [[clip]]")
+    if len(raw) > MAX_CLIPS:
+        raise LessonError(f"{where}: {len(raw):,} clips; a lesson holds at most {MAX_CLIPS}: split it into "
+                          "several files")
     clips = tuple(_clip(k + 1, c, topics, where, look["voice"]) for k, c in enumerate(raw))
     return Lesson(path=path, name=name, title=title, clips=clips, **look)
 
@@ -138,6 +143,8 @@ def _text(data: dict, key: str, where: str, default: str) -> str:
     value = data.get(key, default)
     if not isinstance(value, str) or not value.strip():
         raise LessonError(f"{where}: {key} must be a text in quotes; got {_kind(value)}")
+    if key in data and len(value) > TITLE_MAX:
+        raise LessonError(f"{where}: {key} is {len(value):,} characters; at most {TITLE_MAX} fit on a slide")
     return " ".join(value.split())
 
 
@@ -151,7 +158,10 @@ def _option(data: dict, key: str, where: str) -> Any:
 
 
 def _kind(value: Any) -> str:
-    return "an empty text" if isinstance(value, str) else type(value).__name__
+    """How a message names a value of the wrong kind: ``an empty text``, ``the text 'depth=6'``, ``int``."""
+    if isinstance(value, str):
+        return f"the text {echoed(value)}" if value.strip() else "an empty text"
+    return type(value).__name__
 
 
 def _check_name(name: str, topics: dict, where: str) -> None:
@@ -179,7 +189,7 @@ def _clip(index: int, raw: dict, topics: dict, lesson: str, voice: bool) -> Clip
     known = step_names(topic, params)
     title = _text(raw, "title", where, default=f"{slug}: {topic.description}")
     steps = _steps(raw.get("steps"), known, where)
-    captions, speech = (_texts(raw, key, known, where) for key in ("captions", "speech"))
+    captions, speech = (_texts(raw, key, known, where, every_step(topic)) for key in ("captions", "speech"))
     if speech and not voice:
         raise LessonError(f"{where}: speech: the lesson is silent; set voice = true at the top to speak it")
     return Clip(index=index, topic=topic, params=params, title=title, steps=steps, captions=captions,
@@ -226,16 +236,16 @@ def _steps(steps: Any, known: list[str], where: str) -> tuple[str, ...] | None:
     return tuple(steps)
 
 
-def _texts(raw: dict, key: str, known: list[str], where: str) -> dict[str, str]:
+def _texts(raw: dict, key: str, known: list[str], where: str, every: list[str]) -> dict[str, str]:
     table = raw.get(key, {})
     if not isinstance(table, dict):
         raise LessonError(f"{where}: {key} must be a table of texts by step, written [clip.{key}]")
     for name in table:
         if name not in known:
-            raise LessonError(f"{where}: {key}.{name}: unknown step {name!r}; the steps are {', '.join(known)}"
+            raise LessonError(f"{where}: {key}.{name}: {unknown_step(name, known, every)}"
                               f"{api.did_you_mean(name, known)}")
     try:
-        return checked_texts(table, known, f"{where}: {key}")
+        return checked_texts(table, known, f"{where}: {key}", every)
     except ScriptError as err:
         raise LessonError(str(err)) from None
 
@@ -265,11 +275,8 @@ def clip_options(lesson: Lesson, clip: Clip, out: Any, *, force: bool = False, v
     opts = api.make_options(quality=lesson.quality, theme=lesson.theme, out=lesson_dir(lesson, out),
                             sections=True, voice=lesson.voice, burn_captions=lesson.burn_captions,
                             force=force, verbose=verbose)
-    name = output_name(clip.topic.slug, clip.params, opts)
-    if clip.captions or clip.speech:
-        words = json.dumps([clip.captions, clip.speech], sort_keys=True, ensure_ascii=False)
-        name = f"{name}_words-{hashlib.sha1(words.encode()).hexdigest()[:6]}"
-    return dataclasses.replace(opts, name=name, captions=clip.captions or None, script=clip.speech or None)
+    opts = dataclasses.replace(opts, captions=clip.captions or None, script=clip.speech or None)
+    return dataclasses.replace(opts, name=output_name(clip.topic.slug, clip.params, opts))
 
 
 def check_out(out: Any) -> None:

@@ -4,6 +4,7 @@ never overwrite each other (``bank_depth-6_no-residual_high``)."""
 from __future__ import annotations
 
 import hashlib
+import json
 import re
 from typing import Any
 
@@ -12,11 +13,21 @@ from .options import RenderOptions
 
 def output_name(slug: str, params: Any, opts: RenderOptions) -> str:
     """The base name: ``--name``, else the slug plus a readable suffix for every setting that
-    differs from the defaults (parameters, quality, format, GIF width, theme, alpha, captions),
-    so variants never overwrite each other. A still and a video of one name have separate
-    manifests (``<name>.png.json``, ``<name>.json``)."""
+    differs from the defaults (parameters, quality, format, GIF width, theme, alpha, captions), then a
+    short hash of edited words (``--script``, a lesson's captions and speech), so variants never
+    overwrite each other. A still and a video of one name have separate manifests
+    (``<name>.png.json``, ``<name>.json``)."""
     if opts.name:
         return opts.name
+    name = settings_name(slug, params, opts)
+    if opts.captions or opts.script:
+        words = json.dumps([opts.captions or {}, opts.script or {}], sort_keys=True, ensure_ascii=False)
+        name = f"{name}_words-{hashlib.sha1(words.encode()).hexdigest()[:6]}"
+    return name
+
+
+def settings_name(slug: str, params: Any, opts: RenderOptions) -> str:
+    """The slug plus a readable suffix for every setting that differs from the defaults."""
     parts = [_suffix_part(key, value) for key, value in params.changed().items()]
     if opts.quality != "preview":
         parts.append(opts.quality)

@@ -34,13 +34,22 @@ class ScriptError(ValueError):
 
 
 def step_names(topic: Any, params: Any) -> list[str]:
-    """The topic's step names for these parameters: its script's keys, then any other ``@step`` method."""
-    names = list(topic.Scene.script(params))
-    for cls in reversed(topic.Scene.__mro__):
-        for name, value in vars(cls).items():
-            if getattr(value, "is_step", False) and name not in names:
-                names.append(name)
-    return names
+    """The steps the video runs with these parameters, in order: its script's keys (a topic's script
+    lists exactly the steps its flags run; tests/test_script_file.py checks it against the renders)."""
+    return list(topic.Scene.script(params))
+
+
+def every_step(topic: Any) -> list[str]:
+    """Every ``@step`` method of the topic's scene, whatever the flags."""
+    return [name for cls in reversed(topic.Scene.__mro__) for name, value in vars(cls).items()
+            if getattr(value, "is_step", False)]
+
+
+def unknown_step(name: str, known: list[str], every: list[str]) -> str:
+    """Why ``name`` is no step of the video: one the flags skip, or none of the topic's."""
+    if name in every:
+        return f"step {name!r} is not in the video with these flags; its steps are {', '.join(known)}"
+    return f"unknown step {name!r}; the steps are {', '.join(known)}"
 
 
 def default_script(topic: Any, params: Any) -> dict[str, str]:
@@ -53,6 +62,7 @@ def default_captions(topic: Any, params: Any) -> dict[str, str]:
     return {name: line.caption for name, line in topic.Scene.script(params).items()}
 
 
+TEXT_MAX = 1000  # characters of one step's caption or speech (a caption is read in a few seconds)
 TABLES = ("captions", "speech")  # the two tables of a script file (a lesson clip has the same two)
 
 
@@ -103,31 +113,34 @@ def read_toml(path: Path, what: str) -> dict[str, Any]:
         raise ScriptError(f"{what} {path}: not valid TOML ({err})") from None
 
 
-def checked_texts(data: dict[str, Any], known: list[str], where: str) -> dict[str, str]:
+def checked_texts(data: dict[str, Any], known: list[str], where: str, every: list[str] = ()) -> dict[str, str]:
     """``data``'s texts by step, each step in ``known`` and each a non-empty text (spaces collapsed);
-    :class:`ScriptError` ``"<where>: ..."`` for the first that is not."""
+    :class:`ScriptError` ``"<where>: ..."`` for the first that is not (``every``: all the scene's steps,
+    so a step the flags skip is named as such)."""
     texts = {}
     for name, text in data.items():
         if name not in known:
-            raise ScriptError(f"{where}: unknown step {name!r}; the steps are {', '.join(known)}")
+            raise ScriptError(f"{where}: {unknown_step(name, known, list(every))}")
         if not isinstance(text, str):
             raise ScriptError(f"{where}: step {name!r} must be a text in quotes; got {type(text).__name__}")
         if not text.strip():
             raise ScriptError(f"{where}: step {name!r} has an empty text")
+        if len(text) > TEXT_MAX:
+            raise ScriptError(f"{where}: step {name!r} has {len(text):,} characters; at most {TEXT_MAX}")
         texts[name] = " ".join(text.split())
     return texts
 
 
-def load_tables(path: Path, known: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+def load_tables(path: Path, known: list[str], every: list[str] = ()) -> tuple[dict[str, str], dict[str, str]]:
     """The (captions, speech) of script file ``path``: its ``[captions]`` and ``[speech]`` tables, or
     (a file from before captions could be edited) plain ``step = "text"`` lines, which are speech.
     Raise :class:`ScriptError` on any problem."""
     data = read_toml(path, "--script")
     where = f"--script {path}"
     tables = {key: data.pop(key) for key in TABLES if isinstance(data.get(key), dict)}
-    speech = checked_texts(data, known, where)  # plain lines: spoken texts
+    speech = checked_texts(data, known, where, every)  # plain lines: spoken texts
     for key, table in tables.items():
-        texts = checked_texts(table, known, f"{where} [{key}]")
+        texts = checked_texts(table, known, f"{where} [{key}]", every)
         if key == "speech":
             speech.update(texts)
         else:
