@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from scenes.kit import Alias
+from scenes.kit import Alias, param
 from scenes.kit.values import BadValue, flag_of, kind_of, parsed
 from scenes.pipeline import api, options
 
@@ -63,6 +63,15 @@ def render_flags(command: str, without: tuple[str, ...] = (), **helps: str) -> C
         return func
 
     return attach
+
+
+def command_flag(name: str, default: Any, help: str, **meta: Any) -> Callable:
+    """A flag of one command only (``--sheet-width``, ``--port``), declared as a field so it is read and
+    refused by the same rule as every other flag: ``command_flag("columns", None, "...", low=1, high=8,
+    kind="whole")``."""
+    f = param(default, help, **meta)
+    f.name = name
+    return option_for(f)
 
 
 def out_flag(help: str) -> Callable:

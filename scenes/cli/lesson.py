@@ -10,7 +10,7 @@ import click
 from scenes.pipeline import exports, lesson
 from scenes.pipeline.options import FIELDS
 
-from .flags import cli_errors, out_flag
+from .flags import cli_errors, command_flag, out_flag
 from .group import PUBLISHED, TOPICS
 from .output import result_line
 
@@ -25,8 +25,7 @@ from .output import result_line
 @click.option("--storyboard", is_flag=True, help="Build OUT/<lesson>/storyboards/NN_<topic>.png, one sheet per clip.")
 @click.option("--offline", is_flag=True, help="Bundle a local copy of reveal.js so the deck opens from disk "
               "with no network.")
-@click.option("--jobs", "-j", type=click.IntRange(1, 16), default=1, show_default=True,
-              help="Render this many clips in parallel processes.")
+@command_flag("jobs", 1, "Render this many clips in parallel processes.", low=1, high=16, short="-j")
 @click.option("--check", "check_only", is_flag=True, help="Check the file and print what would render and what "
               "is up to date; render nothing.")
 @out_flag("Output folder; the lesson goes to OUT/<name>/ (its clips, caches, deck, pptx, handout).")

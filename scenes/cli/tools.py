@@ -11,7 +11,7 @@ from scenes.pipeline import api, signals
 from scenes.studio import serve
 from tblock.worlds.trained import checkpoint, display
 
-from .flags import cli_errors, out_flag
+from .flags import cli_errors, command_flag, out_flag
 from .look import recover_out
 from .topic import open_flag
 
@@ -31,8 +31,7 @@ def vocab(weights: str) -> None:
 
 
 @click.command("studio")
-@click.option("--port", type=click.IntRange(0, 65535), default=8765, show_default=True,
-              help="The port to serve on (0: any free port).")
+@command_flag("port", 8765, "The port to serve on (0: any free port).", low=0, high=65535)
 @click.option("--host", default="127.0.0.1", show_default=True,
               help="The address to serve on; another than 127.0.0.1 lets other machines start renders.")
 @out_flag("Output folder; renders go to OUT/<topic>/.")
