@@ -427,3 +427,20 @@ def test_flags_are_written_back_as_real_flags():
     assert whole_number("7") == 7
     with pytest.raises(ValueError, match="must be a whole number"):
         whole_number("seven")
+
+
+def test_the_tblock_command_is_installed_and_is_render_py():
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    tblock = Path(sys.executable).with_name("tblock")
+    assert tblock.is_file(), "pip install . installs the tblock console script"
+    version = subprocess.run([tblock, "--version"], capture_output=True, text=True, timeout=60)
+    assert version.returncode == 0 and version.stdout.strip() == "tblock, version 0.1.0"
+    listed = subprocess.run([tblock, "list"], capture_output=True, text=True, timeout=60)
+    assert listed.stdout == subprocess.run([sys.executable, "render.py", "list"], capture_output=True, text=True,
+                                           timeout=60, cwd=Path(__file__).parents[1]).stdout
+    refused = subprocess.run([tblock, "bank", "--depth", "0"], capture_output=True, text=True, timeout=60)
+    assert refused.returncode == 2
+    assert refused.stderr == "Error: --depth must be between 1 and 12; got 0. Try 'tblock bank --help'.\n"

@@ -19,11 +19,12 @@ from scenes import cli as render
 
 ROOT = Path(__file__).resolve().parents[1]
 DOCS = [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
-COMMAND = re.compile(r"^\s*\S*python\S*\s+render\.py\s+(.*)$")  # python render.py ARGS, .venv/bin/python ...
-SPAN = re.compile(r"^\s*(?:\S*python\S*\s+)?render\.py\s+(.*)$")  # inline code may leave out python
+# python render.py ARGS, .venv/bin/python render.py ARGS, tblock ARGS, .venv/bin/tblock ARGS
+COMMAND = re.compile(r"^\s*(?:\S*python\S*\s+render\.py|(?:\S*/)?tblock)\s+(.*)$")
+SPAN = re.compile(r"^\s*(?:(?:\S*python\S*\s+)?render\.py|(?:\S*/)?tblock)\s+(.*)$")  # inline code may leave out python
 SHELL = (">", ">>", "|", "&&", ";", "<")  # where the command ends and the shell takes over
 FENCE = re.compile(r"^```[^\n]*\n(.*?)^```", re.M | re.S)
-INLINE = re.compile(r"`([^`\n]*render\.py [^`\n]*)`")
+INLINE = re.compile(r"`([^`\n]*(?:render\.py|tblock) [^`\n]*)`")
 PLACEHOLDER = re.compile(r"\b(?:TOPIC|FILE|PATH|DIR|NAME|OUT|WEIGHTS)\b|\.\.\.")
 
 

@@ -30,12 +30,12 @@ for command in (list_topics, show, render_every_topic, deck, storyboard_group, s
 __all__ = ["PUBLISHED", "TOPICS", "cli", "main", "one_line", "open_file"]
 
 
-def main(argv: list[str] | None = None) -> int:
+def main(argv: list[str] | None = None, prog_name: str = "render.py") -> int:
     """The console entry: SIGINT/SIGTERM handled from here on; returns the exit code."""
     signals.install()
-    return cli.main(args=argv, prog_name="render.py", standalone_mode=False)
+    return cli.main(args=argv, prog_name=prog_name, standalone_mode=False)
 
 
 def console() -> None:
     """The ``tblock`` command (pyproject's console script): :func:`main`, its code as the exit status."""
-    raise SystemExit(main())
+    raise SystemExit(main(prog_name="tblock"))

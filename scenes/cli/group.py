@@ -55,13 +55,14 @@ def no_such_option(err: click.NoSuchOption, args: list[str]) -> str:
     option, ctx = err.option_name, err.ctx
     if ctx is None:
         return err.format_message()
+    prog = ctx.find_root().info_name or "render.py"
     if ctx.command is cli:  # a flag before the command
         command = next((a for a in args if a in cli.list_commands(ctx)), None)
         if command is not None:
             at = args.index(command)
             moved = " ".join([command, *args[:at], *args[at + 1:]])
-            return f"No such option {option!r} before the command: flags go after it, as in 'render.py {moved}'"
-        return f"No such option {option!r}: flags go after the topic, as in 'render.py residual {option} ...'"
+            return f"No such option {option!r} before the command: flags go after it, as in '{prog} {moved}'"
+        return f"No such option {option!r}: flags go after the topic, as in '{prog} residual {option} ...'"
     here = ctx.command_path.removeprefix(ctx.find_root().info_name or "").strip()
     owners = [name for name in commands_with(option, ctx) if name != here]
     if owners:
@@ -73,7 +74,7 @@ def no_such_option(err: click.NoSuchOption, args: list[str]) -> str:
 def short_usage(ctx: click.Context | None) -> str:
     """One usage line for a command given no arguments (its full help is one --help away)."""
     if ctx is None or ctx.command is cli:
-        return f"Usage: render.py {USAGE}"
+        return f"Usage: {ctx.info_name if ctx is not None else 'render.py'} {USAGE}"
     return f"Usage: {ctx.command_path} {' '.join(ctx.command.collect_usage_pieces(ctx))}"
 
 

@@ -35,7 +35,8 @@ def show(topic_name: str) -> None:
         click.echo("  ".join(c.ljust(w) for c, w in zip(r, widths)) + "  " + r[4])
     for line in notes(topic):
         click.echo(f"  ({line})")
-    click.echo("\nplus the common flags: python render.py " + topic.slug + " --help")
+    prog = click.get_current_context().find_root().info_name
+    click.echo(f"\nplus the common flags: {prog} {topic.slug} --help")
 
 
 def notes(topic: object) -> list[str]:
