@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -161,12 +159,6 @@ def test_bad_input_is_one_line_exit_2(cli, tmp_path, args, message):
     assert result.exit_code == 2, result.output
     assert message in result.output and "Traceback" not in result.output, result.output
     assert len(result.output.strip().splitlines()) == 1 and not (tmp_path / "out").exists()
-
-
-def test_the_numbers_module_loads_no_manim():
-    code = "import sys, scenes.attribution.numbers; assert 'manim' not in sys.modules"
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-500:]
 
 
 # -- renders -----------------------------------------------------------------------------------------

@@ -19,8 +19,6 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGES = ("tblock", "scenes")
 
@@ -243,19 +241,20 @@ def test_the_engine_imports_nothing_of_the_scenes():
             assert not {d for d in deps if d.startswith("scenes")}, name
 
 
-NUMPY_ONLY = ["tblock", "tblock.worlds", "tblock.checkpoint", "scenes.activations"] + [
-    f"scenes.{t}.numbers" for t in ("residual", "heads", "bank", "rope", "block", "ffn")]
+NUMPY_ONLY = ["tblock", "tblock.worlds", "tblock.checkpoint", "tblock.worlds.ffn", "scenes.activations",
+              "scenes.topics"] + [f"scenes.{t}.numbers" for t in ("residual", "heads", "bank", "rope", "positions",
+                                                                    "block", "ffn", "induction", "attribution",
+                                                                    "ledger")]
+NOT_BELOW = {"manim", "scenes.kit", "scenes.pipeline"}  # what the engine, the registry and numbers never load
 
 
-@pytest.mark.parametrize("module", NUMPY_ONLY)
-def test_engine_worlds_and_numbers_load_no_manim(module):
-    code = f"import sys, {module}; assert 'manim' not in sys.modules, [m for m in sys.modules if 'manim' in m][:3]"
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
-    assert done.returncode == 0, done.stderr[-500:]
-
-
-def test_the_topic_registry_loads_no_manim():
-    code = ("import sys, scenes.topics; assert scenes.topics.TOPIC_MODULES; "
-            "assert 'manim' not in sys.modules and 'scenes.pipeline' not in sys.modules")
-    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True)
+def test_engine_worlds_registry_and_numbers_load_no_manim():
+    """One process imports each module in turn and names the first that brought Manim (or the kit, or the
+    pipeline) in with it."""
+    code = ("import importlib, sys\n"
+            f"for name in {NUMPY_ONLY!r}:\n"
+            "    importlib.import_module(name)\n"
+            f"    loaded = {NOT_BELOW!r} & set(sys.modules)\n"
+            "    assert not loaded, f'{name} loads {sorted(loaded)}'\n")
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-500:]

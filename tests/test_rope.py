@@ -341,14 +341,6 @@ def test_rope_bad_flags(render_topic_cli, args, words):
     assert manifest is None and not (out / "rope").exists()
 
 
-def test_rope_numbers_never_import_manim():
-    import subprocess
-    import sys
-
-    code = "import sys, scenes.rope.numbers; assert 'manim' not in sys.modules"
-    assert subprocess.run([sys.executable, "-c", code], capture_output=True).returncode == 0
-
-
 def test_rope_views_doctests():
     import doctest
 
