@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -495,6 +496,34 @@ def test_step_end_frames_arrive_with_the_job(studio, monkeypatch):
         assert len({line.split(", ")[-1] for line in client.log.read_text().splitlines()}) == 2  # two children
         plain = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "negate"}}).json()["id"]
         assert wait_for(client, plain)["frames"] == []
+
+
+def events_of(client: TestClient, job: str) -> list[dict]:
+    """Every status the job's event stream sends, to its end."""
+    with client.stream("GET", f"/api/renders/{job}/events") as stream:
+        return [json.loads(line[6:]) for line in stream.iter_lines() if line.startswith("data: ")]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_frames_that_come_after_the_video_still_reach_the_page(studio, monkeypatch, workers):
+    """The event stream ends when the video and its step-end frames are both done, not at the video's
+    ``done``: the strip fills to its last frame. With two runners the second job's frames have a child
+    of their own (the kept one is busy), which is not stopped when its video is done."""
+    from scenes.studio import frames
+
+    monkeypatch.setattr(frames, "AVAILABLE", True)
+    monkeypatch.setenv("FAKE_FRAMES_DELAY", "0.6")  # the video (4 plays, 0.05 s apart) is done first
+    with studio(workers=workers) as client:
+        bodies = [{"topic": "residual", "params": {"position": p}, "frames": True} for p in range(1, workers + 1)]
+        jobs = [client.post("/api/renders", json=body).json()["id"] for body in bodies]
+        with ThreadPoolExecutor(len(jobs)) as pool:  # each stream followed from the start, as a page does
+            streams = list(pool.map(lambda job: events_of(client, job), jobs))
+        for events in streams:
+            done = [e for e in events if e["state"] == "done"]
+            assert [f["step"] for f in events[-1]["frames"]] == ["first", "second"]
+            assert events[-1]["state"] == "done" and not events[-1]["frames_pending"]
+            assert done[0]["frames_pending"] and len(done[0]["frames"]) < 2  # frames were still coming
+        assert len(client.log.read_text().splitlines()) == 2 * workers  # renders, frames (kept or their own)
 
 
 def test_the_frames_adapter_reports_paths_under_out(tmp_path, monkeypatch):

@@ -68,6 +68,7 @@ class Job:
     cached: int = 0
     skipped: bool = False  # the output was already up to date
     frames: list[dict[str, Any]] = field(default_factory=list)  # {index, step, path} as each exists
+    frames_pending: bool = False  # its step-end frames are still being drawn (they may outlast the video)
     created: float = field(default_factory=time.time)
     started: float | None = None
     finished: float | None = None
@@ -81,6 +82,7 @@ class Job:
                 "progress": self.progress, "manifest": self.manifest, "files": list(self.files),
                 "error": self.error, "command": self.command_line, "drawn_steps": list(self.drawn_steps),
                 "plays": self.plays, "cached": self.cached, "skipped": self.skipped, "frames": list(self.frames),
+                "frames_pending": self.frames_pending,
                 "seconds": None if self.started is None else round((self.finished or time.time()) - self.started, 2)}
 
 
@@ -163,6 +165,9 @@ class JobQueue:
             self.cancel(job_id)
         with self.lock:
             spares, self.spares = self.spares + self.helpers + ([self.framer] if self.framer else []), []
+            drawing = [p for j in self.jobs.values() if j.state in FINAL for p in j.procs if p is not self.framer]
+        for proc in drawing:  # the frames of a job whose video is done
+            stop(proc)
         for proc in spares:  # they hold no work: nothing to stop cleanly (a glyph compile is redone next time)
             proc.kill()
             proc.wait()
@@ -193,6 +198,9 @@ class JobQueue:
     def _execute(self, job: Job) -> None:
         frames = None
         if self.frames and job.request.get("frames"):  # the step-end frames, beside the render
+            with self.lock:
+                job.frames_pending = True
+                self._touch(job)
             frames = threading.Thread(target=self._frames, args=(job, dict(job.request, mode="frames")), daemon=True)
             frames.start()
         self._child(job, job.request, False)
@@ -235,8 +243,18 @@ class JobQueue:
         return proc
 
     def _frames(self, job: Job, request: dict[str, Any]) -> None:
-        """The job's step-end frames in the kept frames' child, or in a child of their own when it is busy
-        (several runners) or gone; they end with their last event, the child stays for the next job."""
+        """The job's step-end frames, to their end even when the video is done first (the page's strip
+        fills until ``frames_pending`` is false); see :meth:`_draw_frames`."""
+        try:
+            self._draw_frames(job, request)
+        finally:
+            with self.lock:
+                job.frames_pending = False
+                self._touch(job)
+
+    def _draw_frames(self, job: Job, request: dict[str, Any]) -> None:
+        """The frames in the kept frames' child, or in a child of their own when it is busy (several
+        runners) or gone; they end with their last event, the child stays for the next job."""
         with self.lock:
             if job.cancelling or self.stopping:
                 return
@@ -313,8 +331,8 @@ class JobQueue:
                 tail = next((e.strip() for e in reversed(errors) if e.strip()), "")
                 self._finish(job, "failed", error=last.get("error") or f"the render stopped (exit code {code})"
                              + (f": {tail}" if tail else ""))
-            for other in job.procs:  # a frames child of its own stops; the kept one ends its request
-                if other is not self.framer:
+            for other in job.procs:  # failed or cancelled: a frames child of its own stops (the kept one ends
+                if job.state != "done" and other is not self.framer:  # its request); done: the frames go on
                     stop(other)
 
     def _heard(self, job: Job, event: dict[str, Any], is_frames: bool) -> None:

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 Emit = Callable[..., None]
-FRAMES_NICE = 10  # the step-end frames' child yields the CPU to the render's
+PREPARE_NICE = 10  # the number glyphs' compile yields the CPU to renders and frames
 PLAYS = "plays.json"  # OUT/.cache/studio/plays.json: how many animations each render played last time
 
 
@@ -178,7 +178,7 @@ def prepare_numbers(out: str) -> int:
     Tex caches under ``OUT`` lack, at a low priority (the studio starts this once, beside its children)."""
     from scenes.pipeline.step_frames import prepare_number_glyphs
 
-    os.nice(FRAMES_NICE)
+    os.nice(PREPARE_NICE)
     prepare_number_glyphs(out)
     return 0
 
@@ -233,8 +233,6 @@ def main() -> int:
     except signals.Interrupted as stop:
         return cancelled(stop, emit)
     pool._watch_parent(int(request.get("parent") or os.getppid()))
-    if request.get("mode") == "frames":
-        os.nice(FRAMES_NICE)  # beside a render on a small machine: the video keeps its pace
     return run_one(request, emit)
 
 
@@ -244,6 +242,8 @@ def serve_frames() -> int:
     The studio keeps this child between jobs (scenes/studio/jobs.py), so what a first request
     built stays warm for the next: Manim's parsed formulas and digits, the labels' glyphs. Each
     request ends with its ``done`` or ``failed`` event; SIGTERM ends the child (``cancelled``).
+    It runs at the render's priority, not below it: the frames cost a fraction of the video, and on
+    a loaded machine a lower priority starved them until after the video was done.
     """
     emit = event_writer()
     from scenes.pipeline import pool, signals
@@ -251,7 +251,6 @@ def serve_frames() -> int:
     signals.install()
     warm_up()
     pool._watch_parent(os.getppid())
-    os.nice(FRAMES_NICE)
     for line in sys.stdin:
         if line.strip():
             code = run_one(json.loads(line), emit)
