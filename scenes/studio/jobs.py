@@ -98,6 +98,7 @@ class JobQueue:
         self.waiting: collections.deque[str] = collections.deque()
         self.lock = threading.Condition()
         self.stopping = False
+        self.stopped = threading.Event()  # set when shutdown has stopped every child
         self.spares: list[subprocess.Popen] = []  # children started ahead, waiting for a request
         self.spare_count = 1  # the next render's child
         self.framer: subprocess.Popen | None = None  # the step-end frames' child, kept between jobs (warm)
@@ -156,11 +157,21 @@ class JobQueue:
         return job
 
     def shutdown(self, wait: float = KILL_AFTER) -> None:
-        """Stop: waiting jobs are cancelled, running children stopped, this returns when they are gone."""
+        """Stop: waiting jobs are cancelled, running children stopped, this returns when they are gone.
+        A second call (the server's at the signal, then the app's) waits for the first to end."""
         with self.lock:
-            self.stopping = True
+            first, self.stopping = not self.stopping, True
             ids = list(self.waiting) + [j.id for j in self.jobs.values() if j.state == "running"]
             self.lock.notify_all()
+        if not first:
+            self.stopped.wait()
+            return
+        try:
+            self._stop_all(ids, wait)
+        finally:
+            self.stopped.set()
+
+    def _stop_all(self, ids: list[str], wait: float) -> None:
         for job_id in ids:
             self.cancel(job_id)
         with self.lock:
