@@ -3,7 +3,8 @@
 It plays ``$FAKE_PLAYS`` animations ``$FAKE_DELAY`` seconds apart, then reports done; on SIGTERM it
 reports cancelled and exits 143, as the real worker does; each run appends its topic and params to
 ``$FAKE_LOG`` with its pid (a test counts the children started). With ``--serve-frames`` it answers
-frames requests, one a line, as the studio's kept frames child does.
+frames requests, one a line, as the studio's kept frames child does; each frame comes
+``$FAKE_FRAMES_DELAY`` seconds after the one before (0: at once).
 """
 
 import json
@@ -28,6 +29,7 @@ def frames():
     """The step-end frames: two, then done."""
     print(json.dumps({"event": "start", "total": None, "steps": 0}), flush=True)
     for i, step in enumerate(("first", "second")):
+        time.sleep(float(os.environ.get("FAKE_FRAMES_DELAY", "0")))
         print(json.dumps({"event": "frame", "index": i, "step": step, "path": f".cache/frames/{i + 1:02d}_{step}.png"}),
               flush=True)
     print(json.dumps({"event": "done", "manifest": None, "files": [], "skipped": False, "seconds": 0}), flush=True)

@@ -10,6 +10,7 @@ import json
 import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -465,6 +466,76 @@ def test_the_studio_compiles_the_number_glyphs_when_it_starts_and_stops_that_at_
     assert helper.poll() is not None  # a studio stopped at once leaves no compile behind
 
 
+def worker_children(pid: int) -> list[str]:
+    """The command lines of the studio's worker children still running (zombies left out)."""
+    found = []
+    for children in Path(f"/proc/{pid}/task").glob("*/children"):
+        for child in children.read_text().split():
+            try:
+                state = Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[0]
+                line = Path(f"/proc/{child}/cmdline").read_bytes().replace(b"\0", b" ").decode()
+            except OSError:
+                continue
+            if state != "Z" and "scenes.studio.worker" in line:
+                found.append(f"{child}: {line.strip()}")
+    return found
+
+
+@pytest.mark.render
+def test_sigterm_after_several_jobs_publishes_nothing_of_the_running_one(tmp_path):
+    """``render.py studio`` runs several cheap jobs (residual at preview), then gets SIGTERM during the
+    next one while a connection is still open (a request whose body is still coming, as a page's
+    unfinished upload or a video the browser stopped reading): that job publishes nothing and the
+    line the studio prints on its way out is true. The connection holds uvicorn's graceful shutdown
+    (5 s) before the app's own shutdown; the running render must be stopped at the signal, not then."""
+    import signal
+    import socket
+    import subprocess
+
+    from tests.test_studio_browser import ROOT, api, published, wait_job
+
+    out = tmp_path / "out"
+    proc = subprocess.Popen([sys.executable, "render.py", "studio", "--port", "0", "--out", str(out)], cwd=ROOT,
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        url = proc.stdout.readline().strip()
+        server = {"url": url, "out": out, "proc": proc}
+        for params in ({}, {"wo": "identity"}, {"position": 2}):  # several jobs, one studio
+            job = api(server, "POST", "/api/renders", {"topic": "residual", "params": params, "frames": True})
+            assert wait_job(server, job["id"], lambda s: s["state"] in ("done", "failed", "cancelled"))["state"] == \
+                "done"
+        before = published(out)
+        assert len(before) >= 6  # three videos with their .srt and manifests
+        job = api(server, "POST", "/api/renders", {"topic": "residual", "params": {"wo": "identity", "position": 1}})
+        # late in the render (its progress counts against the animations of the renders before)
+        status = wait_job(server, job["id"], lambda s: s["progress"] >= 0.7 or s["state"] != "running" and
+                          s["state"] != "queued")
+        assert status["state"] == "running", status
+        port = int(url.rstrip("/").rsplit(":", 1)[1])
+        held = socket.create_connection(("127.0.0.1", port))
+        held.sendall(f"POST /api/check HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\n"
+                     "Content-Length: 100\r\n\r\n{".encode())
+        time.sleep(0.3)
+        assert worker_children(proc.pid)  # the render's child (and the frames')
+        assert api(server, "GET", f"/api/renders/{job['id']}")["state"] == "running"  # still, at the signal
+        proc.send_signal(signal.SIGTERM)
+        time.sleep(3)  # uvicorn still waits on the open connection: the studio is up, its children gone
+        alive = worker_children(proc.pid)
+        assert proc.poll() is None and not alive, alive
+        code = proc.wait(90)
+        held.close()
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+    log = proc.stderr.read()
+    assert code == 143, log[-2000:]
+    assert "running renders were stopped, none half-published" in log
+    assert published(out) == before, log[-2000:]  # nothing of the stopped job; the earlier ones untouched
+    assert not list((out / ".cache" / "work").glob("residual*"))
+    assert not list((out / ".cache" / "journal").glob("*.json"))
+
+
 # -- progress -----------------------------------------------------------------------------
 
 def test_progress_by_recorded_count_or_by_steps():
@@ -495,6 +566,34 @@ def test_step_end_frames_arrive_with_the_job(studio, monkeypatch):
         assert len({line.split(", ")[-1] for line in client.log.read_text().splitlines()}) == 2  # two children
         plain = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "negate"}}).json()["id"]
         assert wait_for(client, plain)["frames"] == []
+
+
+def events_of(client: TestClient, job: str) -> list[dict]:
+    """Every status the job's event stream sends, to its end."""
+    with client.stream("GET", f"/api/renders/{job}/events") as stream:
+        return [json.loads(line[6:]) for line in stream.iter_lines() if line.startswith("data: ")]
+
+
+@pytest.mark.parametrize("workers", [1, 2])
+def test_frames_that_come_after_the_video_still_reach_the_page(studio, monkeypatch, workers):
+    """The event stream ends when the video and its step-end frames are both done, not at the video's
+    ``done``: the strip fills to its last frame. With two runners the second job's frames have a child
+    of their own (the kept one is busy), which is not stopped when its video is done."""
+    from scenes.studio import frames
+
+    monkeypatch.setattr(frames, "AVAILABLE", True)
+    monkeypatch.setenv("FAKE_FRAMES_DELAY", "0.6")  # the video (4 plays, 0.05 s apart) is done first
+    with studio(workers=workers) as client:
+        bodies = [{"topic": "residual", "params": {"position": p}, "frames": True} for p in range(1, workers + 1)]
+        jobs = [client.post("/api/renders", json=body).json()["id"] for body in bodies]
+        with ThreadPoolExecutor(len(jobs)) as pool:  # each stream followed from the start, as a page does
+            streams = list(pool.map(lambda job: events_of(client, job), jobs))
+        for events in streams:
+            done = [e for e in events if e["state"] == "done"]
+            assert [f["step"] for f in events[-1]["frames"]] == ["first", "second"]
+            assert events[-1]["state"] == "done" and not events[-1]["frames_pending"]
+            assert done[0]["frames_pending"] and len(done[0]["frames"]) < 2  # frames were still coming
+        assert len(client.log.read_text().splitlines()) == 2 * workers  # renders, frames (kept or their own)
 
 
 def test_the_frames_adapter_reports_paths_under_out(tmp_path, monkeypatch):

@@ -90,15 +90,21 @@ def test_the_studio_in_a_browser(server, tmp_path):
         page.fill("input[name='--position']", "0")
         expect(page.locator("#form-error")).to_be_hidden()
 
-        # Preview: the bar moves through values between 0 and 100, then the video plays
+        # Preview: the bar moves through values between 0 and 100, then the video plays; the step-end
+        # frames come before the video, and the strip holds every step's frame in the end
         page.evaluate("""() => { window.seen = []; const bar = document.getElementById('progress');
             new MutationObserver(() => window.seen.push(Number(bar.getAttribute('aria-valuenow'))))
-                .observe(bar, {attributes: true}); }""")
+                .observe(bar, {attributes: true});
+            const status = document.getElementById('status');
+            new MutationObserver(() => { if (status.dataset.state === 'done' && window.framesAtDone === undefined)
+                window.framesAtDone = document.querySelectorAll('#frames figure').length; })
+                .observe(status, {attributes: true}); }""")
         page.click("#preview")
         page.wait_for_function("document.getElementById('status').dataset.state === 'done'", timeout=240_000)
         seen = page.evaluate("window.seen")
         moving = sorted({v for v in seen if 0 < v < 100})
         assert len(moving) >= 3, seen
+        assert page.evaluate("window.framesAtDone") >= 1  # a step-end frame was on the page before the video
         video = page.locator("#video")
         page.wait_for_function("document.getElementById('video').readyState >= 3", timeout=30_000)
         page.evaluate("document.getElementById('video').play()")
@@ -108,6 +114,7 @@ def test_the_studio_in_a_browser(server, tmp_path):
         job = api(server, "GET", f"/api/renders/{page.evaluate('document.body.dataset.job')}")
         assert job["state"] == "done" and "--wo negate --voice" in job["command"]
         expect(page.locator("#steps li")).to_have_count(len(job["manifest"]["steps"]))
+        expect(page.locator("#frames figure")).to_have_count(len(job["manifest"]["steps"]), timeout=120_000)
         page.screenshot(path=str(tmp_path / "done.png"))
 
         # a step clicked: the video seeks to its start
@@ -156,6 +163,50 @@ def test_the_studio_in_a_browser(server, tmp_path):
         expect(clip.locator(".flags")).to_have_text("--wo negate")
         expect(page.locator("#lesson-error")).to_be_hidden()
         browser.close()
+
+
+def test_the_frame_strip_fills_after_the_video(tmp_path, monkeypatch):
+    """Step-end frames that come after the video still reach the strip, and the video is not loaded
+    again for them: a studio whose jobs run the fast tests' stand-in worker, its frames 1 s apart."""
+    import socket
+    import threading
+
+    import uvicorn
+    from playwright.sync_api import expect, sync_playwright
+
+    from scenes.studio.app import make_app
+
+    monkeypatch.setenv("FAKE_LOG", str(tmp_path / "children.log"))
+    monkeypatch.setenv("FAKE_FRAMES_DELAY", "1.0")  # the video (4 plays, 0.05 s apart) is done first
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    fake = [sys.executable, str(ROOT / "tests" / "studio_fake_worker.py")]
+    app = make_app(tmp_path / "out", host="127.0.0.1", port=port, command=fake)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning", lifespan="on"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    try:
+        deadline = time.monotonic() + 30
+        while not server.started and time.monotonic() < deadline:
+            time.sleep(0.05)
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=CHROMIUM)
+            page = browser.new_page()
+            page.goto(f"http://127.0.0.1:{port}/topic/residual")
+            page.wait_for_selector("#preview:not([disabled])")
+            page.click("#preview")
+            page.wait_for_function("document.getElementById('status').dataset.state === 'done'", timeout=30_000)
+            assert page.locator("#frames figure").count() < 2  # the video came first
+            page.evaluate("window.loads = 0; document.getElementById('video').addEventListener('loadstart', "
+                          "() => window.loads++)")
+            expect(page.locator("#frames figure")).to_have_count(2, timeout=30_000)
+            assert page.locator("#frames figcaption").all_text_contents() == ["1. first", "2. second"]
+            assert page.evaluate("window.loads") == 0  # the result was shown once, not again per frame
+            browser.close()
+    finally:
+        server.should_exit = True
+        thread.join(30)
 
 
 def test_a_cancelled_render_publishes_nothing(server):

@@ -43,7 +43,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, out: Any = "media", *, open
 
         webbrowser.open(url)
     server = StudioServer(uvicorn.Config(app, log_level="warning", lifespan="on", timeout_graceful_shutdown=5))
-    server.stopping = app.stopping
+    server.stopping, server.queue = app.stopping, app.queue
     server.run(sockets=[sock])
 
 
@@ -52,13 +52,30 @@ def _server_class() -> type:
 
     class StudioServer(uvicorn.Server):
         """uvicorn's server, ending the pages' event streams at the first Ctrl-C or SIGTERM (so the
-        shutdown does not wait on them); the app's shutdown then stops the jobs."""
+        shutdown does not wait on them) and stopping the jobs as its shutdown begins.
+
+        uvicorn waits up to ``timeout_graceful_shutdown`` for open connections (a video the browser
+        stopped reading, a request still being sent) before the app's own shutdown; a render still
+        running then could finish and publish after the signal, while the studio's last line says it
+        was stopped. The jobs' stop starts at once instead; the app's shutdown waits for it."""
 
         stopping: Any = None
+        queue: Any = None  # () -> the JobQueue, or None before the app has started
 
         def handle_exit(self, sig: int, frame: Any) -> None:
             if self.stopping is not None:
                 self.stopping.set()
             super().handle_exit(sig, frame)
+
+        async def shutdown(self, sockets: Any = None) -> None:
+            import asyncio
+
+            queue = self.queue() if self.queue is not None else None
+            stop = asyncio.ensure_future(asyncio.to_thread(queue.shutdown)) if queue is not None else None
+            try:
+                await super().shutdown(sockets=sockets)
+            finally:
+                if stop is not None:
+                    await stop
 
     return StudioServer

@@ -203,9 +203,10 @@ def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: i
             seen = -1
             while not stopping.is_set():
                 if job.version != seen:
-                    seen = job.version
-                    yield f"data: {json.dumps(status_json(job))}\n\n"
-                    if job.state in FINAL:
+                    with queue().lock:  # one consistent status: no frame slips past the last one sent
+                        seen, status = job.version, status_json(job)
+                    yield f"data: {json.dumps(status)}\n\n"
+                    if status["state"] in FINAL and not status["frames_pending"]:  # the video and its frames
                         return
                 await asyncio.sleep(0.1)
 

@@ -68,6 +68,7 @@ class Job:
     cached: int = 0
     skipped: bool = False  # the output was already up to date
     frames: list[dict[str, Any]] = field(default_factory=list)  # {index, step, path} as each exists
+    frames_pending: bool = False  # its step-end frames are still being drawn (they may outlast the video)
     created: float = field(default_factory=time.time)
     started: float | None = None
     finished: float | None = None
@@ -81,6 +82,7 @@ class Job:
                 "progress": self.progress, "manifest": self.manifest, "files": list(self.files),
                 "error": self.error, "command": self.command_line, "drawn_steps": list(self.drawn_steps),
                 "plays": self.plays, "cached": self.cached, "skipped": self.skipped, "frames": list(self.frames),
+                "frames_pending": self.frames_pending,
                 "seconds": None if self.started is None else round((self.finished or time.time()) - self.started, 2)}
 
 
@@ -96,6 +98,7 @@ class JobQueue:
         self.waiting: collections.deque[str] = collections.deque()
         self.lock = threading.Condition()
         self.stopping = False
+        self.stopped = threading.Event()  # set when shutdown has stopped every child
         self.spares: list[subprocess.Popen] = []  # children started ahead, waiting for a request
         self.spare_count = 1  # the next render's child
         self.framer: subprocess.Popen | None = None  # the step-end frames' child, kept between jobs (warm)
@@ -154,15 +157,28 @@ class JobQueue:
         return job
 
     def shutdown(self, wait: float = KILL_AFTER) -> None:
-        """Stop: waiting jobs are cancelled, running children stopped, this returns when they are gone."""
+        """Stop: waiting jobs are cancelled, running children stopped, this returns when they are gone.
+        A second call (the server's at the signal, then the app's) waits for the first to end."""
         with self.lock:
-            self.stopping = True
+            first, self.stopping = not self.stopping, True
             ids = list(self.waiting) + [j.id for j in self.jobs.values() if j.state == "running"]
             self.lock.notify_all()
+        if not first:
+            self.stopped.wait()
+            return
+        try:
+            self._stop_all(ids, wait)
+        finally:
+            self.stopped.set()
+
+    def _stop_all(self, ids: list[str], wait: float) -> None:
         for job_id in ids:
             self.cancel(job_id)
         with self.lock:
             spares, self.spares = self.spares + self.helpers + ([self.framer] if self.framer else []), []
+            drawing = [p for j in self.jobs.values() if j.state in FINAL for p in j.procs if p is not self.framer]
+        for proc in drawing:  # the frames of a job whose video is done
+            stop(proc)
         for proc in spares:  # they hold no work: nothing to stop cleanly (a glyph compile is redone next time)
             proc.kill()
             proc.wait()
@@ -193,6 +209,9 @@ class JobQueue:
     def _execute(self, job: Job) -> None:
         frames = None
         if self.frames and job.request.get("frames"):  # the step-end frames, beside the render
+            with self.lock:
+                job.frames_pending = True
+                self._touch(job)
             frames = threading.Thread(target=self._frames, args=(job, dict(job.request, mode="frames")), daemon=True)
             frames.start()
         self._child(job, job.request, False)
@@ -235,8 +254,18 @@ class JobQueue:
         return proc
 
     def _frames(self, job: Job, request: dict[str, Any]) -> None:
-        """The job's step-end frames in the kept frames' child, or in a child of their own when it is busy
-        (several runners) or gone; they end with their last event, the child stays for the next job."""
+        """The job's step-end frames, to their end even when the video is done first (the page's strip
+        fills until ``frames_pending`` is false); see :meth:`_draw_frames`."""
+        try:
+            self._draw_frames(job, request)
+        finally:
+            with self.lock:
+                job.frames_pending = False
+                self._touch(job)
+
+    def _draw_frames(self, job: Job, request: dict[str, Any]) -> None:
+        """The frames in the kept frames' child, or in a child of their own when it is busy (several
+        runners) or gone; they end with their last event, the child stays for the next job."""
         with self.lock:
             if job.cancelling or self.stopping:
                 return
@@ -313,8 +342,8 @@ class JobQueue:
                 tail = next((e.strip() for e in reversed(errors) if e.strip()), "")
                 self._finish(job, "failed", error=last.get("error") or f"the render stopped (exit code {code})"
                              + (f": {tail}" if tail else ""))
-            for other in job.procs:  # a frames child of its own stops; the kept one ends its request
-                if other is not self.framer:
+            for other in job.procs:  # failed or cancelled: a frames child of its own stops (the kept one ends
+                if job.state != "done" and other is not self.framer:  # its request); done: the frames go on
                     stop(other)
 
     def _heard(self, job: Job, event: dict[str, Any], is_frames: bool) -> None:

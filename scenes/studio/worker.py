@@ -28,7 +28,7 @@ from scenes.pipeline.fsutil import atomic_path, write_text
 # its job and sets its stop handlers first (main, serve_frames); Manim, the topics and the pipeline that
 # needs them are imported after that, in warm_up and in the functions below (each says so).
 Emit = Callable[..., None]
-FRAMES_NICE = 10  # the step-end frames' child yields the CPU to the render's
+PREPARE_NICE = 10  # the number glyphs' compile yields the CPU to renders and frames
 PLAYS = "plays.json"  # OUT/.cache/studio/plays.json: how many animations each render played last time
 
 
@@ -184,7 +184,7 @@ def prepare_numbers(out: str) -> int:
     Tex caches under ``OUT`` lack, at a low priority (the studio starts this once, beside its children)."""
     from scenes.pipeline.step_frames import prepare_number_glyphs  # heavy (Manim): only in this helper child
 
-    os.nice(FRAMES_NICE)
+    os.nice(PREPARE_NICE)
     prepare_number_glyphs(out)
     return 0
 
@@ -239,8 +239,6 @@ def main() -> int:
     from scenes.pipeline import pool  # heavy (its ranges import Manim): after the stop handlers
 
     pool._watch_parent(int(request.get("parent") or os.getppid()))
-    if request.get("mode") == "frames":
-        os.nice(FRAMES_NICE)  # beside a render on a small machine: the video keeps its pace
     return run_one(request, emit)
 
 
@@ -250,6 +248,8 @@ def serve_frames() -> int:
     The studio keeps this child between jobs (scenes/studio/jobs.py), so what a first request
     built stays warm for the next: Manim's parsed formulas and digits, the labels' glyphs. Each
     request ends with its ``done`` or ``failed`` event; SIGTERM ends the child (``cancelled``).
+    It runs at the render's priority, not below it: the frames cost a fraction of the video, and on
+    a loaded machine a lower priority starved them until after the video was done.
     """
     emit = event_writer()
     signals.install()
@@ -257,7 +257,6 @@ def serve_frames() -> int:
     from scenes.pipeline import pool  # heavy (its ranges import Manim): after the stop handlers
 
     pool._watch_parent(os.getppid())
-    os.nice(FRAMES_NICE)
     for line in sys.stdin:
         if line.strip():
             code = run_one(json.loads(line), emit)

@@ -43,7 +43,7 @@ const Studio = (() => {
   // edited: narration changed since the last render; applied: the edits that render spoke (kept for exports)
   // readonly: the lesson page (its words are the lesson file's; the steps only show and seek)
   const page = { slug: "", flags: [], job: null, source: null, manifest: null, edited: {}, applied: {}, lastBody: null,
-                 readonly: false };
+                 readonly: false, shown: null };  // shown: the job whose result is on the page
 
   function control(flag) {
     const id = `f-${flag.name}`;
@@ -210,7 +210,8 @@ const Studio = (() => {
     source.onmessage = (message) => {
       const status = JSON.parse(message.data);
       if (kind === "preview") previewStatus(status); else exportStatus(status, label);
-      if (["done", "failed", "cancelled"].includes(status.state)) source.close();
+      // the stream ends when the job and its step-end frames have (frames may come after the video)
+      if (["done", "failed", "cancelled"].includes(status.state) && !status.frames_pending) source.close();
     };
     source.onerror = () => { /* the browser reconnects; a finished job's stream simply ends */ };
   }
@@ -234,7 +235,10 @@ const Studio = (() => {
     showFrames(status.frames);
     if (status.state === "failed") showError($("form-error"), status.error);
     if (["done", "failed", "cancelled"].includes(status.state)) $("cancel").disabled = true;
-    if (status.state === "done") showResult(status);
+    if (status.state === "done" && page.shown !== status.id) {  // once: later statuses bring frames only
+      page.shown = status.id;
+      showResult(status);
+    }
   }
 
   function showFrames(frames) {
