@@ -133,49 +133,87 @@ def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: i
              command: list[str] | None = None, prepare: bool = False) -> Any:
     """The studio as an ASGI app serving renders under ``out`` (the Host guard in front); ``prepare``:
     compile the number glyphs ahead (:class:`JobQueue`)."""
-    out = Path(out)
-    topics = load_topics()
-    state: dict[str, Any] = {}
-    stopping = threading.Event()  # set at Ctrl-C/SIGTERM: the event streams end
+    studio = Studio(Path(out), dict(workers=workers, size=queue_size, command=command,
+                                    frames=step_frames.AVAILABLE, prepare=prepare and step_frames.AVAILABLE))
+    guard = Guard(Starlette(routes=studio.routes(), lifespan=studio.lifespan), host, port)
+    guard.stopping = studio.stopping
+    guard.queue = lambda: studio.state.get("queue")
+    return guard
 
-    def queue() -> JobQueue:
-        return state["queue"]
 
-    async def page(request: Request) -> Response:
+async def body_of(request: Request) -> Any:
+    """The request's JSON body (``null`` when empty); :class:`api.RenderError` when it is no JSON."""
+    try:
+        return json.loads(await request.body() or b"null")
+    except ValueError:
+        raise api.RenderError("the request body is not valid JSON") from None
+
+
+class Studio:
+    """The routes over the pipeline's API, for renders under ``out``; the job queue lives from the
+    app's start to its end (:meth:`lifespan`)."""
+
+    def __init__(self, out: Path, queue_options: dict[str, Any]) -> None:
+        self.out, self.queue_options = out, queue_options
+        self.topics = load_topics()
+        self.state: dict[str, Any] = {}
+        self.stopping = threading.Event()  # set at Ctrl-C/SIGTERM: the event streams end
+
+    def routes(self) -> list[Any]:
+        """Every page, JSON route, event stream and file route."""
+        return [
+            Route("/", self.page), Route("/topic/{slug}", self.page), Route("/storyboard/{slug}.png", self.storyboard),
+            Route("/lesson", self.page), Route("/api/lessons", self.show_lesson),
+            Route("/api/lessons/clips", self.add_to_lesson, methods=["POST"]),
+            Route("/api/topics", self.list_topics), Route("/api/check", self.check, methods=["POST"]),
+            Route("/api/renders", self.submit, methods=["POST"]),
+            Route("/api/renders/{job}", self.show, methods=["GET"]),
+            Route("/api/renders/{job}", self.cancel, methods=["DELETE"]),
+            Route("/api/renders/{job}/events", self.events), Route("/files/{path:path}", self.file),
+            Mount("/static", StaticFiles(directory=STATIC), name="static"),
+        ]
+
+    @contextlib.asynccontextmanager
+    async def lifespan(self, app: Any) -> Any:
+        self.state["queue"] = JobQueue(self.out, **self.queue_options)
+        try:
+            yield
+        finally:
+            await asyncio.to_thread(self.state["queue"].shutdown)
+
+    @property
+    def queue(self) -> JobQueue:
+        return self.state["queue"]
+
+    async def page(self, request: Request) -> Response:
         name = "lesson.html" if request.url.path == "/lesson" else "index.html"
         if "slug" in request.path_params:
-            if request.path_params["slug"] not in topics:
-                return error(str(api.unknown_topic(request.path_params["slug"], list(topics))), 404)
+            if request.path_params["slug"] not in self.topics:
+                return error(str(api.unknown_topic(request.path_params["slug"], list(self.topics))), 404)
             name = "topic.html"
         return FileResponse(STATIC / name, headers={"cache-control": "no-store"})
 
-    async def storyboard(request: Request) -> Response:
+    async def storyboard(self, request: Request) -> Response:
         slug = request.path_params["slug"]
         path = STORYBOARDS / f"{slug}_storyboard.png"
-        if slug not in topics or not path.is_file():
+        if slug not in self.topics or not path.is_file():
             return error(f"no storyboard of {slug!r}", 404)
         return FileResponse(path)
 
-    async def list_topics(request: Request) -> Response:
-        return JSONResponse(topics_json(topics))
+    async def list_topics(self, request: Request) -> Response:
+        return JSONResponse(topics_json(self.topics))
 
-    async def body_of(request: Request) -> Any:
+    async def check(self, request: Request) -> Response:
         try:
-            return json.loads(await request.body() or b"null")
-        except ValueError:
-            raise api.RenderError("the request body is not valid JSON") from None
-
-    async def check(request: Request) -> Response:
-        try:
-            _, _, command = checked_request(await body_of(request), out)
+            _, _, command = checked_request(await body_of(request), self.out)
         except api.RenderError as err:
             return error(str(err))
         return JSONResponse({"command": command})
 
-    async def submit(request: Request) -> Response:
+    async def submit(self, request: Request) -> Response:
         try:
-            job_request, key, command = checked_request(await body_of(request), out)
-            job, shared = queue().submit(job_request, key, command)
+            job_request, key, command = checked_request(await body_of(request), self.out)
+            job, shared = self.queue.submit(job_request, key, command)
         except api.RenderError as err:
             return error(str(err))
         except QueueFull as err:
@@ -183,39 +221,36 @@ def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: i
         return JSONResponse(dict(status_json(job), shared=shared), status_code=202,
                             headers={"location": f"/api/renders/{job.id}"})
 
-    def job_or_404(request: Request) -> Any:
-        return queue().get(request.path_params["job"])
-
-    async def show(request: Request) -> Response:
-        job = job_or_404(request)
+    async def show(self, request: Request) -> Response:
+        job = self.queue.get(request.path_params["job"])
         return error("no such render", 404) if job is None else JSONResponse(status_json(job))
 
-    async def cancel(request: Request) -> Response:
-        job = queue().cancel(request.path_params["job"])
+    async def cancel(self, request: Request) -> Response:
+        job = self.queue.cancel(request.path_params["job"])
         return error("no such render", 404) if job is None else JSONResponse(status_json(job))
 
-    async def events(request: Request) -> Response:
-        job = job_or_404(request)
+    async def events(self, request: Request) -> Response:
+        job = self.queue.get(request.path_params["job"])
         if job is None:
             return error("no such render", 404)
-
-        async def stream() -> Any:
-            seen = -1
-            while not stopping.is_set():
-                if job.version != seen:
-                    with queue().lock:  # one consistent status: no frame slips past the last one sent
-                        seen, status = job.version, status_json(job)
-                    yield f"data: {json.dumps(status)}\n\n"
-                    if status["state"] in FINAL and not status["frames_pending"]:  # the video and its frames
-                        return
-                await asyncio.sleep(0.1)
-
-        return StreamingResponse(stream(), media_type="text/event-stream",
+        return StreamingResponse(self.stream(job), media_type="text/event-stream",
                                  headers={"cache-control": "no-store", "x-accel-buffering": "no"})
 
-    async def file(request: Request) -> Response:
+    async def stream(self, job: Any) -> Any:
+        """The job's status each time it changes, until the video and its frames are done."""
+        seen = -1
+        while not self.stopping.is_set():
+            if job.version != seen:
+                with self.queue.lock:  # one consistent status: no frame slips past the last one sent
+                    seen, status = job.version, status_json(job)
+                yield f"data: {json.dumps(status)}\n\n"
+                if status["state"] in FINAL and not status["frames_pending"]:  # the video and its frames
+                    return
+            await asyncio.sleep(0.1)
+
+    async def file(self, request: Request) -> Response:
         try:
-            path = safe_file(out, request.path_params["path"])
+            path = safe_file(self.out, request.path_params["path"])
         except Refused as err:
             return error(str(err), 403)
         except FileNotFoundError:
@@ -224,42 +259,18 @@ def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: i
             return Response(srt_to_vtt(path.read_text(encoding="utf-8")), media_type="text/vtt")
         return FileResponse(path, headers={"cache-control": "no-store"})
 
-    async def add_to_lesson(request: Request) -> Response:
+    async def add_to_lesson(self, request: Request) -> Response:
         try:
-            plan, path = await asyncio.to_thread(lessons.add, out, await body_of(request))
+            plan, path = await asyncio.to_thread(lessons.add, self.out, await body_of(request))
         except (api.RenderError, Refused) as err:
             return error(str(err))
-        return JSONResponse({"lesson": str(path.relative_to(out.resolve())), "clips": len(plan.clips)})
+        return JSONResponse({"lesson": str(path.relative_to(self.out.resolve())), "clips": len(plan.clips)})
 
-    async def show_lesson(request: Request) -> Response:
+    async def show_lesson(self, request: Request) -> Response:
+        file = request.query_params.get("file")
         try:
-            return JSONResponse(await asyncio.to_thread(lessons.lesson_json, out, request.query_params.get("file")))
+            return JSONResponse(await asyncio.to_thread(lessons.lesson_json, self.out, file))
         except (api.RenderError, Refused) as err:
             return error(str(err))
         except FileNotFoundError:
-            return error(f"no lesson file {request.query_params.get('file')!r} under --out; add a clip from a "
-                         "topic's page to start one", 404)
-
-    @contextlib.asynccontextmanager
-    async def lifespan(app: Any) -> Any:
-        state["queue"] = JobQueue(out, workers=workers, size=queue_size, command=command,
-                                  frames=step_frames.AVAILABLE, prepare=prepare and step_frames.AVAILABLE)
-        try:
-            yield
-        finally:
-            await asyncio.to_thread(state["queue"].shutdown)
-
-    routes = [
-        Route("/", page), Route("/topic/{slug}", page), Route("/storyboard/{slug}.png", storyboard),
-        Route("/lesson", page), Route("/api/lessons", show_lesson),
-        Route("/api/lessons/clips", add_to_lesson, methods=["POST"]),
-        Route("/api/topics", list_topics), Route("/api/check", check, methods=["POST"]),
-        Route("/api/renders", submit, methods=["POST"]),
-        Route("/api/renders/{job}", show, methods=["GET"]), Route("/api/renders/{job}", cancel, methods=["DELETE"]),
-        Route("/api/renders/{job}/events", events), Route("/files/{path:path}", file),
-        Mount("/static", StaticFiles(directory=STATIC), name="static"),
-    ]
-    guard = Guard(Starlette(routes=routes, lifespan=lifespan), host, port)
-    guard.stopping = stopping
-    guard.queue = lambda: state.get("queue")
-    return guard
+            return error(f"no lesson file {file!r} under --out; add a clip from a topic's page to start one", 404)
