@@ -14,7 +14,6 @@ from manim.utils.testing.frames_comparison import frames_comparison
 from scenes.activations import sample_activation
 from scenes.block.numbers import (
     PLACEMENTS,
-    STEPS,
     activation_effect,
     activation_summary,
     block_numbers,
@@ -25,7 +24,7 @@ from scenes.block.numbers import (
     stage_lengths,
     with_norms,
 )
-from scenes.block.params import Params
+from scenes.block.params import ORDERS, STEPS, Params
 from scenes.block.scene import BlockScene
 from scenes.block.script import script
 from tblock.worlds import run_example, tiny
@@ -110,7 +109,7 @@ def test_compare_placements_part_at_the_first_read():
 
 
 def test_both_orders_visit_every_step_once_post_norm_after_each_addition():
-    pre, post = PLACEMENTS["pre"].order, PLACEMENTS["post"].order
+    pre, post = ORDERS["pre"], ORDERS["post"]
     assert sorted(pre) == sorted(post) == sorted(STEPS) and len(set(pre)) == len(pre)
     assert post.index("norm1") == post.index("add1") + 1 and post.index("norm2") == post.index("add2") + 1
     assert pre.index("norm1") < pre.index("attention") and pre.index("norm2") < pre.index("ffn_hidden")
@@ -122,7 +121,7 @@ def test_both_orders_visit_every_step_once_post_norm_after_each_addition():
 def test_stage_cuts_the_placements_order():
     assert Params(stage="norm1").steps() == ("outline", "input", "norm1")
     assert Params(stage="norm1", placement="post").steps()[-3:] == ("attn_out", "add1", "norm1")
-    assert Params().steps() == PLACEMENTS["pre"].order
+    assert Params().steps() == ORDERS["pre"]
 
 
 def test_with_norms_names_the_norms():
@@ -184,7 +183,7 @@ def test_last_frame_numbers_are_what_the_parts_show(render_topic_cli):
     ex = tiny(seed=5, act="relu", placement="post", n_tokens=4)
     out_z, tr = run_example(ex)
     shown = manifest["numbers"]
-    assert [s["name"] for s in manifest["steps"]] == list(PLACEMENTS["post"].order)
+    assert [s["name"] for s in manifest["steps"]] == list(ORDERS["post"])
     for key in ("resid_pre", "pattern", "attn_out", "attn_sum", "resid_mid", "mlp_pre", "mlp_post", "mlp_out",
                 "resid_post"):
         engine = tr["resid_pre"] + tr["attn_out"] if key == "attn_sum" else tr[key]

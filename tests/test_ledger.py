@@ -15,7 +15,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from scenes.kit import pct
-from scenes.ledger.numbers import Shapes, default_kv_heads, ledger_numbers
+from scenes.ledger.numbers import FFN_FLAGS, Shapes, default_kv_heads, ledger_numbers, length, shapes
 from scenes.ledger.params import Params
 from scenes.ledger.script import count, say_about, script, short
 from tblock.checkpoint import load
@@ -183,7 +183,7 @@ def test_grouped_query_attention_shrinks_only_keys_and_values():
 
 
 def test_the_default_numbers_are_gpt2_small():
-    s = ledger_numbers(Params().shapes(), n=1024)
+    s = ledger_numbers(shapes(Params()), n=1024)
     d, N = 768, 12
     assert s.totals["per_block"] == 12 * d * d and s.totals["per_stack"] == 12 * N * d * d
     assert s.totals["total"] == sum(math.prod(v) for v in gpt2_hf_tensor_shapes().values())
@@ -204,8 +204,9 @@ def test_the_default_numbers_are_gpt2_small():
 
 def test_flags_shape_the_numbers():
     p = Params(d_model=512, heads=8, d_ff=2048, layers=6, vocab=1000, context=0, ffn="swiglu", kv_heads=2)
-    s = ledger_numbers(p.shapes(), n=p.length)
-    assert p.length == 1024 and Params(weights="tiny").length == 64 and Params(n=7).length == 7
+    s = ledger_numbers(shapes(p), n=length(p))
+    assert length(p) == 1024 and length(Params(weights="tiny")) == 64 and length(Params(n=7)) == 7
+    assert Params.__dataclass_fields__["ffn"].metadata["choices"] == tuple(FFN_FLAGS)  # the same words both sides
     d, f = 512, gated_width(2048)
     assert s.totals["per_block"] == d * d + 2 * d * 2 * 64 + d * d + 3 * d * f
     assert s.totals["embeddings"] == 1000 * d
@@ -213,7 +214,7 @@ def test_flags_shape_the_numbers():
 
 
 def test_weights_take_the_checkpoints_shapes():
-    s = ledger_numbers(Params(weights="tiny").shapes(), ckpt=load("tiny"))
+    s = ledger_numbers(shapes(Params(weights="tiny")), ckpt=load("tiny"))
     assert (s.shapes.d_model, s.shapes.layers, s.shapes.vocab, s.shapes.context) == (64, 2, 206, 64)
     assert s.checkpoint["total"] == s.totals["total"] == sum(safetensors_sizes(TINY / "model.safetensors").values())
 
@@ -240,7 +241,7 @@ def test_bad_flags_exit_2_with_one_clear_line(cli, tmp_path, args, message):
 
 
 def test_d_head_lets_heads_not_divide_d():
-    s = Params(d_model=100, heads=3, d_head=32).shapes()
+    s = shapes(Params(d_model=100, heads=3, d_head=32))
     assert s.d_head == 32 and block_matrices(s.config())["W_Q"] == (100, 96)
 
 
@@ -320,7 +321,7 @@ def test_tiny_weights_show_the_checkpoint_count(render_topic_cli):
     numbers = manifest["numbers"]
     assert numbers["checkpoint_total"] == sum(safetensors_sizes(TINY / "model.safetensors").values())
     assert numbers["checkpoint_total"] == numbers["total"]
-    assert_manifest_numbers(numbers, Params(weights="tiny").shapes())
+    assert_manifest_numbers(numbers, shapes(Params(weights="tiny")))
 
 
 from manim.utils.testing.frames_comparison import frames_comparison  # noqa: E402

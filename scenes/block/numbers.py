@@ -5,7 +5,8 @@ it: the stream-shaped stages in the order a placement visits them, each
 token's vector length through them, the softmax row sums, what the
 activation did to each hidden entry, the reconstruction input + Δ_attn +
 Δ_ffn = output, the same input through a pre-norm and a post-norm block,
-and :data:`PLACEMENTS`, the one table of what differs between pre- and post-norm.
+and :data:`PLACEMENTS`, the one table of what differs between pre- and post-norm (besides the order of
+the steps, which is the flags' ``params.ORDERS``).
 
 >>> from tblock.worlds import run_example, tiny
 >>> ex = tiny()
@@ -21,12 +22,16 @@ True
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import numpy as np
 
 from scenes.activations import ACT_NAMES  # noqa: F401  (re-exported for the scene and script)
 from tblock import block_forward
 from tblock.worlds import Example, contribution_shares, run_example, tiny, token_shares
+
+if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
+    from scenes.block.params import Params
 
 # -- names as the video writes them ---------------------------------------------------
 
@@ -35,10 +40,6 @@ NORM_SYMBOLS = {"rms": "RMS", "layer": "LN"}  # the boxes' and formulas' short n
 MASK_NAMES = {"full": "no mask", "causal": "causal mask"}
 
 # -- pre-norm against post-norm: the one table --------------------------------------
-
-WALK = ("input", "norm1", "attention", "attn_out", "add1", "norm2", "ffn_hidden", "ffn_out", "add2")
-CHARTS = ("lengths", "heatmap", "shares", "check", "compare")
-
 
 @dataclass(frozen=True)
 class Move:
@@ -59,13 +60,12 @@ class Move:
 class Placement:
     """Everything that differs between pre-norm and post-norm, in one place.
 
-    ``order``: the steps as the video runs them; ``moves``: the norm and add
-    steps of the walk; ``equations``: the outline's two lines; ``attn_reads`` /
-    ``ffn_reads``: what the two sub-layers read (TeX); ``sums_to_output``:
-    whether X + Δattn + Δffn is the block's output.
+    ``moves``: the norm and add steps of the walk; ``equations``: the outline's
+    two lines; ``attn_reads`` / ``ffn_reads``: what the two sub-layers read (TeX);
+    ``sums_to_output``: whether X + Δattn + Δffn is the block's output. (The order
+    the video runs the steps in is ``scenes.block.params.ORDERS``.)
     """
 
-    order: tuple[str, ...]
     moves: dict[str, Move]
     equations: tuple[str, str]
     attn_reads: str
@@ -76,8 +76,6 @@ class Placement:
 ATTN, FFN = r"\Delta_{\text{attn}}", r"\Delta_{\text{ffn}}"
 PLACEMENTS = {
     "pre": Placement(
-        order=("outline", "input", "norm1", "attention", "attn_out", "add1", "norm2", "ffn_hidden", "ffn_out",
-               "add2") + CHARTS,
         moves={"norm1": Move("read", "ln1_normalized", r"U = {n1}(X)"),
                "add1": Move("add", "resid_mid", rf"Y = X + {ATTN}"),
                "norm2": Move("read", "ln2_normalized", r"F = {n2}(Y)"),
@@ -85,8 +83,6 @@ PLACEMENTS = {
         equations=(r"Y = X + \mathrm{attention}({n1}(X))", r"Z = Y + \mathrm{FFN}({n2}(Y))"),
         attn_reads=r"{n1}(X)", ffn_reads=r"{n2}(Y)", sums_to_output=True),
     "post": Placement(
-        order=("outline", "input", "attention", "attn_out", "add1", "norm1", "ffn_hidden", "ffn_out", "add2",
-               "norm2") + CHARTS,
         moves={"norm1": Move("normalise", "resid_mid", rf"Y = {{n1}}(X + {ATTN})"),
                "add1": Move("add", "attn_sum", rf"X + {ATTN}"),
                "norm2": Move("normalise", "resid_post", rf"Z = {{n2}}(Y + {FFN})"),
@@ -94,7 +90,6 @@ PLACEMENTS = {
         equations=(r"Y = {n1}(X + \mathrm{attention}(X))", r"Z = {n2}(Y + \mathrm{FFN}(Y))"),
         attn_reads="X", ffn_reads="Y", sums_to_output=False),
 }  # fmt: skip
-STEPS = PLACEMENTS["pre"].order  # every step, in pre-norm's order (post-norm visits the same ones)
 
 # TeX of each stream-shaped stage: as the walk titles its grid, and as the lengths chart ticks it.
 STAGE_TITLES = {"resid_pre": "X", "ln1_normalized": "{n1}(X)", "attn_out": ATTN, "resid_mid": "Y",
@@ -296,10 +291,6 @@ def block_numbers(seed: int = 0, norm: str = "rms", act: str = "gelu", placement
         token_shares=token_shares(ex.x, tr["attn_out"], tr["mlp_out"]), compare=both)
 
 
-def numbers(p) -> BlockNumbers:
-    """The numbers of the video the flags ``p`` render.
-
-    ``p`` is the topic's ``scenes.block.params.Params``, not imported here even for the annotation: the params
-    import this module (its step table), and the two imports would be a cycle.
-    """
+def numbers(p: Params) -> BlockNumbers:
+    """The numbers of the video these flags render."""
     return block_numbers(seed=p.seed, norm=p.norm, act=p.act, placement=p.placement, tokens=p.n_tokens, mask=p.mask)

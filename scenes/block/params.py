@@ -5,9 +5,17 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-from scenes.block.numbers import PLACEMENTS, STEPS
 from scenes.kit import Alias, TopicParams, param, renamed, seed_param, whole_number
 from tblock.worlds import TINY_MAX_TOKENS
+
+CHARTS = ("lengths", "heatmap", "shares", "check", "compare")
+ORDERS = {  # the steps each placement runs, in order: post-norm normalises the stream after each addition
+    "pre": ("outline", "input", "norm1", "attention", "attn_out", "add1", "norm2", "ffn_hidden", "ffn_out",
+            "add2") + CHARTS,
+    "post": ("outline", "input", "attention", "attn_out", "add1", "norm1", "ffn_hidden", "ffn_out", "add2",
+             "norm2") + CHARTS,
+}
+STEPS = ORDERS["pre"]  # every step, in pre-norm's order (post-norm visits the same ones)
 
 
 @dataclass(frozen=True)
@@ -28,5 +36,5 @@ class Params(TopicParams):
 
     def steps(self) -> tuple[str, ...]:
         """The steps this video runs, in order: the placement's, up to ``--stage``."""
-        order = PLACEMENTS[self.placement].order
+        order = ORDERS[self.placement]
         return order if self.stage == "all" else order[:order.index(self.stage) + 1]

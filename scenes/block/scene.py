@@ -9,7 +9,8 @@ attention update, + residual, normalised read, FFN hidden layer, FFN update,
 through the stages, the attention heatmaps, each token's output split into
 input + attention + FFN with the reconstruction check), and last the same
 input through a pre-norm and a post-norm block. What differs between the
-placements is one table, ``numbers.PLACEMENTS`` (order, norm/add moves, formulas).
+placements is written once: ``numbers.PLACEMENTS`` (norm/add moves, formulas) and ``params.ORDERS``
+(the order of the steps).
 
 Render with ``python render.py block`` or ``manim -ql scenes/block/scene.py BlockScene``;
 ``--stage ffn_hidden --last-frame`` gives a still of one step.
@@ -46,7 +47,7 @@ class BlockScene(StepScene):
 
     def construct(self) -> None:
         self.numbers = numbers(self.params)
-        for name in self.params.steps():  # the placement's order (numbers.PLACEMENTS), up to --stage
+        for name in self.params.steps():  # the placement's order (params.ORDERS), up to --stage
             getattr(self, name)()
         self.record_numbers()
 

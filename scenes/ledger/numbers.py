@@ -17,6 +17,7 @@ import dataclasses
 import math
 from dataclasses import dataclass, field
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -31,6 +32,9 @@ from tblock.ledger import (
     work_counts,
 )
 from tblock.worlds.trained import checkpoint
+
+if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
+    from scenes.ledger.params import Params
 
 FFN_FLAGS = {"gelu": "dense", "swiglu": "gated"}  # the flag's word -> the engine's kind
 
@@ -192,11 +196,21 @@ def checkpoint_shapes(ckpt) -> Shapes:
                   c.n_heads, "dense", tied, ckpt.layout.unembed_b is not None, c.norm)
 
 
-@lru_cache(maxsize=8)
-def numbers(p) -> LedgerNumbers:
-    """The numbers the flags ``p`` show (cached: the script and the scene ask the same).
+def shapes(p: Params) -> Shapes:
+    """The shapes the flags count: the checkpoint's with --weights, else the flags'."""
+    if p.weights:
+        return checkpoint_shapes(checkpoint(p.weights))
+    d_head = p.d_head or p.d_model // p.heads
+    return Shapes(p.d_model, p.heads, d_head, p.d_ff, p.layers, p.vocab, p.context, p.kv_heads or p.heads,
+                  FFN_FLAGS[p.ffn])
 
-    ``p`` is the topic's ``scenes.ledger.params.Params``, not imported here even for the annotation: the params
-    import this module (its shapes), and the two imports would be a cycle.
-    """
-    return ledger_numbers(p.shapes(), p.length, checkpoint(p.weights) if p.weights else None)
+
+def length(p: Params) -> int:
+    """The length the compute plot marks: --n, else the context length (1,024 when there is none)."""
+    return p.n or shapes(p).context or 1024
+
+
+@lru_cache(maxsize=8)
+def numbers(p: Params) -> LedgerNumbers:
+    """The numbers these flags show (cached: the script and the scene ask the same)."""
+    return ledger_numbers(shapes(p), length(p), checkpoint(p.weights) if p.weights else None)

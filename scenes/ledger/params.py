@@ -3,11 +3,9 @@ knobs, the length the compute plot marks, and (``--weights``) a checkpoint whose
 
 from __future__ import annotations
 
-import dataclasses
 from dataclasses import dataclass
 
 from scenes.kit import TopicParams, param
-from scenes.ledger.numbers import FFN_FLAGS, Shapes, checkpoint_shapes
 from tblock.worlds.trained import checkpoint
 
 SHAPE_FLAGS = ("d_model", "heads", "d_head", "d_ff", "layers", "vocab", "context", "ffn", "kv_heads")
@@ -24,7 +22,7 @@ class Params(TopicParams):
     vocab: int = param(50257, "vocabulary size (rows of the token table)", low=1, high=1_000_000)
     context: int = param(1024, "learned positions (rows of the position table; 0: none)", low=0, high=1_000_000)
     ffn: str = param("gelu", "the FFN counted: gelu (two matrices) or swiglu (gated: three matrices)",
-                     choices=tuple(FFN_FLAGS))
+                     choices=("gelu", "swiglu"))  # the keys of scenes.ledger.numbers.FFN_FLAGS (numbers reads Params)
     kv_heads: int = param(0, "key/value heads (0: one per head; fewer: grouped-query attention; must divide "
                              "--heads)", low=0, high=256)
     n: int = param(0, "the sequence length the compute plot marks (0: the context length, or 1,024 without one)",
@@ -48,24 +46,3 @@ class Params(TopicParams):
         kv = self.kv_heads or self.heads
         if kv > self.heads or self.heads % kv:
             raise ValueError(f"--kv-heads must divide --heads ({self.heads}); got {self.kv_heads}")
-
-    def shapes(self) -> Shapes:
-        """The shapes counted: the checkpoint's with --weights, else the flags'."""
-        if self.weights:
-            return checkpoint_shapes(checkpoint(self.weights))
-        d_head = self.d_head or self.d_model // self.heads
-        return Shapes(self.d_model, self.heads, d_head, self.d_ff, self.layers, self.vocab, self.context,
-                      self.kv_heads or self.heads, FFN_FLAGS[self.ffn])
-
-    @property
-    def length(self) -> int:
-        """The length the compute plot marks: --n, else the context length (1,024 when there is none)."""
-        return self.n or self.shapes().context or 1024
-
-    def resolved(self) -> Params:
-        """These flags with a checkpoint's shapes written in (themselves without --weights)."""
-        if not self.weights:
-            return self
-        s = self.shapes()
-        return dataclasses.replace(self, d_model=s.d_model, heads=s.n_heads, d_head=s.d_head, d_ff=s.d_ff,
-                                   layers=s.layers, vocab=s.vocab, context=s.context)
