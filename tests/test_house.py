@@ -258,3 +258,32 @@ def test_engine_worlds_registry_and_numbers_load_no_manim():
             "    assert not loaded, f'{name} loads {sorted(loaded)}'\n")
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr[-500:]
+
+
+FUNCTION_MAX = 60  # lines of any function outside tests, bench and scripts
+STEP_SCRIPT_MAX = 40  # lines of a function in a topic's script.py: one step's words each
+
+
+def long_functions() -> list[str]:
+    """Every function over its cap, one line each: ``path:line name (n lines)``."""
+    found = []
+    for name, path in sorted(project_files().items()):
+        cap = STEP_SCRIPT_MAX if name.endswith(".script") and name.count(".") == 2 else FUNCTION_MAX
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
+                size = node.end_lineno - node.lineno + 1
+                if size > cap:
+                    where = path.relative_to(ROOT) if path.is_relative_to(ROOT) else path
+                    found.append(f"{where}:{node.lineno} {node.name} ({size} lines, at most {cap})")
+    return found
+
+
+def test_no_function_is_longer_than_its_cap():
+    assert not long_functions(), "\n".join(long_functions())
+
+
+def test_the_length_check_finds_a_long_function(tmp_path, monkeypatch):
+    long = tmp_path / "script.py"
+    long.write_text("def step():\n" + "    x = 1\n" * 45)
+    monkeypatch.setattr(sys.modules[__name__], "project_files", lambda: {"scenes.demo.script": long})
+    assert long_functions() == [f"{long}:1 step (46 lines, at most 40)"]
