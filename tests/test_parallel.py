@@ -95,6 +95,32 @@ def test_a_course_shares_the_workers_by_cost():
 
 # -- fast: the options ----------------------------------------------------------------------------
 
+def test_a_stopped_pool_fails_its_queued_tasks_at_once():
+    """A task still queued when the workers are stopped fails at once for whoever waits on it (a
+    cancelled future alone never wakes concurrent.futures.wait: a topic's plan waited forever)."""
+    from scenes.pipeline.pool import TaskPool, WorkerDied, wait_all
+
+    pool = TaskPool(0)  # no worker: every task stays queued
+    queued = pool.submit(time.sleep, 60)
+    waited: dict = {}
+
+    def wait() -> None:
+        started = time.monotonic()
+        try:
+            wait_all([queued])
+        except WorkerDied as err:
+            waited["error"] = str(err)
+        waited["seconds"] = time.monotonic() - started
+
+    waiter = threading.Thread(target=wait, daemon=True)
+    waiter.start()
+    time.sleep(0.3)
+    pool.close(kill=True)
+    waiter.join(5)
+    assert not waiter.is_alive() and waited["error"] == "stopped" and waited["seconds"] < 3
+    assert pool.submit(time.sleep, 1).exception() is not None  # closed: nothing new starts
+
+
 def test_jobs_and_cluster_do_not_change_the_input_key(tmp_path):
     from scenes.pipeline.options import RenderOptions
     from scenes.pipeline.uptodate import input_key

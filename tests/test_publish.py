@@ -345,3 +345,37 @@ def test_recover_is_quick_when_there_is_nothing_to_do(tmp_path):
     for _ in range(50):
         recover(tmp_path / ".cache")
     assert time.monotonic() - started < 1.0
+
+
+def test_a_signal_while_another_thread_publishes_stops_the_main_thread_at_once(tmp_path):
+    """``all --jobs N`` publishes from one thread per topic: a signal then stops the main thread at once
+    (it is not held back, nor swallowed by the publishing thread), and the publishing thread undoes its
+    moves and raises too, so it never reports as published what it rolled back."""
+    import threading
+
+    inside, stop_seen, outcome = threading.Event(), threading.Event(), {}
+
+    def publishing() -> None:
+        try:
+            with signals.deferred():
+                inside.set()
+                stop_seen.wait(10)
+                outcome["pending"] = signals.pending()
+        except signals.Interrupted as stop:
+            outcome["raised"] = stop.signum
+
+    previous = signal.getsignal(signal.SIGTERM)
+    signals.install()
+    thread = threading.Thread(target=publishing, daemon=True)
+    try:
+        thread.start()
+        assert inside.wait(10)
+        with pytest.raises(signals.Interrupted):
+            signal.raise_signal(signal.SIGTERM)
+            time.sleep(5)  # the handler raises here, in the main thread
+        stop_seen.set()
+        thread.join(10)
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+        signals.reset()
+    assert outcome == {"pending": signal.SIGTERM, "raised": signal.SIGTERM}

@@ -120,6 +120,43 @@ def test_a_signal_to_all_jobs_2_stops_every_worker(tiny, tmp_path, sig):
         ["after.png", "after.png.json"]
 
 
+STOP_WITHIN = 15.0  # seconds from the signal to the exit, whatever the phase (a loaded 2-core machine)
+
+
+def phase_folders(out: Path, kind: str) -> list[Path]:
+    """The folders a ``--jobs`` render's workers work in: ``plan`` (planning) or ``range-k`` (drawing)."""
+    return list((out / ".cache" / "work").glob(f"*/{kind}"))
+
+
+@pytest.mark.parametrize("sig, phase", [(signal.SIGTERM, "starting"), (signal.SIGTERM, "planning"),
+                                        (signal.SIGINT, "planning"), (signal.SIGTERM, "rendering")],
+                         ids=["TERM-starting", "TERM-planning", "INT-planning", "TERM-rendering"])
+def test_all_jobs_2_stops_within_seconds_in_every_phase(tiny, tmp_path, sig, phase):
+    """Three topics on two workers: while both plan, the third topic's plan waits in the queue; while
+    they draw, other ranges wait. A signal in any phase ends everything in seconds, publishing nothing."""
+    out = tmp_path / "out"
+    env = {"TINY_RANGE_SLEEP": "60"} if phase == "rendering" else {"TINY_SLEEP": "60"}
+    proc = tiny("all", "--jobs", 2, "--out", out, env={**env, **NO_SHARED_CACHE})
+    if phase == "starting":
+        time.sleep(0.15)  # inside render.py's imports
+    elif phase == "planning":
+        wait_for(lambda: len(phase_folders(out, "plan")) >= 2, what="both workers planning")
+    else:
+        wait_for(lambda: len(phase_folders(out, "range-*")) >= 2, what="both workers drawing ranges")
+    sent = time.monotonic()
+    proc.send_signal(sig)
+    _, err = proc.communicate(timeout=120)
+    took = time.monotonic() - sent
+    assert proc.returncode == 128 + sig, err
+    assert took < STOP_WITHIN, f"{phase}: stopped {took:.1f} s after {sig.name}"
+    last = err.strip().splitlines()[-1]
+    assert last.startswith(f"Error: interrupted by {sig.name}") and "nothing was" in last, err
+    assert "Traceback" not in err
+    assert wait_session_empty(proc.pid, timeout=10) == []
+    assert work_dirs(out) == []
+    assert not [p for p in out.iterdir() if p.name != ".cache"] if out.exists() else True
+
+
 def test_four_renders_into_one_folder_all_finish(tiny, tmp_path):
     """Same topic and name twice, the same topic with another word, another topic: one OUT, one
     fresh text cache that all four fill at once."""

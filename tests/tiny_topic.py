@@ -2,7 +2,8 @@
 
 Cheap enough to render many times in the publishing, signal and concurrency tests.
 ``--sleep`` makes the render take that long (wall time, no CPU) so a signal can arrive mid-render
-(``$TINY_SLEEP`` does the same for ``all``, which renders the defaults);
+(``$TINY_SLEEP`` does the same for ``all``, which renders the defaults; ``$TINY_RANGE_SLEEP`` only in
+a range worker of ``--jobs N``, so the plan is quick and the drawing slow);
 ``--label`` changes the text (a new glyph for the text cache); ``$TINY_FAIL=words`` makes a range
 worker of ``--jobs N`` fail in the step ``words`` (the plan, which skips everything, passes).
 """
@@ -41,6 +42,8 @@ class TinyScene(StepScene):
     def square(self) -> None:
         self.begin_step("square")
         time.sleep(self.params.sleep or float(os.environ.get("TINY_SLEEP", 0)))  # $TINY_SLEEP: for `all`
+        if config.upto_animation_number < float("inf"):  # a range worker of --jobs N (the plan draws no range)
+            time.sleep(float(os.environ.get("TINY_RANGE_SLEEP", 0)))
         self.shape = Square(side_length=self.params.side)
         self.play(Create(self.shape), run_time=0.2)
         self.record(side=self.params.side)

@@ -22,6 +22,8 @@ from .pool import LocalBackend
 from .publish import recover
 from .ranges import Course, runner
 
+STOP_GRACE = 10.0  # seconds the topic threads have, all together, to unwind after a stop (daemons after that)
+
 
 def backend_for(opts: Any) -> Any:
     """The workers of a render (a context manager): the cluster at ``opts.cluster``, else ``opts.jobs``
@@ -73,10 +75,11 @@ def render_course(topics: dict, opts: Any, report: Any) -> list[str]:
                 while thread.is_alive():
                     thread.join(0.5)
         except signals.Interrupted:
-            course.abort()
-            backend.close(kill=True)
+            course.abort()  # a topic waiting for the others' plans stops waiting
+            backend.close(kill=True)  # every queued or running task fails at once: no thread waits on one
+            deadline = time.monotonic() + STOP_GRACE
             for thread in threads:
-                thread.join(30)
+                thread.join(max(0.0, deadline - time.monotonic()))
             cache = Path(opts.out).absolute() / ".cache"
             _remove_own_work(cache)
             recover(cache)

@@ -71,14 +71,16 @@ def _worker(module: str, slug: str, opts: RenderOptions, parent: int, conn: Any,
 
 
 def _start_ignoring_sigint(process: Any) -> None:
-    """Start ``process`` with SIGINT ignored (inherited), so a Ctrl-C reaches only the parent's plan."""
+    """Start ``process`` with SIGINT blocked (a mask it inherits and never lifts), so a Ctrl-C reaches only
+    the parent, which coordinates. Blocked, not ignored: a Ctrl-C that comes while the worker starts still
+    reaches this process, and the mask can be set from any thread (the dispatcher replaces dead workers)."""
     import signal as _signal
 
-    previous = _signal.signal(_signal.SIGINT, _signal.SIG_IGN)
+    previous = _signal.pthread_sigmask(_signal.SIG_BLOCK, {_signal.SIGINT})
     try:
         process.start()
     finally:
-        _signal.signal(_signal.SIGINT, previous)
+        _signal.pthread_sigmask(_signal.SIG_SETMASK, previous)
 
 
 def _stop_workers(running: dict, grace: float = 20.0) -> list[str]:
@@ -326,20 +328,26 @@ class TaskPool:
             if worker["task"] is not None and not worker["task"][1].done():
                 worker["task"][1].set_exception(WorkerDied("stopped"))
         for _, _, _, _, _, future in self._queue:
-            future.cancel()
+            if future.cancel():  # and tell whoever waits on it (concurrent.futures.wait counts only notified ones)
+                future.set_running_or_notify_cancel()
+        self._queue.clear()
         _stop_resource_tracker()
 
 
 def wait_all(futures: list) -> list:
     """The futures' results in order, waiting in short steps (so a signal reaches the main thread);
-    the first failure is raised at once."""
+    the first failure is raised at once, and a cancelled future is one (:class:`WorkerDied`)."""
     import concurrent.futures
 
     pending = set(futures)
     while pending:
+        if any(f.cancelled() for f in pending):  # concurrent.futures.wait would wait for it forever
+            raise WorkerDied("stopped")
         done, pending = concurrent.futures.wait(pending, timeout=0.5,
                                                 return_when=concurrent.futures.FIRST_EXCEPTION)
         for future in done:
+            if future.cancelled():
+                raise WorkerDied("stopped")
             if future.exception() is not None:
                 raise future.exception()
     return [f.result() for f in futures]

@@ -5,6 +5,10 @@ by their ``finally``), one line for the user, exit code 128 + the signal (130, 1
 first signal raises :class:`Interrupted` in the main thread; later ones are noted but do not
 interrupt the clean-up. Inside :func:`deferred` (a publish's few renames) a signal is only
 noted; the code there calls :func:`pending` to roll back, then the signal is raised on exit.
+A block deferred in another thread (``all --jobs N`` publishes from one thread per topic) does
+not hold the signal back from the main thread: the main thread stops at once, and the other
+thread rolls its moves back and raises :class:`Interrupted` at the end of its block, so it never
+reports as published what it undid.
 
 Example::
 
@@ -24,7 +28,8 @@ import threading
 from collections.abc import Iterator
 
 HANDLED = (signal.SIGINT, signal.SIGTERM)
-_state = {"raised": None, "pending": None, "deferring": 0}
+_state = {"raised": None, "pending": None}
+_deferring: dict[int, int] = {}  # thread ident -> how many deferred() blocks it is inside
 
 
 class Interrupted(BaseException):
@@ -45,11 +50,12 @@ class Interrupted(BaseException):
 
 
 def _handler(signum: int, frame: object) -> None:
+    """Python runs it in the main thread: raise there, unless the main thread is in a deferred block."""
     if _state["raised"] is not None:
         return  # already stopping: let the clean-up finish
-    if _state["deferring"]:
-        _state["pending"] = _state["pending"] or signum
-        return
+    _state["pending"] = _state["pending"] or signum  # every deferred block, in any thread, rolls back
+    if _deferring.get(threading.get_ident()):
+        return  # raised when this thread's deferred block ends
     _state["raised"] = signum
     raise Interrupted(signum)
 
@@ -64,27 +70,35 @@ def install() -> None:
 
 def reset() -> None:
     """Forget an earlier interruption (tests that run several commands in one process)."""
-    _state.update(raised=None, pending=None, deferring=0)
+    _state.update(raised=None, pending=None)
+    _deferring.clear()
 
 
 def pending() -> int | None:
-    """The signal received inside :func:`deferred`, if any."""
+    """The signal that asked this process to stop, if one did: code inside :func:`deferred` undoes its
+    work when it sees one (in any thread)."""
     return _state["pending"]
 
 
 @contextlib.contextmanager
 def deferred() -> Iterator[None]:
-    """Within the block a signal is only noted (see :func:`pending`); it is raised at the end."""
-    _state["deferring"] += 1
+    """Within the block a signal is only noted (see :func:`pending`); it is raised at the end, in the
+    thread of the block (in the main thread only if it has not stopped already)."""
+    me = threading.get_ident()
+    _deferring[me] = _deferring.get(me, 0) + 1
     try:
         yield
     finally:
-        _state["deferring"] -= 1
+        _deferring[me] -= 1
+        if not _deferring[me]:
+            del _deferring[me]
         signum = _state["pending"]
-        if not _state["deferring"] and signum is not None and _state["raised"] is None:
-            _state["pending"] = None
-            _state["raised"] = signum
-            raise Interrupted(signum)
+        if me not in _deferring and signum is not None:
+            if threading.current_thread() is not threading.main_thread():
+                raise Interrupted(signum)  # the main thread is stopping; this block was undone
+            if _state["raised"] is None:
+                _state["raised"] = signum
+                raise Interrupted(signum)
 
 
 def interrupted() -> int | None:
