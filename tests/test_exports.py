@@ -214,7 +214,7 @@ def test_gif_is_palette_optimised_sized_and_looping(rendered, tmp_path):
 
 
 def test_gif_width_is_for_gifs_only(tmp_path):
-    for flag in ("--gif-width", "--width"):  # --width: the old name, same check
+    for flag in ("--gif-width",):
         result = run_cli(SLUG, flag, 320, "--out", tmp_path / "o")
         assert result.exit_code == 2 and "--gif-width sizes a GIF" in result.output
         assert len(result.output.strip().splitlines()) == 1, result.output  # no notice beside an error

@@ -180,7 +180,7 @@ def test_bad_input_prints_the_clis_line(executed, cli):
     result = cli("bank", "--depth", "13", "--out", "unused")
     assert result.exit_code == 2
     assert f"Error: {printed(cell).strip()}" in result.output
-    assert "'--depth'" in printed(cell)
+    assert "--depth must be between 1 and 12; got 13" in printed(cell)
 
 
 def serve(folder: Path) -> tuple[ThreadingHTTPServer, str]:

@@ -519,8 +519,9 @@ def test_sigterm_after_several_jobs_publishes_nothing_of_the_running_one(tmp_pat
         assert worker_children(proc.pid)  # the render's child (and the frames')
         assert api(server, "GET", f"/api/renders/{job['id']}")["state"] == "running"  # still, at the signal
         proc.send_signal(signal.SIGTERM)
-        time.sleep(3)  # uvicorn still waits on the open connection: the studio is up, its children gone
-        alive = worker_children(proc.pid)
+        deadline = time.monotonic() + 4.5  # uvicorn waits 5 s on the open connection: its children go before
+        while (alive := worker_children(proc.pid)) and time.monotonic() < deadline:
+            time.sleep(0.1)
         assert proc.poll() is None and not alive, alive
         code = proc.wait(90)
         held.close()
