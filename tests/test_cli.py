@@ -192,7 +192,7 @@ def test_every_quality_and_format_has_its_own_default_name():
 
 def test_parameter_values_that_are_not_plain_ascii_get_distinct_stable_names():
     heads = load_topics()["heads"]
-    values = ["日本,語", "猫,犬", "a,b", "a-b", "a b", "the,cat", "x/y", "..", "a--b"]
+    values = ["日本,語", "猫,犬", "a,b", "a-b", "a b,c", "the,cat", "x/y", "..", "a--b"]
     names = [output_name("heads", heads.Params(words=v), RenderOptions()) for v in values]
     assert len(set(names)) == len(values), names
     assert names == [output_name("heads", heads.Params(words=v), RenderOptions()) for v in values]  # stable
@@ -369,7 +369,8 @@ def test_token_strings_looks_up_any_number_of_ids_but_a_forward_keeps_its_length
 def test_text_with_an_unknown_word_names_it_and_the_vocab_command(cli, tmp_path):
     result = cli("heads", "--weights", "tiny", "--text", "the zebra sees the yak", "--out", tmp_path / "o")
     assert result.exit_code == 2
-    assert "tiny does not know the words 'zebra', 'yak'; `render.py vocab tiny` lists its 206 tokens" in result.output
+    assert ("tiny does not know 'zebra' (nearest: 'bread', 'brave') or 'yak' (nearest: 'lake', 'dark', 'cake'); "
+            "`render.py vocab tiny` lists its 206 tokens") in result.output
 
 
 def test_long_default_names_keep_a_readable_slug_and_a_hash():
