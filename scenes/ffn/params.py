@@ -26,7 +26,8 @@ class Params(TopicParams):
     position: int = param(2, POSITION_HELP, low=0, high=MAX_TOKENS,
                           shown_range=f"0 .. the number of tokens (at most {MAX_TOKENS})")
     seed: int = seed_param(0, "seed of the weights and the inputs", unused_with="weights")
-    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
+    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), a model in the local Hugging Face cache "
+                         "('gpt2'), an HF GPT-2 folder, a .safetensors or "
                          "TransformerLens .npz (its widths and activation replace --d-model/--d-ff/--act; "
                          "empty: seeded random)")
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",

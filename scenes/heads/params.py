@@ -44,7 +44,8 @@ class Params(TopicParams):
     mask: str = param("causal", "attention mask", choices=("causal", "full"), unused_with="weights")
     scale_wo: float = param(-1.0, "second pass: head 0's W_O block times this factor (1 = no second pass)",
                             low=-3.0, high=3.0)
-    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
+    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), a model in the local Hugging Face cache "
+                         "('gpt2'), an HF GPT-2 folder, a .safetensors or "
                          "TransformerLens .npz (its sizes replace --d-model/--heads/--d-head; empty: seeded random)")
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
                        low=0, high=1000, shown_range="0 .. layers-1 of the checkpoint")

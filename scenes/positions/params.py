@@ -67,7 +67,8 @@ class Params(TopicParams):
                         "2^(-8/h), 2^(-16/h), ...)", kind="numbers")
     shift: int = param(10, "how far both positions move in the shift test", low=1, high=MAX_SHIFT)
     seed: int = seed_param(0, "seed of the random weights and token embeddings", unused_with="weights")
-    weights: str = param("", "a checkpoint ('tiny', shipped, or a path): its token embeddings, layer 0 and learned "
+    weights: str = param("", "a checkpoint ('tiny', shipped; a model in the local Hugging Face cache, "
+                         "'gpt2'; or a path): its token embeddings, layer 0 and learned "
                          "position table replace the seeded ones (empty: seeded random, sinusoidal table)")
 
     def check(self) -> None:
