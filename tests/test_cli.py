@@ -321,7 +321,8 @@ def test_heads_are_named_from_0_everywhere():
     (("-q", "high", "residual"), "flags go after it, as in 'render.py residual -q high'"),
     (("heads", "--depth", "3"), "No such option '--depth' for heads: it is a flag of bank"),
     (("residual", "--seed", "3"), "No such option '--seed' for residual: it is a flag of heads, "),
-    (("deck", "residual", "--sections"), "No such option '--sections' for deck: it is a flag of a topic's render"),
+    (("deck", "residual", "--sections"),
+     "No such option '--sections' for deck residual: it is a flag of a topic's render"),
     (("storyboard", "residual", "--gif-width", "300"), "for storyboard residual: it is a flag of a topic's render"),
     (("--theme", "light", "heads", "--show", "2"), "as in 'render.py heads --theme light --show 2'"),
 ])
@@ -400,7 +401,7 @@ def test_open_uses_the_system_opener_or_says_there_is_none(monkeypatch, tmp_path
 
 
 def test_every_topic_and_storyboard_take_open(cli):
-    for slug in [*load_topics(), "storyboard residual", "deck"]:
+    for slug in [*load_topics(), "storyboard residual", "deck residual", "deck all"]:
         result = cli(*slug.split(), "--help")
         assert result.exit_code == 0 and "--open" in result.output, slug
 
