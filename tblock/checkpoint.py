@@ -1,6 +1,7 @@
 """GPT-2-family checkpoints mapped onto BlockWeights, read one layer at a time, never unpickled.
 
-Three layouts load (`load`):
+Three layouts load (`load`), from a path, a built-in name (``tiny``) or a model's name in the local
+Hugging Face cache (``gpt2``, ``openai-community/gpt2``: `cached_model`, no network):
 
 - a Hugging Face GPT-2 folder: ``config.json`` + ``model.safetensors`` with the names ``wte.weight``,
   ``wpe.weight``, ``h.{i}.ln_1.*``, ``h.{i}.attn.c_attn.*`` (Conv1D: x @ W, fused QKV, W (d, 3d)),
@@ -29,6 +30,7 @@ Every refusal is a `CheckpointError` (a ValueError) whose one-line message names
 from __future__ import annotations
 
 import json
+import os
 import re
 import zipfile
 from collections.abc import Callable, Iterator
@@ -542,18 +544,69 @@ class Checkpoint:
         return self
 
 
+# -- the local Hugging Face cache -----------------------------------------------------------------
+
+MODEL_NAME = re.compile(r"^[A-Za-z0-9][\w.-]*(/[A-Za-z0-9][\w.-]*)?$")  # gpt2, openai-community/gpt2
+
+
+def hf_cache_dirs() -> list[Path]:
+    """Where Hugging Face's own tools keep downloaded models, in their order, each once: ``$HF_HUB_CACHE``,
+    ``$HF_HOME/hub``, ``~/.cache/huggingface/hub``."""
+    found = []
+    if os.environ.get("HF_HUB_CACHE"):
+        found.append(Path(os.environ["HF_HUB_CACHE"]).expanduser())
+    if os.environ.get("HF_HOME"):
+        found.append(Path(os.environ["HF_HOME"]).expanduser() / "hub")
+    found.append(Path.home() / ".cache" / "huggingface" / "hub")
+    return list(dict.fromkeys(found))
+
+
+def cached_model(name: str, roots: list[Path] | None = None) -> Path | None:
+    """The snapshot folder of model ``name`` in the first cache of ``roots`` (default: :func:`hf_cache_dirs`)
+    that holds it, as huggingface_hub lays it out: ``models--ORG--NAME/snapshots/<commit>/``, the commit
+    that ``refs/main`` names, else the newest snapshot; None when no cache holds it."""
+    for root in hf_cache_dirs() if roots is None else roots:
+        repo = root / ("models--" + name.replace("/", "--"))
+        snapshots = repo / "snapshots"
+        if not snapshots.is_dir():
+            continue
+        ref = repo / "refs" / "main"
+        commit = ref.read_text().strip() if ref.is_file() else ""
+        if commit and (snapshots / commit).is_dir():
+            return snapshots / commit
+        found = sorted((p for p in snapshots.iterdir() if p.is_dir()), key=lambda p: p.stat().st_mtime)
+        if found:
+            return found[-1]
+    return None
+
+
+def not_cached(name: str, roots: list[Path]) -> str:
+    """One line: where the model was looked for, and how to get it on a machine with a network."""
+    folder = "models--" + name.replace("/", "--")
+    return (f"{name}: no such file or folder (built-in names: {', '.join(BUILTIN)}), and no model {name!r} in the "
+            f"Hugging Face cache (looked for {folder}/snapshots/ in {', '.join(map(str, roots))}); on a machine "
+            f"with a network run `huggingface-cli download {name}` (or `hf download {name}`) and copy its cache "
+            "folder here, or pass a checkpoint folder")
+
+
 # -- load ----------------------------------------------------------------------------------------
 
 
 def resolve(path_or_name: str | Path) -> tuple[str, Path]:
-    """A built-in name's folder, or the path given (which must exist)."""
+    """A built-in name's folder, the path given, or a model name's snapshot in the local Hugging Face
+    cache (:func:`cached_model`); :class:`CheckpointError` saying where it looked otherwise."""
     name = str(path_or_name)
     if name in BUILTIN:
         return name, BUILTIN[name]
     path = Path(path_or_name).expanduser()
-    if not path.exists():
-        raise CheckpointError(f"{path}: no such file or folder (built-in names: {', '.join(BUILTIN)})")
-    return name, path
+    if path.exists():
+        return name, path
+    if MODEL_NAME.match(name) and path.suffix not in (".safetensors", ".npz", ".json", *PICKLED_SUFFIXES):
+        snapshot = cached_model(name)
+        if snapshot is None:
+            raise CheckpointError(not_cached(name, hf_cache_dirs()))
+        return name, snapshot
+    raise CheckpointError(f"{path}: no such file or folder (built-in names: {', '.join(BUILTIN)})")
 
 
 def tensor_file(path: Path) -> Path:

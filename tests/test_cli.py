@@ -192,7 +192,7 @@ def test_every_quality_and_format_has_its_own_default_name():
 
 def test_parameter_values_that_are_not_plain_ascii_get_distinct_stable_names():
     heads = load_topics()["heads"]
-    values = ["日本,語", "猫,犬", "a,b", "a-b", "a b", "the,cat", "x/y", "..", "a--b"]
+    values = ["日本,語", "猫,犬", "a,b", "a-b", "a b,c", "the,cat", "x/y", "..", "a--b"]
     names = [output_name("heads", heads.Params(words=v), RenderOptions()) for v in values]
     assert len(set(names)) == len(values), names
     assert names == [output_name("heads", heads.Params(words=v), RenderOptions()) for v in values]  # stable
@@ -321,7 +321,8 @@ def test_heads_are_named_from_0_everywhere():
     (("-q", "high", "residual"), "flags go after it, as in 'render.py residual -q high'"),
     (("heads", "--depth", "3"), "No such option '--depth' for heads: it is a flag of bank"),
     (("residual", "--seed", "3"), "No such option '--seed' for residual: it is a flag of heads, "),
-    (("deck", "residual", "--sections"), "No such option '--sections' for deck: it is a flag of a topic's render"),
+    (("deck", "residual", "--sections"),
+     "No such option '--sections' for deck residual: it is a flag of a topic's render"),
     (("storyboard", "residual", "--gif-width", "300"), "for storyboard residual: it is a flag of a topic's render"),
     (("--theme", "light", "heads", "--show", "2"), "as in 'render.py heads --theme light --show 2'"),
 ])
@@ -369,7 +370,8 @@ def test_token_strings_looks_up_any_number_of_ids_but_a_forward_keeps_its_length
 def test_text_with_an_unknown_word_names_it_and_the_vocab_command(cli, tmp_path):
     result = cli("heads", "--weights", "tiny", "--text", "the zebra sees the yak", "--out", tmp_path / "o")
     assert result.exit_code == 2
-    assert "tiny does not know the words 'zebra', 'yak'; `render.py vocab tiny` lists its 206 tokens" in result.output
+    assert ("tiny does not know 'zebra' (nearest: 'bread', 'brave') or 'yak' (nearest: 'lake', 'dark', 'cake'); "
+            "`render.py vocab tiny` lists its 206 tokens") in result.output
 
 
 def test_long_default_names_keep_a_readable_slug_and_a_hash():
@@ -399,7 +401,7 @@ def test_open_uses_the_system_opener_or_says_there_is_none(monkeypatch, tmp_path
 
 
 def test_every_topic_and_storyboard_take_open(cli):
-    for slug in [*load_topics(), "storyboard residual", "deck"]:
+    for slug in [*load_topics(), "storyboard residual", "deck residual", "deck all"]:
         result = cli(*slug.split(), "--help")
         assert result.exit_code == 0 and "--open" in result.output, slug
 

@@ -105,7 +105,9 @@ def test_deck_plays_every_clip_with_its_caption_as_notes(rendered):
     index = out / "deck" / "index.html"
     text = index.read_text(encoding="utf-8")
     clips = exports.deck_clips(text)
-    assert len(clips) == len(manifest.steps) == text.count("<section")
+    assert len(clips) == len(manifest.steps) == text.count("<section") - 2  # the deck's title, the topic's
+    titles = re.findall(r'data-tblock-title="[^"]*">\s*<h2>(.*?)</h2>', text)
+    assert titles == ["tblock: residual", html.escape(f"residual: {render.TOPICS[SLUG].description}")]
     assert all((index.parent / c).is_file() for c in clips)
     assert [Path(c).stem[3:] for c in clips] == [s.name for s in manifest.steps]
     notes = re.findall(r'<aside class="notes">(.*?)</aside>', text, re.S)
@@ -129,7 +131,7 @@ def test_offline_deck_opens_from_disk_and_pdf_has_a_page_per_step(rendered):
     for imported in re.findall(r"@import url\(([^)]+)\)", css):
         assert (folder / "reveal.js" / "dist" / "theme" / imported).is_file()
     pdf = (folder / "talk.pdf").read_bytes()
-    assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == len(manifest.steps)
+    assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == len(manifest.steps) + 2  # title pages: the deck, the topic
 
 
 def test_pptx_has_one_autoplaying_movie_per_step_with_the_caption_as_notes(rendered):
@@ -138,13 +140,35 @@ def test_pptx_has_one_autoplaying_movie_per_step_with_the_caption_as_notes(rende
     result = run_cli("deck", SLUG, "--out", out, "--reuse", "--pptx", "--name", "ppt")
     assert result.exit_code == 0, result.output
     deck = pptx.Presentation(str(out / "ppt" / "ppt.pptx"))
-    assert len(deck.slides) == len(manifest.steps)
-    for slide, step in zip(deck.slides, manifest.steps):
+    assert len(deck.slides) == len(manifest.steps) + 2
+    title, topic = ([shape.text_frame.text for shape in slide.shapes] for slide in list(deck.slides)[:2])
+    assert title == ["tblock: residual"] and topic == [f"residual: {render.TOPICS[SLUG].description}"]
+    for slide, step in zip(list(deck.slides)[2:], manifest.steps):
         movies = [shape for shape in slide.shapes if shape.shape_type == pptx.enum.shapes.MSO_SHAPE_TYPE.MEDIA]
         assert len(movies) == 1 and movies[0].width == deck.slide_width
         assert slide.notes_slide.notes_text_frame.text == step.caption
         timing = slide.element.xml
         assert '<p:cond delay="0"/>' in timing  # plays when the slide shows
+
+
+def test_a_deck_with_a_topics_flags_has_them_on_its_title_slides(rendered):
+    pptx = pytest.importorskip("pptx", reason="python-pptx comes with the slides extra")
+    out, _ = rendered
+    result = run_cli("deck", SLUG, "--wo", "negate", "--out", out, "--pptx", "--pdf", "--name", "negated")
+    assert result.exit_code == 0, result.output
+    manifest = Manifest.read(out / SLUG / f"{SLUG}_wo-negate.json")
+    assert manifest.parameters["wo"] == "negate" and manifest.has_sections
+    folder = out / "negated"
+    assert result.output.splitlines() == [f"{out / SLUG / manifest.primary.path}  (rendered)",
+                                          str(folder / "negated.pptx"), str(folder / "negated.pdf"),
+                                          str(folder / "index.html")]
+    deck = pptx.Presentation(str(folder / "negated.pptx"))
+    assert [shape.text_frame.text for shape in list(deck.slides)[1].shapes] == [
+        f"residual: {render.TOPICS[SLUG].description}\n--wo negate"]
+    assert len(deck.slides) == len(manifest.steps) + 2
+    pdf = (folder / "negated.pdf").read_bytes()
+    assert len(re.findall(rb"/Type\s*/Page\b", pdf)) == len(manifest.steps) + 2
+    assert "<code>--wo negate</code>" in (folder / "index.html").read_text(encoding="utf-8")
 
 
 def test_reuse_trusts_a_video_only_through_a_manifest_that_matches_it(rendered, tmp_path):

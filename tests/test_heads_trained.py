@@ -106,10 +106,11 @@ def test_text_without_a_tokenizer_is_refused(tmp_path):
     (("--text", "the " * 9), "9 tokens: this topic draws at most 8"),
     (("--token-ids", "4,999"), "unknown token id 999: tiny has ids 0 .. 205"),
     (("--token-ids", "4,x"), "--token-ids must be comma-separated whole numbers"),
-    (("--text", "the zebra"), "tiny does not know the word 'zebra'; `render.py vocab tiny` lists its 206 tokens"),
+    (("--text", "the zebra"), "tiny does not know 'zebra' (nearest: 'bread', 'brave'); `render.py vocab tiny` lists "
+     "its 206 tokens"),
     (("--text", "the cat", "--d-model", "8"), "--d-model does nothing beside --weights, which replaces it"),
     (("--text", "the cat", "--seed", "3", "--tokens", "a,b"), "--words and --seed do nothing beside --weights"),
-    ((), "--weights needs exactly one of --text"),
+    (("--text", "the cat", "--token-ids", "4"), "--weights needs exactly one of --text"),
     (("--text", "the cat", "--position", "3"), "--position must be between 0 (the last token) and 2; got 3"),
 ])
 def test_bad_trained_flags_exit_2_with_one_line(cli, tmp_path, args, message):

@@ -1,6 +1,7 @@
 """Lessons rendered (render tier): an edited caption redoes only its clip and reaches the picture, the
 .srt, the soft subtitles, the deck's notes and the handout; the example lesson's deck plays in Debian's
-chromium in lesson order, its pptx opens in LibreOffice with one slide per step, in order."""
+chromium in lesson order, its pptx opens in LibreOffice with one slide per step, in order (after a
+title slide for the lesson and one for each clip)."""
 
 from __future__ import annotations
 
@@ -107,8 +108,9 @@ def test_an_edited_caption_rerenders_only_its_clip_and_reaches_every_output(tmp_
     after_frame = exports.frames_at(exports.section_clips(out / "dots", again)[0], [-1])[0].to_ndarray()
     assert (after_frame != before_frame).any()  # the burned-in caption changed
     after_pages = pdf_pages(folder / "dots.pdf", tmp_path / "after")
-    assert len(after_pages) == len(before_pages) == 4
-    assert after_pages[:2] == before_pages[:2] and after_pages[2] != before_pages[2]  # only that page changed
+    assert len(after_pages) == len(before_pages) == 7  # title pages: the lesson's, then each clip's before its steps
+    assert after_pages[:5] == before_pages[:5] and after_pages[5] != before_pages[5]  # only that page changed
+    assert after_pages[6] == before_pages[6]
 
 
 @pytest.fixture(scope="module")
@@ -186,7 +188,8 @@ def test_the_pptx_opens_in_libreoffice_with_one_slide_per_step_in_order(example,
                    check=True, capture_output=True, timeout=180)
     pdf = tmp_path / "lesson.pdf"
     info = subprocess.run(["pdfinfo", str(pdf)], check=True, capture_output=True, text=True).stdout
-    assert int(re.search(r"Pages:\s+(\d+)", info).group(1)) == len(captions)
+    titles = 1 + len(_shown_steps(folder))  # the lesson's title slide, then one before each clip
+    assert int(re.search(r"Pages:\s+(\d+)", info).group(1)) == len(captions) + titles
     text = " ".join(subprocess.run(["pdftotext", str(pdf), "-"], check=True, capture_output=True,
                                    text=True).stdout.split())
     at = [text.find(" ".join(c.split()[:6])) for c in captions]

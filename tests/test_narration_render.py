@@ -150,7 +150,7 @@ def test_deck_plays_clips_with_sound_and_pptx_posters_are_settled(narrated):
     text = (out / "deck" / "index.html").read_text()
     assert "data-background-video-muted" not in text and " muted" not in text
     assert text.count('class="tblock-clip"') == len(clips) and "data-autoplay" in text
-    assert exports.deck_clips(text) == [f"clips/demo/{c.name}" for c in clips]
+    assert exports.deck_clips(text) == [f"clips/01_demo/{c.name}" for c in clips]  # after the topic's title slide
     import io
     import zipfile
 

@@ -138,8 +138,8 @@ def test_the_command_is_the_clis(tmp_path):
     body = {"topic": "bank", "params": {"--depth": 6, "residual": False}, "quality": "medium", "voice": True,
             "theme": "light", "format": "webm"}
     _, _, command = checked_request(body, tmp_path / "out")
-    assert command.startswith("python render.py bank --depth 6 --no-residual -q medium --format webm")
-    ctx = dry_parse(command.split()[2:])
+    assert command.startswith("tblock bank --depth 6 --no-residual -q medium --format webm")
+    ctx = dry_parse(command.split()[1:])
     assert (ctx.params["depth"], ctx.params["residual"], ctx.params["quality"], ctx.params["format"],
             ctx.params["theme"], ctx.params["voice"], ctx.params["out"]) == \
         (6, False, "medium", "webm", "light", True, tmp_path / "out")
@@ -154,7 +154,7 @@ def test_edited_narration_is_a_script_file_the_cli_reads(tmp_path):
     path = Path(request["script"])
     assert path.is_relative_to(tmp_path / "out") and f"--script {path}" in command and "--voice" not in command
     assert load(path, step_names(topic, params)) == {step: "Two short sentences. Here."}
-    assert dry_parse(command.split()[2:]).params["script"] == path
+    assert dry_parse(command.split()[1:]).params["script"] == path
 
 
 def test_identical_requests_have_one_key(tmp_path):
@@ -254,7 +254,7 @@ def test_add_to_lesson_creates_and_appends(studio):
         assert shown["clips"][1]["flags"] == "--depth 6 --no-residual"
         job = client.post("/api/renders", json=shown["clips"][1]["request"])  # a clip's Preview
         assert job.status_code == 202
-        assert job.json()["command"].startswith("python render.py bank --depth 6 --no-residual")
+        assert job.json()["command"].startswith("tblock bank --depth 6 --no-residual")
         assert client.get("/lesson", params={"file": "lessons/week.toml"}).status_code == 200
 
 
@@ -328,7 +328,7 @@ def test_a_job_runs_to_done(studio):
         assert status["state"] == "done" and status["progress"] == 1.0
         assert status["files"] == ["/files/residual/residual.mp4"]
         assert status["drawn_steps"] == ["first", "second"] and (status["plays"], status["cached"]) == (4, 2)
-        assert status["command"] == f"python render.py residual --wo negate --out {client.out}"
+        assert status["command"] == f"tblock residual --wo negate --out {client.out}"
         assert client.get("/api/renders/nope").status_code == 404
 
 

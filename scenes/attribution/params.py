@@ -16,7 +16,8 @@ PROBE = InductionParams()  # without --text / --token-ids: the induction topic's
 
 @dataclass(frozen=True)
 class Params(TopicParams):
-    weights: str = param("tiny", "the trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
+    weights: str = param("tiny", "the trained checkpoint: 'tiny' (shipped), a model in the local Hugging Face cache "
+                         "('gpt2'), an HF GPT-2 folder, a .safetensors or "
                          "a TransformerLens .npz")
     text: str = param("", "the input text, tokenized by the checkpoint (empty, with no --token-ids: the induction "
                       "topic's repeated random words)")

@@ -149,7 +149,10 @@ def topic_params(topic: Any, kwargs: dict, ctx: click.Context) -> Any:
     values.update({k: kwargs.pop(k) for k in [k for k in kwargs if k.startswith("alias__")]})
     given = apply_aliases(topic, values, ctx)
     with cli_errors():
-        return api.make_params(topic, values, given)
+        params = api.make_params(topic, values, given)
+    for line in params.notes:  # a value filled in for the user (a checkpoint's own sentence)
+        notice(line)
+    return params
 
 
 def render_options(kwargs: dict, command: str = "render", **fixed: Any) -> options.RenderOptions:

@@ -16,7 +16,7 @@ from .flags import NOTICES, param_flags
 
 TOPICS = load_topics()
 PUBLISHED: list[str] = []  # what this command has published so far (for the interruption message)
-USAGE = ("TOPIC [FLAGS] | list | show TOPIC | all | deck TOPIC... | storyboard TOPIC [FLAGS] | "
+USAGE = ("TOPIC [FLAGS] | list | show TOPIC | all | deck TOPIC [FLAGS] | storyboard TOPIC [FLAGS] | "
          "script TOPIC [FLAGS] | lesson FILE | vocab WEIGHTS | studio")
 TOPIC_COMMAND: list[Callable[[Any], click.Command]] = []  # set by scenes/cli/topic.py: topic -> its command
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param, whole_number
-from tblock.worlds.trained import TrainedInput, trained_input
+from tblock.worlds.trained import TrainedInput, default_text, trained_input
 
 MAX_TOKENS = 6
 
@@ -26,12 +26,14 @@ class Params(TopicParams):
     position: int = param(2, POSITION_HELP, low=0, high=MAX_TOKENS,
                           shown_range=f"0 .. the number of tokens (at most {MAX_TOKENS})")
     seed: int = seed_param(0, "seed of the weights and the inputs", unused_with="weights")
-    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
+    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), a model in the local Hugging Face cache "
+                         "('gpt2'), an HF GPT-2 folder, a .safetensors or "
                          "TransformerLens .npz (its widths and activation replace --d-model/--d-ff/--act; "
                          "empty: seeded random)")
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
                        low=0, high=1000, shown_range="0 .. layers-1 of the checkpoint")
-    text: str = param("", f"with --weights: the input text, tokenized by the checkpoint (2 to {MAX_TOKENS} tokens)")
+    text: str = param("", f"with --weights: the input sentence, tokenized by the checkpoint (2 to {MAX_TOKENS} "
+                      "tokens; empty: a sentence of the checkpoint's own words, named on stderr)")
     token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)",
                            kind="numbers")
 
@@ -50,6 +52,10 @@ class Params(TopicParams):
         if self.d_ff < self.d_model:
             raise ValueError(f"--d-ff must be at least --d-model, since the FFN expands "
                              f"({self.d_model} -> d_ff); got --d-ff {self.d_ff} < --d-model {self.d_model}")
+
+    def derived(self) -> dict[str, tuple[str, str]]:
+        """With --weights and no --text nor --token-ids: a sentence of the checkpoint's own words."""
+        return default_text(self.weights, self.text, self.token_ids, MAX_TOKENS)
 
     def trained(self) -> TrainedInput | None:
         """The checkpoint, layer and token ids of --weights (checked), or None for the seeded world."""

@@ -7,15 +7,16 @@ from dataclasses import dataclass
 from typing import ClassVar
 
 from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param
-from tblock.worlds.trained import TrainedInput, trained_input
+from scenes.kit.values import words_of
+from tblock.worlds.trained import TrainedInput, default_text, trained_input
 
 MAX_TOKENS = 8
 MAX_ROWS = 4  # head rows drawn in full (plus one "+ N more" row)
 
 
 def parse_tokens(text: str) -> tuple[str, ...]:
-    """'the, Eiffel ,tower' -> ('the', 'Eiffel', 'tower')."""
-    return tuple(t.strip() for t in text.split(","))
+    """'the, Eiffel ,tower' or 'the Eiffel tower' -> ('the', 'Eiffel', 'tower'); '' -> ('',)."""
+    return tuple(words_of(text)) or ("",)
 
 
 def position_of_receiver(text: str) -> int:
@@ -37,17 +38,19 @@ class Params(TopicParams):
                       low=1, high=MAX_ROWS)
     position: int = param(0, POSITION_HELP, low=0, high=MAX_TOKENS,
                           shown_range=f"0 .. the number of tokens (at most {MAX_TOKENS})")
-    words: str = param("the,Eiffel,tower", f"the sequence, comma-separated words (1 to {MAX_TOKENS})",
-                       unused_with="weights", kind="words")
+    words: str = param("the,Eiffel,tower", f"the sequence (1 to {MAX_TOKENS} words), as a sentence 'the Eiffel "
+                       "tower' or comma-separated the,Eiffel,tower", unused_with="weights", kind="words")
     seed: int = seed_param(0, "seed of the random weights and token embeddings", unused_with="weights")
     mask: str = param("causal", "attention mask", choices=("causal", "full"), unused_with="weights")
     scale_wo: float = param(-1.0, "second pass: head 0's W_O block times this factor (1 = no second pass)",
                             low=-3.0, high=3.0)
-    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), an HF GPT-2 folder, a .safetensors or "
+    weights: str = param("", "a trained checkpoint: 'tiny' (shipped), a model in the local Hugging Face cache "
+                         "('gpt2'), an HF GPT-2 folder, a .safetensors or "
                          "TransformerLens .npz (its sizes replace --d-model/--heads/--d-head; empty: seeded random)")
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
                        low=0, high=1000, shown_range="0 .. layers-1 of the checkpoint")
-    text: str = param("", f"with --weights: the input text, tokenized by the checkpoint (1 to {MAX_TOKENS} tokens)")
+    text: str = param("", f"with --weights: the input sentence, tokenized by the checkpoint (1 to {MAX_TOKENS} "
+                      "tokens; empty: a sentence of the checkpoint's own words, named on stderr)")
     token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)",
                            kind="numbers")
 
@@ -69,11 +72,15 @@ class Params(TopicParams):
                 f"not {self.d_model}")
         toks = parse_tokens(self.words)
         if not 1 <= len(toks) <= MAX_TOKENS or not all(toks):
-            raise ValueError(f"--words must be 1 to {MAX_TOKENS} non-empty comma-separated words; "
-                             f"got {self.words!r}")
+            raise ValueError(f"--words must be 1 to {MAX_TOKENS} words, a sentence ('the cat sat') or "
+                             f"comma-separated ('the,cat,sat'); got {self.words!r}")
         if any(len(t) > 12 for t in toks):
             raise ValueError(f"--words: each word must be at most 12 characters; got {self.words!r}")
         followed_position(self.position, len(toks))  # raises for a position past the last token
+
+    def derived(self) -> dict[str, tuple[str, str]]:
+        """With --weights and no --text nor --token-ids: a sentence of the checkpoint's own words."""
+        return default_text(self.weights, self.text, self.token_ids, MAX_TOKENS)
 
     def trained(self) -> TrainedInput | None:
         """The checkpoint, layer and token ids of --weights (checked), or None for the seeded world."""

@@ -46,7 +46,7 @@ from manim import DOWN, FadeIn, Rectangle, Scene, VGroup, Wait, config
 from .glyphs import CachedText
 from .narration import PAUSE, speakable, split_sentences
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
-from .values import check_range, flag_of
+from .values import check_range, flag_of, kind_of, words_text
 
 STEP_HOLD = 0.6  # seconds each step rests on its settled last frame, at least
 READING_RATE = 3.5  # caption words per second: a step lasts as long as its caption takes to read
@@ -124,17 +124,33 @@ class TopicParams:
     """Base of every topic's ``Params``: range checks plus a cross-field hook.
 
     ``ALIASES`` maps old flag names (without ``--``, dashes as in the flag) to an :class:`Alias`.
+    A words field holds the comma form of a sentence (``"the cat"`` -> ``"the,cat"``), whichever
+    door built the Params. :meth:`derived` fills in a field whose default comes from other fields
+    (a checkpoint's own sentence); :attr:`notes` says what was filled in, one line each.
     """
 
     ALIASES: ClassVar[dict[str, Alias]] = {}
 
     def __post_init__(self) -> None:
         for f in dataclasses.fields(self):
+            value = getattr(self, f.name)
+            if kind_of(f) == "words" and isinstance(value, str):
+                object.__setattr__(self, f.name, words_text(value))
             check_field(f, getattr(self, f.name))
+        notes = []
+        for name, (value, note) in self.derived().items():
+            object.__setattr__(self, name, value)
+            notes.append(note)
+        object.__setattr__(self, "notes", tuple(notes))
         self.check()
 
     def check(self) -> None:
         """Cross-field validation; raise ``ValueError`` with a sentence."""
+
+    def derived(self) -> dict[str, tuple[Any, str]]:
+        """Fields left at their default that other fields fill in, before :meth:`check`:
+        ``{field: (value, one-line note)}``; the doors print the notes (the command line on stderr)."""
+        return {}
 
     def changed(self) -> dict[str, Any]:
         """The fields whose values differ from the defaults."""

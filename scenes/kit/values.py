@@ -9,8 +9,9 @@ is converted, checked and refused with the same one line at every door:
 - a whole number takes an int (or a float with nothing after the point), never a bool, and no
   float is truncated;
 - a number takes an int or a float, finite;
-- a list of words takes a list of texts, a list of numbers a list of ints or floats, either of them
-  also one comma-separated text (the command line's form);
+- a list of words takes a list of texts, a sentence (``"the cat sat"``) or one comma-separated text
+  (``"the,cat,sat"``), and holds the comma form (:func:`words_text`); a list of numbers takes a
+  list of ints or floats or one comma-separated text (the command line's form);
 - a text, a choice or a path takes a text (a path also a ``pathlib.Path``);
 - ``None`` stands for the default wherever the default is ``None``.
 
@@ -37,7 +38,7 @@ from typing import Any
 ECHO_MAX = 40  # characters of a refused value echoed back in a message
 KINDS = ("switch", "whole", "number", "words", "numbers", "text", "choice", "path")
 SPELLED = {"switch": "true or false", "whole": "a whole number", "number": "a number",
-           "words": "a list of words or one comma-separated text",
+           "words": "a list of words, a sentence ('the cat sat') or one comma-separated text ('the,cat,sat')",
            "numbers": "a list of numbers or one comma-separated text", "text": "a text", "choice": "a text",
            "path": "a path (a text)"}
 
@@ -73,6 +74,22 @@ def cut_echoes(message: str) -> str:
     """``message`` with every quoted value longer than :data:`ECHO_MAX` cut as :func:`shown` cuts it,
     so a 50,000-word flag echoed by a check stays one readable line."""
     return QUOTED.sub(lambda m: shown(m.group(1)), message)
+
+
+def words_of(text: str) -> list[str]:
+    """A words flag's text as its words: a text with a comma is a comma-separated list (each word
+    stripped, an empty one kept for the topic's check to refuse), one without is a sentence split
+    at its spaces.
+
+    >>> words_of("the cat  sat"), words_of("the, Eiffel ,tower"), words_of("a,,b")
+    (['the', 'cat', 'sat'], ['the', 'Eiffel', 'tower'], ['a', '', 'b'])
+    """
+    return [w.strip() for w in text.split(",")] if "," in text else text.split()
+
+
+def words_text(text: str) -> str:
+    """A sentence or a comma list as the comma list a words field holds: ``"the cat"`` -> ``"the,cat"``."""
+    return ",".join(words_of(text))
 
 
 def kind_of(f: dataclasses.Field) -> str:
@@ -142,6 +159,8 @@ def _typed(f: dataclasses.Field, kind: str, value: Any) -> Any:
         return _numeric(f, kind, value)
     if kind == "words" and isinstance(value, list | tuple) and all(isinstance(w, str) for w in value):
         return ",".join(w.strip() for w in value)
+    if kind == "words" and isinstance(value, str):
+        return words_text(value)
     if kind == "numbers" and isinstance(value, list | tuple) and all(
             isinstance(v, int | float) and not isinstance(v, bool) for v in value):
         return ",".join(str(v) for v in value)

@@ -27,9 +27,9 @@ class Params(TopicParams):
                              "--heads)", low=0, high=256)
     n: int = param(0, "the sequence length the compute plot marks (0: the context length, or 1,024 without one)",
                    low=0, high=10_000_000)
-    weights: str = param("", "a checkpoint whose tensors are counted beside the formula: 'tiny' (shipped), an "
-                         "HF GPT-2 folder, a .safetensors or TransformerLens .npz (its shapes replace the "
-                         "shape flags)")
+    weights: str = param("", "a checkpoint whose tensors are counted beside the formula: 'tiny' (shipped), a "
+                         "model in the local Hugging Face cache ('gpt2'), an HF GPT-2 folder, a .safetensors or "
+                         "TransformerLens .npz (its shapes replace the shape flags)")
 
     def check(self) -> None:
         if self.weights:

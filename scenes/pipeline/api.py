@@ -20,6 +20,7 @@ import difflib
 import shlex
 import time
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -27,12 +28,13 @@ from scenes.kit.base import flag_text
 from scenes.kit.values import BadValue, checked, cut_echoes, flag_of
 from scenes.topics import load_topics
 
-from . import exports, pool
+from . import exports, pool, slides
 from .job import Outcome, render_or_skip
 from .manifest import Manifest
 from .naming import output_name
 from .options import FIELDS as OPTION_FIELDS
-from .options import OptionError, RenderOptions, missing_latex_tools, options_from, parallel
+from .options import OptionError, RenderOptions, missing_latex_tools, options_from, parallel, validate_name
+from .options import flags as option_flags
 from .parallel import render_course, run_scene
 from .script_file import ScriptError, every_step, load_tables, step_names
 
@@ -189,34 +191,38 @@ def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> Rend
                                captions=captions or None)
 
 
-def command_line(topic: Any, params: Any, opts: RenderOptions, script: Any = None) -> str:
-    """The ``python render.py ...`` command that makes this render: the topic's changed flags (written
-    as by ``render.py script``), then the options that differ from their defaults."""
-    words = ["python render.py", topic.slug, *(flag_text(k, v) for k, v in params.changed().items())]
-    defaults = RenderOptions()
-    if opts.quality != defaults.quality:
-        words.append(f"-q {opts.quality}")
-    if opts.format != ("webm" if opts.transparent else "mp4"):
-        words.append(f"--format {opts.format}")
-    if opts.gif_width is not None:
-        words.append(f"--gif-width {opts.gif_width}")
-    words += [flag for flag, on in (("--last-frame", opts.last_frame), ("--transparent", opts.transparent),
-                                    ("--sections", opts.sections), ("--burn-captions", opts.burn_captions),
-                                    ("--voice", opts.voice and script is None and opts.voice_model is None))
-              if on]
-    if opts.theme != defaults.theme:
-        words.append(f"--theme {opts.theme}")
-    if opts.voice_model is not None:
-        words.append(f"--voice-model {shlex.quote(str(opts.voice_model))}")
-    if opts.voice and opts.pause != defaults.pause:
-        words.append(f"--pause {opts.pause:g}")
+PROGRAM = "tblock"  # the console command; ``python render.py`` is the same
+
+
+def command_line(topic: Any, params: Any, opts: RenderOptions, script: Any = None, deck: Deck | None = None) -> str:
+    """The ``tblock ...`` command that makes this render (with ``deck``: ``tblock deck ...``, the deck
+    and its files): the topic's changed flags (written as by ``render.py script``), then the options
+    that differ from their defaults, those the command takes."""
+    words = [PROGRAM, *(["deck"] if deck else []), topic.slug,
+             *(flag_text(k, v) for k, v in params.changed().items())]
+    taken = {f.name for f in option_flags("deck" if deck else "render")}
+    words += [w for name, w in option_words(opts, script) if name in taken]
     if script is not None:
         words.append(f"--script {shlex.quote(str(script))}")
-    if Path(opts.out) != defaults.out:
-        words.append(f"--out {shlex.quote(str(opts.out))}")
-    if opts.name:
-        words.append(f"--name {shlex.quote(opts.name)}")
-    return " ".join(words)
+    return " ".join(words + (deck.words() if deck else []))
+
+
+def option_words(opts: RenderOptions, script: Any = None) -> list[tuple[str, str]]:
+    """(option, its flags) for each option of ``opts`` that differs from its default."""
+    defaults = RenderOptions()
+    words = [("quality", f"-q {opts.quality}") if opts.quality != defaults.quality else None,
+             ("format", f"--format {opts.format}") if opts.format != ("webm" if opts.transparent else "mp4") else None,
+             ("gif_width", f"--gif-width {opts.gif_width}") if opts.gif_width is not None else None]
+    words += [(name, flag_of(name)) for name, on in (
+        ("last_frame", opts.last_frame), ("transparent", opts.transparent), ("sections", opts.sections),
+        ("burn_captions", opts.burn_captions), ("voice", opts.voice and script is None and opts.voice_model is None))
+        if on]
+    words += [("theme", f"--theme {opts.theme}") if opts.theme != defaults.theme else None,
+              ("voice_model", f"--voice-model {shlex.quote(str(opts.voice_model))}") if opts.voice_model else None,
+              ("pause", f"--pause {opts.pause:g}") if opts.voice and opts.pause != defaults.pause else None,
+              ("out", f"--out {shlex.quote(str(opts.out))}") if Path(opts.out) != defaults.out else None,
+              ("name", f"--name {shlex.quote(opts.name)}") if opts.name else None]
+    return [w for w in words if w is not None]
 
 
 # -- rendering ------------------------------------------------------------------------
@@ -309,6 +315,83 @@ def rendered(topic: Any, params: Any, opts: RenderOptions, reuse: bool = False) 
     check_tools(topic)
     outcome, _ = render_checked(topic, params, opts)
     return outcome.manifest, outcome
+
+
+@dataclass(frozen=True)
+class Deck:
+    """What ``tblock deck`` makes beside the renders: the deck folder ``OUT/<name>/``, its handout and
+    PowerPoint, and how it loads reveal.js and plays its clips (the deck command's own flags)."""
+
+    name: str = "deck"
+    pdf: bool = False
+    pptx: bool = False
+    offline: bool = False
+    reveal_js: Path | None = None
+    cdn_url: str = exports.REVEAL_CDN
+    loop: bool = False
+
+    def words(self) -> list[str]:
+        """These settings as the deck command's flags (the defaults left out)."""
+        words = [f"--name {shlex.quote(self.name)}"] if self.name != "deck" else []
+        words += [flag for flag, on in (("--offline", self.offline), ("--loop", self.loop), ("--pdf", self.pdf),
+                                        ("--pptx", self.pptx)) if on]
+        if self.reveal_js is not None:
+            words.append(f"--reveal-js {shlex.quote(str(self.reveal_js))}")
+        if self.cdn_url != exports.REVEAL_CDN:
+            words.append(f"--cdn-url {shlex.quote(self.cdn_url)}")
+        return words
+
+
+def export_deck(kind: str, topic: Any, params: Any, opts: RenderOptions) -> Deck:
+    """The deck the studio's export of ``kind`` (``deck``, zipped to download, or ``pptx``) makes of a
+    render: ``OUT/<name>_<kind>/``, offline when a local reveal.js is installed."""
+    return Deck(name=f"{output_name(topic.slug, params, opts)}_{kind}", pptx=kind == "pptx",
+                offline=kind == "deck" and exports.find_reveal_js() is not None)
+
+
+def check_deck(deck: Deck, topics: list[str]) -> None:
+    """The deck's folder name (a plain file name that is no topic's nor the cache's) and, with
+    ``offline``, a local reveal.js: :class:`RenderError` otherwise, before anything renders."""
+    try:
+        validate_name(deck.name)
+    except OptionError as err:
+        raise RenderError(str(err)) from None
+    if deck.name in topics or deck.name.startswith("."):
+        raise RenderError(f"--name {deck.name!r} would replace a topic's or the cache's folder; choose another")
+    if deck.offline and exports.find_reveal_js(deck.reveal_js) is None:
+        raise RenderError("--offline needs a local copy of reveal.js 5: pip install -e '.[slides]' (sphinx-revealjs "
+                          "ships one), or --reveal-js DIR (an unpacked npm reveal.js@5)")
+
+
+def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reuse: bool = False,
+              report: Callable[[Path, str], None] | None = None) -> list[Path]:
+    """Render (or, with ``reuse``, find) each (topic, params) of ``parts`` with its step clips, then
+    write ``OUT/<name>/``: the reveal.js deck, and with ``deck.pdf`` / ``deck.pptx`` its handout and
+    PowerPoint, each opening with a title slide and giving every topic a title slide with its flags.
+    What ``tblock deck`` and the studio's exports make; the paths written, the deck's index.html last.
+    ``report(video, how)`` hears each render as it is ready: ``reused``, ``up to date`` or ``rendered``."""
+    check_deck(deck, list(load_topics()))
+    opts = dataclasses.replace(opts, sections=True)
+    renders = []
+    for topic, params in parts:
+        manifest, outcome = rendered(topic, params, opts, reuse)
+        if report is not None:
+            how = "reused" if outcome is None else "up to date" if outcome.skipped else "rendered"
+            report(Path(opts.out) / topic.slug / manifest.primary.path, how)
+        renders.append((manifest, exports.section_clips(opts.out, manifest)))
+    folder = Path(opts.out) / deck.name
+    where = slides.Slides(deck=folder, pdf=folder / f"{deck.name}.pdf" if deck.pdf else None,
+                          pptx=folder / f"{deck.name}.pptx" if deck.pptx else None)
+    look = slides.Look(title="tblock: " + ", ".join(topic.slug for topic, _ in parts),
+                       titles=[f"{topic.slug}: {topic.description}" for topic, _ in parts],
+                       subtitles=[" ".join(flag_text(k, v) for k, v in params.changed().items())
+                                  for _, params in parts],
+                       offline=deck.offline, reveal_src=deck.reveal_js, cdn_url=deck.cdn_url, loop=deck.loop)
+    try:
+        paths = slides.build(renders, where, Path(opts.out) / ".cache", look)
+    except exports.ExportError as err:
+        raise RenderFailed(str(err)) from None
+    return [*paths[1:], folder / "index.html"]
 
 
 SHEET_WIDTH = 1280  # pixels: a storyboard's width without --sheet-width

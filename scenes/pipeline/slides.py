@@ -88,9 +88,10 @@ def make(kind: str, renders: Sequence[Render], dst: Path, cache: Path, look: Loo
                            cdn_url=look.cdn_url, loop=look.loop, cache=cache, titles=look.titles,
                            subtitles=look.subtitles)
     elif kind == "pptx":
-        exports.write_pptx(renders, dst, loop=look.loop)
+        exports.write_pptx(renders, dst, loop=look.loop, titles=look.titles, subtitles=look.subtitles,
+                           title=look.title)
     elif kind == "pdf":
-        exports.write_handout_pdf(renders, dst, titles=look.titles)
+        exports.write_handout_pdf(renders, dst, titles=look.titles, subtitles=look.subtitles, title=look.title)
     else:
         dst.mkdir()
         for k, (manifest, clips) in enumerate(renders, 1):

@@ -7,6 +7,7 @@ import math
 from dataclasses import dataclass
 
 from scenes.kit import TopicParams, param, seed_param
+from scenes.kit.values import words_of
 from tblock.worlds.trained import TrainedInput, trained_input
 
 MIN_TOKENS, MAX_TOKENS = 3, 6
@@ -15,8 +16,8 @@ MAX_SHIFT = 1000
 
 
 def parse_words(text: str) -> tuple[str, ...]:
-    """'the, cat ,sees' -> ('the', 'cat', 'sees')."""
-    return tuple(t.strip() for t in text.split(","))
+    """'the, cat ,sees' or 'the cat sees' -> ('the', 'cat', 'sees'); '' -> ('',)."""
+    return tuple(words_of(text)) or ("",)
 
 
 def parse_permutation(text: str, n: int) -> tuple[int, ...]:
@@ -51,8 +52,9 @@ def parse_slopes(text: str, n_heads: int) -> tuple[float, ...]:
 
 @dataclass(frozen=True)
 class Params(TopicParams):
-    words: str = param("the,cat,sees,the,dog", f"the sentence as comma-separated words ({MIN_TOKENS} to "
-                        f"{MAX_TOKENS}; one word must occur twice)", kind="words")
+    words: str = param("the,cat,sees,the,dog", f"the sentence ({MIN_TOKENS} to {MAX_TOKENS} words; one word must "
+                        "occur twice), as a sentence 'the cat sees the dog' or comma-separated the,cat,sees,the,dog",
+                        kind="words")
     permute: str = param("1,5,3,4,2", "the permuted sentence as positions of the words, e.g. 2,1,3,4 "
                          "(a permutation of 1..n)", kind="numbers")
     scheme: str = param("all", "which position schemes the video shows after the no-position steps",
@@ -65,15 +67,16 @@ class Params(TopicParams):
                         "2^(-8/h), 2^(-16/h), ...)", kind="numbers")
     shift: int = param(10, "how far both positions move in the shift test", low=1, high=MAX_SHIFT)
     seed: int = seed_param(0, "seed of the random weights and token embeddings", unused_with="weights")
-    weights: str = param("", "a checkpoint ('tiny', shipped, or a path): its token embeddings, layer 0 and learned "
+    weights: str = param("", "a checkpoint ('tiny', shipped; a model in the local Hugging Face cache, "
+                         "'gpt2'; or a path): its token embeddings, layer 0 and learned "
                          "position table replace the seeded ones (empty: seeded random, sinusoidal table)")
 
     def check(self) -> None:
         words = self.word_list
         n = len(words)
         if not MIN_TOKENS <= n <= MAX_TOKENS or not all(words):
-            raise ValueError(f"--words must be {MIN_TOKENS} to {MAX_TOKENS} non-empty comma-separated words; "
-                             f"got {self.words!r}")
+            raise ValueError(f"--words must be {MIN_TOKENS} to {MAX_TOKENS} words, a sentence ('the cat sees the "
+                             f"dog') or comma-separated ('the,cat,sees,the,dog'); got {self.words!r}")
         if any(len(t) > 10 for t in words):
             raise ValueError(f"--words: each word must be at most 10 characters; got {self.words!r}")
         if len(set(words)) == n:

@@ -87,7 +87,8 @@ def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
     key = hashlib.sha256(json.dumps([request, dataclasses.asdict(params)], sort_keys=True,
                                     default=str).encode()).hexdigest()
     shown = None if script_path is None else script_path.relative_to(out.absolute())
-    command = api.command_line(topic, params, opts, script=shown and Path(out) / shown)
+    deck = None if export is None else api.export_deck(export, topic, params, opts)
+    command = api.command_line(topic, params, opts, script=shown and Path(out) / shown, deck=deck)
     return request, key, command
 
 

@@ -17,7 +17,7 @@ Example::
 
     queue = JobQueue(Path("media"))
     job, shared = queue.submit({"topic": "residual", "params": {"wo": "identity"}, "options": {}},
-                               key="residual-identity", command_line="python render.py residual --wo identity")
+                               key="residual-identity", command_line="tblock residual --wo identity")
     queue.get(job.id).state          # "queued", "running", "done", "failed" or "cancelled"
     queue.cancel(job.id); queue.shutdown()
 """

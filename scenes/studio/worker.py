@@ -113,25 +113,22 @@ def render(request: dict, emit: Emit) -> None:
     files = [str((folder / f.path).relative_to(out)) for f in manifest.files]
     files.append(str((folder / manifest.filename).relative_to(out)))
     if request.get("export") in ("deck", "pptx"):
-        files = [export(request["export"], out, manifest), *files]
+        files = [export(request["export"], out, topic, params, opts), *files]
     emit(event="done", manifest=manifest.to_dict(), files=files, skipped=outcome.skipped,
          seconds=round(seconds, 2))
 
 
-def export(kind: str, out: Path, manifest: Any) -> str:
-    """A reveal.js deck (zipped, to download) or a pptx of a render made with its sections."""
-    from scenes.pipeline import exports, slides  # heavy (Manim, PyAV): after the stop handlers
+def export(kind: str, out: Path, topic: Any, params: Any, opts: Any) -> str:
+    """What ``tblock deck TOPIC [FLAGS] --name NAME [--pptx]`` makes of a render just made with its
+    sections (the command line the studio shows): the deck, zipped to download, or its pptx."""
+    from scenes.pipeline import api  # heavy (Manim, PyAV): after the stop handlers
 
-    renders = [(manifest, exports.section_clips(out, manifest))]
+    deck = api.export_deck(kind, topic, params, opts)
+    paths = api.make_deck([(topic, params)], opts, deck, reuse=True)
     if kind == "pptx":
-        dst = out / f"{manifest.name}_pptx" / f"{manifest.name}.pptx"
-        slides.build(renders, slides.Slides(pptx=dst), out / ".cache")
-        return str(dst.relative_to(out))
-    offline = exports.find_reveal_js() is not None  # the deck then opens with no network too
-    deck = out / f"{manifest.name}_deck"
-    slides.build(renders, slides.Slides(deck=deck), out / ".cache",
-                 slides.Look(title=f"tblock: {manifest.topic}", offline=offline))
-    return str(zipped(deck, out / f"{deck.name}.zip", atomic_path).relative_to(out))
+        return str(paths[0].relative_to(out))
+    folder = out / deck.name
+    return str(zipped(folder, out / f"{deck.name}.zip", atomic_path).relative_to(out))
 
 
 def zipped(folder: Path, dst: Path, atomic_path: Any) -> Path:

@@ -14,6 +14,7 @@ A topic that takes ``--weights PATH|tiny --layer L --text "..."`` (or ``--token-
 
 from __future__ import annotations
 
+import difflib
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -23,6 +24,7 @@ from tblock.checkpoint import Checkpoint, load
 from tblock.worlds.heads import HeadsWorld
 
 UNKNOWN_TOKENS = ("[UNK]", "<unk>", "<|unk|>")
+SENTENCES = ("the cat sees the dog", "the cat sat on the mat", "the dog sees the cat")  # defaults, in turn
 
 
 @lru_cache(maxsize=4)
@@ -78,6 +80,74 @@ def unknown_words(ckpt: Checkpoint, text: str) -> list[str]:
     return list(dict.fromkeys(pieces))
 
 
+@lru_cache(maxsize=4)
+def vocabulary(weights: str) -> tuple[str, ...]:
+    """The checkpoint's words as a reader sees them (its tokens stripped, the printable ones that hold
+    a letter, each once): what an unknown word is compared with."""
+    ckpt = checkpoint(weights)
+    shown = (t.strip() for t in ckpt.token_strings(list(range(ckpt.vocab_size))))
+    return tuple(dict.fromkeys(t for t in shown if t and t.isprintable() and any(c.isalpha() for c in t)
+                               and t not in UNKNOWN_TOKENS))
+
+
+def nearest_words(weights: str, word: str, n: int = 3) -> list[str]:
+    """The ``n`` words of the checkpoint's vocabulary closest to ``word`` (difflib), closest first.
+
+    >>> nearest_words("tiny", "mat")
+    ['market', 'man', 'hat']
+    """
+    words = vocabulary(weights)
+    return difflib.get_close_matches(word, words, n=n, cutoff=0.6) or \
+        difflib.get_close_matches(word.lower(), words, n=n, cutoff=0.4)
+
+
+def unknown_message(weights: str, flag: str, text: str) -> str:
+    """One line for a text with words the checkpoint does not know: each named, with its nearest words.
+
+    >>> print(unknown_message("tiny", "--text", "the cat sat"))
+    --text: tiny does not know 'sat' (nearest: 'sea', 'sad', 'hat'); `render.py vocab tiny` lists its 206 tokens
+    """
+    ckpt = checkpoint(weights)
+    parts = []
+    for word in unknown_words(ckpt, text):
+        near = nearest_words(weights, word)
+        parts.append(f"{word!r} (nearest: {', '.join(map(repr, near))})" if near else f"{word!r} (no near word)")
+    listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
+    return (f"{flag}: {ckpt.name} does not know {listed}; `render.py vocab {weights}` lists its "
+            f"{ckpt.vocab_size} tokens")
+
+
+def default_sentence(weights: str, max_tokens: int | None = None) -> str | None:
+    """A sentence the checkpoint knows every word of, in at most ``max_tokens`` tokens: the first of
+    :data:`SENTENCES` it knows, else its vocabulary's first words; None without a tokenizer.
+
+    >>> default_sentence("tiny")
+    'the cat sees the dog'
+    """
+    ckpt = checkpoint(weights)
+    limit = min(max_tokens or ckpt.n_positions, ckpt.n_positions)
+    try:
+        for sentence in SENTENCES:
+            if len(ckpt.tokenize(sentence)) <= limit and not unknown_words(ckpt, sentence):
+                return sentence
+    except ValueError:  # no tokenizer beside the weights
+        return None
+    own = " ".join(vocabulary(weights)[:min(limit, 5)])
+    return own if own and not unknown_words(ckpt, own) and len(ckpt.tokenize(own)) <= limit else None
+
+
+def default_text(weights: str, text: str, token_ids: str, max_tokens: int) -> dict[str, tuple[str, str]]:
+    """A topic's ``derived`` --text: with --weights and neither --text nor --token-ids, the checkpoint's
+    default sentence and the note saying which ({} otherwise, or without a tokenizer)."""
+    if not weights or text or token_ids:
+        return {}
+    sentence = default_sentence(weights, max_tokens)
+    if sentence is None:
+        return {}
+    return {"text": (sentence, f"note: --weights {weights} without --text: using --text {sentence!r}, "
+                               "words it knows (give --text to choose your own)")}
+
+
 def trained_input(weights: str, layer: int, text: str = "", token_ids: str = "", max_tokens: int | None = None
                   ) -> TrainedInput:
     """Load and check: the layer exists, the tokens are known and fit; ValueError (one line) otherwise.
@@ -90,7 +160,8 @@ def trained_input(weights: str, layer: int, text: str = "", token_ids: str = "",
         raise ValueError(f"--layer must be 0 .. {ckpt.n_layers - 1} for {ckpt.name} ({ckpt.n_layers} layers); "
                          f"got {layer}")
     if bool(text) == bool(token_ids):
-        raise ValueError('--weights needs exactly one of --text "..." and --token-ids 5,17,3')
+        raise ValueError('--weights needs exactly one of --text "..." and --token-ids 5,17,3'
+                         + ("" if text else f" ({ckpt.name} has no tokenizer, so no sentence of its own)"))
     if text:
         try:
             ids = ckpt.tokenize(text)
@@ -110,10 +181,7 @@ def trained_input(weights: str, layer: int, text: str = "", token_ids: str = "",
     except ValueError:  # no tokenizer: the ids are their own names
         strings = tuple(f"#{i}" for i in ids.tolist())
     if text and any(s in UNKNOWN_TOKENS for s in strings):
-        unknown = unknown_words(ckpt, text)
-        raise ValueError(f"--text: {ckpt.name} does not know the word{'s' if len(unknown) > 1 else ''} "
-                         f"{', '.join(map(repr, unknown))}; `render.py vocab {weights}` lists its "
-                         f"{ckpt.vocab_size} tokens")
+        raise ValueError(unknown_message(weights, "--text", text))
     return TrainedInput(ckpt, layer, ids, tuple(display(s) for s in strings))
 
 

@@ -42,6 +42,26 @@ def _wrap(text: str, font: Any, width: int) -> list[str]:
     return lines
 
 
+def title_card(title: str, subtitle: str, theme_name: str, size: tuple[int, int]) -> Any:
+    """A title page of ``size`` pixels in the theme's colours: ``title`` large, ``subtitle`` (a topic's
+    flags) under it, both centred and wrapped to the page."""
+    from PIL import Image, ImageDraw
+
+    width, height = size
+    th = _theme(theme_name)
+    image = Image.new("RGB", size, th.background)
+    draw = ImageDraw.Draw(image)
+    big, small = _font(max(16, round(height * 0.07)), bold=True), _font(max(12, round(height * 0.045)))
+    lines = [(line, big, th.text) for line in _wrap(title, big, round(width * 0.84))]
+    lines += [(line, small, th.muted) for line in _wrap(subtitle, small, round(width * 0.84))] if subtitle else []
+    heights = [round(font.size * 1.35) for _, font, _ in lines]
+    y = (height - sum(heights)) // 2
+    for (line, font, colour), h in zip(lines, heights):
+        draw.text(((width - font.getlength(line)) / 2, y), line, font=font, fill=colour)
+        y += h
+    return image
+
+
 def save_png(image: Any, dst: Path, palette: bool = True, text: dict[str, str] | None = None) -> Path:
     """Write ``image`` as a PNG atomically; with ``palette``, as a small 256-colour PNG; ``text``
     goes into the PNG's text chunks."""
