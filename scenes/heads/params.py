@@ -4,12 +4,15 @@ and (``--weights``) a trained checkpoint's layer on a real text."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
-from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param
+from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param, world_param
+from tblock.worlds.heads import MAX_TOKENS, WORLD_SPEC
 from tblock.worlds.trained import TrainedInput, trained_input
+from tblock.worlds.world_file import load_world
 
-MAX_TOKENS = 8
+WORLD_GIVES = ("d_model", "heads", "d_head", "words", "seed", "weights", "layer", "text", "token_ids")  # --world's
 MAX_ROWS = 4  # head rows drawn in full (plus one "+ N more" row)
 
 
@@ -50,13 +53,18 @@ class Params(TopicParams):
     text: str = param("", f"with --weights: the input text, tokenized by the checkpoint (1 to {MAX_TOKENS} tokens)")
     token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)",
                            kind="numbers")
+    world: Path | None = world_param("heads")
 
+    WORLD_GIVES: ClassVar[tuple[str, ...]] = WORLD_GIVES  # the flags a world file replaces (refused beside it)
     ALIASES: ClassVar[dict[str, Alias]] = {
         "receiver": Alias("position", position_of_receiver, "the same number: 1 = the first token, 0 = the last"),
         "tokens": renamed("words"),
     }
 
     def check(self) -> None:
+        if self.world is not None:
+            self.check_world()
+            return
         if self.weights:
             followed_position(self.position, len(self.trained().ids))  # the input's own checks raise first
             return
@@ -75,6 +83,14 @@ class Params(TopicParams):
             raise ValueError(f"--words: each word must be at most 12 characters; got {self.words!r}")
         followed_position(self.position, len(toks))  # raises for a position past the last token
 
+    def check_world(self) -> None:
+        """With --world: the file's tokens, sizes and weights, so no flag that sets them beside it."""
+        given = [name for name in self.WORLD_GIVES if name in self.changed()]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise ValueError(f"{flag}: not with --world, whose file gives the tokens, sizes, embeddings and weights")
+        followed_position(self.position, len(load_world(self.world, WORLD_SPEC).tokens))
+
     def trained(self) -> TrainedInput | None:
         """The checkpoint, layer and token ids of --weights (checked), or None for the seeded world."""
         if not self.weights:
@@ -84,6 +100,8 @@ class Params(TopicParams):
     @property
     def token_list(self) -> tuple[str, ...]:
         """The tokens drawn: the checkpoint's token strings with --weights, else --words."""
+        if self.world is not None:
+            return load_world(self.world, WORLD_SPEC).tokens
         inp = self.trained()
         return inp.strings if inp is not None else parse_tokens(self.words)
 

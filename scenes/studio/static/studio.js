@@ -61,7 +61,7 @@ const Studio = (() => {
       for (const c of flag.choices) input.append(el("option", { value: c, textContent: c, selected: c === flag.default }));
     } else {
       input = el("input", { type: "text", id, name: cliName, value: String(flag.default), spellcheck: false });
-      if (flag.type !== "str") input.inputMode = flag.type === "int" ? "numeric" : "decimal";
+      if (flag.type !== "str" && flag.type !== "path") input.inputMode = flag.type === "int" ? "numeric" : "decimal";
     }
     input.dataset.field = flag.name;
     return el("div", { className: "row" }, el("label", { htmlFor: id, textContent: cliName }), input, meta);
