@@ -238,3 +238,31 @@ def test_an_edited_heads_world_renders_its_own_numbers(cli, tmp_path, render_top
     for key in ("z", "result", "attn_out", "resid_pre", "resid_mid"):
         np.testing.assert_allclose(drawn[key], hand[key], atol=0.005 + 1e-12, err_msg=key)
     assert manifest.primary.path.startswith(f"heads_show-2_scale-wo-1.0_world-{sha(path)[:8]}")
+
+
+@pytest.mark.render
+def test_an_edited_residual_world_renders_its_own_numbers(cli, tmp_path, render_topic_cli):
+    path = written(cli, tmp_path, "residual")
+    path = edited(path, 'tokens = ["the", "Eiffel", "tower"]', 'tokens = ["a", "cold", "river", "flows"]',
+                  "tokens.toml")
+    path = edited(path, 'dims = ["structure", "Paris identity"]', 'dims = ["wetness", "motion"]', "names.toml")
+    path = with_lines(path, "x = [", "  [0.1, 0.0],\n  [0.6, -0.3],\n  [1.0, 0.2],\n  [0.3, 0.9],\n", "x.toml",
+                      drop=3)  # four new vectors
+    path = with_lines(path, "W_V = [\n  [", "    [0.8, 0.3],\n    [-0.2, 0.9],\n", "mine.toml", drop=2)
+    result, manifest, _ = render_topic_cli("residual", "--world", path)
+    assert result.exit_code == 0, result.output
+    t = {k: np.array(v) for k, v in tomllib.loads(path.read_text()).items() if k not in ("topic", "tokens", "dims")}
+    x, i = t["x"], 3
+    q = x[i] @ t["W_Q"][0] + t["b_Q"][0]
+    s = (x @ t["W_K"][0] + t["b_K"][0]) @ q / np.sqrt(2)
+    a = np.exp(s - s.max()) / np.exp(s - s.max()).sum()
+    z = a @ (x @ t["W_V"][0] + t["b_V"][0])
+    deltas = {"identity": z @ t["W_O"][0] + t["b_O"], "negate": (z @ t["W_O"][0]) * [-1, 1] + t["b_O"]}
+    drawn = manifest.numbers
+    assert drawn["token"] == "flows" and drawn["world"]["dims"] == ["wetness", "motion"]
+    np.testing.assert_allclose(drawn["attn_scores"], s, atol=1e-9)
+    for wo, delta in deltas.items():
+        np.testing.assert_allclose(drawn["runs"][wo]["attn_out"], delta, atol=1e-9)
+        np.testing.assert_allclose(drawn["runs"][wo]["resid_mid"], x[i] + delta, atol=1e-9)
+    np.testing.assert_allclose(drawn["z"], z, atol=0.00005 + 1e-12)
+    assert manifest.primary.path.startswith(f"residual_world-{sha(path)[:8]}")

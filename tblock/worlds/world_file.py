@@ -85,6 +85,7 @@ class WorldSpec:
     max_tokens: int = 8
     limit: float = LIMIT
     word_chars: int = WORD_CHARS
+    note: str = ""  # a line for the file's header: how the topic's flags act on the file
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -261,6 +262,7 @@ def dump_world(spec: WorldSpec, tokens: tuple[str, ...], dims: tuple[str, ...] |
     lines = [f"# A {spec.topic} world: edit the numbers and names, then render it with",
              f"#   tblock {spec.topic} {flags + ' ' if flags else ''}--world THIS_FILE.toml",
              f"# Every value must lie within ±{spec.limit:g}; at most {spec.max_tokens} tokens.",
+             *([f"# {spec.note}"] if spec.note else []),
              "", f"topic = {_text(spec.topic)}", "",
              f"# n = {len(tokens)} tokens (at most {spec.max_tokens}), each at most {spec.word_chars} characters",
              f"tokens = [{', '.join(_text(t) for t in tokens)}]"]
