@@ -64,7 +64,7 @@ def test_the_written_bank_world_is_the_lessons_world(cli, tmp_path):
 def test_a_topic_without_a_world_file_says_which_have_one(cli):
     result = cli("world", "ledger")
     assert result.exit_code == 2
-    assert "ledger reads no world file; the topics that do: bank, heads" in result.output
+    assert "ledger reads no world file; the topics that do: bank, block, ffn, heads, residual" in result.output
 
 
 def test_two_worlds_never_share_an_output_name(cli, tmp_path):
@@ -266,3 +266,72 @@ def test_an_edited_residual_world_renders_its_own_numbers(cli, tmp_path, render_
         np.testing.assert_allclose(drawn["runs"][wo]["resid_mid"], x[i] + delta, atol=1e-9)
     np.testing.assert_allclose(drawn["z"], z, atol=0.00005 + 1e-12)
     assert manifest.primary.path.startswith(f"residual_world-{sha(path)[:8]}")
+
+
+def block_by_hand(t: dict, act, norm=None, causal: bool = True) -> dict:
+    """A whole pre-norm block (LayerNorm unless ``norm`` is given, causal attention unless not, the FFN
+    with ``act``) written out from the file's table: its trace keys, every row."""
+    A = {k: np.array(v) for k, v in t.items() if k not in ("topic", "tokens", "dims")}
+    norm = norm or layer_norm
+    x = A["x"]
+    n = len(x)
+    xn = norm(x, A["ln1_w"], A["ln1_b"])
+    attn = np.zeros_like(x)
+    for r in range(len(A["W_Q"])):
+        q, k, v = (xn @ A[f"W_{c}"][r] + A[f"b_{c}"][r] for c in "QKV")
+        s = q @ k.T / np.sqrt(q.shape[1]) + (np.triu(np.full((n, n), -np.inf), 1) if causal else 0)
+        a = np.exp(s - s.max(axis=1, keepdims=True))
+        attn += (a / a.sum(axis=1, keepdims=True)) @ v @ A["W_O"][r]
+    y = x + attn + A["b_O"]
+    u = norm(y, A["ln2_w"], A["ln2_b"])
+    pre = u @ A["W_in"] + A["b_in"]
+    post = act(pre)
+    out = post @ A["W_out"] + A["b_out"]
+    return {"resid_pre": x, "attn_out": attn + A["b_O"], "ln2_normalized": u, "mlp_pre": pre, "mlp_post": post,
+            "mlp_out": out, "resid_mid": y, "resid_post": y + out}
+
+
+@pytest.mark.render
+def test_an_edited_ffn_world_renders_its_own_numbers(cli, tmp_path, render_topic_cli):
+    from math import erf
+
+    path = written(cli, tmp_path, "ffn")
+    path = edited(path, 'tokens = ["token 1", "token 2", "token 3", "token 4"]',
+                  'tokens = ["we", "like", "warm", "tea", "today"]', "tokens.toml")
+    path = with_lines(path, "x = [", "  [0.9, -1.2, 0.3, 0.0],\n", "vector.toml")  # a new first position
+    path = with_lines(path, "W_in = [", "  [" + ", ".join(["0.5", "-0.5"] * 8) + "],\n", "mine.toml", drop=1)
+    result, manifest, _ = render_topic_cli("ffn", "--world", path)
+    assert result.exit_code == 0, result.output
+    table = tomllib.loads(path.read_text())
+    gelu = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / np.sqrt(2))))
+    hand = block_by_hand(table, gelu)
+    drawn, i = manifest.numbers, 1  # the default --position 2
+    assert drawn["world"]["tokens"] == ["we", "like", "warm", "tea", "today"] and drawn["position"] == 2
+    for key in ("ln2_normalized", "mlp_pre", "mlp_post", "mlp_out", "resid_mid", "resid_post"):
+        np.testing.assert_allclose(drawn[key], hand[key][i], atol=0.005 + 1e-12, err_msg=key)
+    perm = drawn["perm"]  # the last step shows the rows permuted: the same FFN, row by row
+    np.testing.assert_allclose(drawn["rows"]["mlp_out"], hand["mlp_out"][perm], atol=0.005 + 1e-12)
+    assert manifest.primary.path.startswith(f"ffn_world-{sha(path)[:8]}")
+
+
+@pytest.mark.render
+def test_an_edited_block_world_renders_its_own_numbers(cli, tmp_path, render_topic_cli):
+    from math import erf
+
+    path = written(cli, tmp_path, "block")
+    path = edited(path, 'tokens = ["token 1", "token 2", "token 3"]', 'tokens = ["my", "own", "four", "words"]',
+                  "tokens.toml")
+    path = with_lines(path, "x = [", "  [2.0, -1.0, 0.0, 0.5],\n", "vector.toml")  # a new first token
+    path = with_lines(path, "W_out = [", "  [1.0, 0.0, -1.0, 0.0],\n", "mine.toml", drop=1)  # hidden unit 1's write
+    result, manifest, _ = render_topic_cli("block", "--world", path, "--last-frame")
+    assert result.exit_code == 0, result.output
+    table = tomllib.loads(path.read_text())
+    gelu = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / np.sqrt(2))))
+    rms = lambda x, w, b: w * x / np.sqrt((x * x).mean(-1, keepdims=True) + 1e-6)  # noqa: E731  (the lesson's eps)
+    hand = block_by_hand(table, gelu, norm=rms, causal=False)
+    shown = manifest.numbers
+    assert shown["tokens"] == 4 and shown["world"]["sha256"] == sha(path)
+    for key in ("resid_pre", "attn_out", "resid_mid", "mlp_pre", "mlp_post", "mlp_out", "resid_post"):
+        np.testing.assert_allclose(shown[key], np.round(hand[key], 2), atol=0.01 + 1e-9, err_msg=key)
+    assert manifest.primary.path.startswith(f"block_world-{sha(path)[:8]}")
+

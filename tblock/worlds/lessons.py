@@ -135,6 +135,22 @@ def tiny(seed: int = 0, norm: str = "rms", act: str = "gelu", placement: str = "
     return Example("tiny", cfg, w, x, tokens, None, n_tokens - 1)
 
 
+TINY_SPEC = WorldSpec(
+    "block", {"x": (("n", "d"), "the block's input X, one row per token"), **block_arrays()},
+    fixed={"d": 4, "h": 2, "d_head": 2, "d_ff": 8}, max_tokens=TINY_MAX_TOKENS, limit=10.0)
+
+
+def tiny_from(world: World, norm: str = "rms", act: str = "gelu", placement: str = "pre",
+              mask: str = "full") -> Example:
+    """The worked example's block (its sizes, eps 1e-6) with a read world file's weights and inputs and the
+    flags' choices of norm, activation, placement and mask."""
+    cfg = BlockConfig(d_model=4, n_heads=2, d_head=2, d_ff=8, norm=norm, act=act, placement=placement,
+                      mask=mask, eps=1e-6)
+    w = BlockWeights(**{k: np.array(world.arrays[k]) for k in block_arrays()}).validate(cfg)
+    x = np.array(world.arrays["x"])  # (n, 4)
+    return Example("tiny", cfg, w, x, world.tokens, None, len(x) - 1)
+
+
 def contribution_shares(x: np.ndarray, attn_out: np.ndarray, mlp_out: np.ndarray) -> dict:
     """The lesson's decomposition: Frobenius norm of input, Δ_attn, Δ_ffn, and each as % of their sum.
 
