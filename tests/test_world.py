@@ -335,3 +335,36 @@ def test_an_edited_block_world_renders_its_own_numbers(cli, tmp_path, render_top
         np.testing.assert_allclose(shown[key], np.round(hand[key], 2), atol=0.01 + 1e-9, err_msg=key)
     assert manifest.primary.path.startswith(f"block_world-{sha(path)[:8]}")
 
+
+# -- the studio: the world as an editable table, the same checks, a download, a render from it --------
+
+
+def test_the_studio_edits_checks_and_downloads_a_world(tmp_path):
+    from starlette.testclient import TestClient
+
+    from scenes.studio.app import make_app
+
+    client = TestClient(make_app(tmp_path / "out", host="127.0.0.1", port=8765), base_url="http://127.0.0.1:8765")
+    topics = {t["slug"]: t["world"] for t in client.get("/api/topics").json()}
+    assert topics["bank"] and not topics["ledger"]
+    got = client.post("/api/world", json={"topic": "bank", "params": {"depth": 2}}).json()
+    assert got["table"]["tokens"] == ["by", "the", "river", "bank"] and got["shapes"]["W_O"]["symbols"] == [
+        "h", "d_head", "d"]
+    assert got["toml"].startswith("# The bank topic's world") and "--depth 2 --world" in got["toml"]
+    table = got["table"]
+    table["x"][3] = ["0.5", "nan", "0", "1"]  # what the page sends: the text typed in each cell
+    answer = client.post("/api/check", json={"topic": "bank", "params": {"depth": 2}, "world": table})
+    assert answer.status_code == 400
+    assert answer.json()["error"] == ("bank-world.toml: x: holds NaN or infinity (row 4, column 2); every value "
+                                      "must be a finite number")
+    table["x"][3] = ["0.5", "0.4", "0", "0.9"]
+    table["dims"] = ["nature", "money", "grammar", "bank-ness"]
+    answer = client.post("/api/check", json={"topic": "bank", "params": {"depth": 2}, "world": table})
+    assert answer.status_code == 200, answer.text
+    command = answer.json()["command"]
+    assert "--depth 2 --world" in command and ".cache/studio/worlds/bank-" in command
+    path = Path(command.split("--world ")[1].split()[0])
+    assert tomllib.loads(path.read_text())["dims"] == table["dims"]  # the file the command names renders it
+    download = client.post("/api/world", json={"topic": "bank", "world": table}).json()
+    assert download["toml"] == path.read_text()
+    assert numbers(Params(depth=2, world=path)).x0.tolist() == [0.5, 0.4, 0.0, 0.9]

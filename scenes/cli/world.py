@@ -8,25 +8,18 @@ from typing import Any
 
 import click
 
-from scenes.kit.base import flag_text
-from tblock.worlds.world_file import dump_world
+from scenes.pipeline.world import world_toml
+from scenes.pipeline.world import world_topics as topics_with_worlds
 
-from .flags import flush_notices, topic_flags, topic_params
+from .flags import cli_errors, flush_notices, topic_flags, topic_params
 from .group import TOPICS, unknown_topic
+
+__all__ = ["world_group", "world_toml"]
 
 
 def world_topics() -> dict[str, Any]:
     """The topics that read a world file, by slug."""
-    return {slug: t for slug, t in TOPICS.items() if t.world is not None}
-
-
-def world_toml(topic: Any, params: Any) -> str:
-    """The TOML of ``topic``'s world with ``params``; its header's command keeps the flags that still apply
-    beside the file (not ``--world``, nor those the file replaces: ``Params.WORLD_GIVES``)."""
-    spec, tokens, dims, arrays = topic.world(params)
-    replaced = ("world", *getattr(params, "WORLD_GIVES", ()))
-    flags = " ".join(flag_text(k, v) for k, v in params.changed().items() if k not in replaced)
-    return dump_world(spec, tokens, dims, arrays, flags)
+    return topics_with_worlds(TOPICS)
 
 
 class WorldGroup(click.Group):
@@ -53,7 +46,9 @@ def world_command(topic: Any) -> click.Command:
     def run(**kwargs: Any) -> None:
         params = topic_params(topic, kwargs, click.get_current_context())
         flush_notices()
-        click.echo(world_toml(topic, params), nl=False)
+        with cli_errors():
+            text = world_toml(topic, params)
+        click.echo(text, nl=False)
 
     run = topic_flags(topic)(run)
     return click.command(topic.slug, help=f"Print {topic.slug}'s world (tokens, names, inputs, weights) as TOML.")(run)

@@ -149,6 +149,14 @@ def parse_world(text: str, spec: WorldSpec, where: str = "world", sha256: str | 
         table = tomllib.loads(text)
     except tomllib.TOMLDecodeError as err:
         raise WorldError(f"{where}: not valid TOML ({err})") from None
+    return checked_table(table, spec, where, sha256 or hashlib.sha256(text.encode()).hexdigest())
+
+
+def checked_table(table: dict, spec: WorldSpec, where: str, sha256: str = "") -> World:
+    """The checked world in ``table`` (a world file as read, or the studio's JSON of it): every check of
+    :func:`parse_world`, each one line starting with ``where``."""
+    if not isinstance(table, dict):
+        raise WorldError(f"{where}: must be a table of keys, {', '.join(spec.keys)}")
     _check_keys(table, spec, where)
     if table["topic"] != spec.topic:
         raise WorldError(f"{where}: topic: this world is for {table['topic']!r}, not {spec.topic!r}; "
@@ -162,8 +170,7 @@ def parse_world(text: str, spec: WorldSpec, where: str = "world", sha256: str | 
         more = "more" if len(dims) > sizes["d"] else "fewer"
         raise WorldError(f"{where}: dims: {len(dims)} names, {more} than the stream's d = {sizes['d']}; "
                          f"give one name per dimension")
-    digest = sha256 or hashlib.sha256(text.encode()).hexdigest()
-    return World(where, digest, tokens, dims, arrays, sizes)
+    return World(where, sha256, tokens, dims, arrays, sizes)
 
 
 def _check_keys(table: dict, spec: WorldSpec, where: str) -> None:
@@ -259,7 +266,7 @@ def dump_world(spec: WorldSpec, tokens: tuple[str, ...], dims: tuple[str, ...] |
     """The world as TOML: a header, the tokens, the dimension names, then each array as an array of
     rows under a comment giving its shape and meaning. Numbers are written to 12 significant digits
     (below 1e-12 as 0), so the file's world is the topic's to within 1e-12."""
-    lines = [f"# A {spec.topic} world: edit the numbers and names, then render it with",
+    lines = [f"# The {spec.topic} topic's world: edit the numbers and names, then render it with",
              f"#   tblock {spec.topic} {flags + ' ' if flags else ''}--world THIS_FILE.toml",
              f"# Every value must lie within ±{spec.limit:g}; at most {spec.max_tokens} tokens.",
              *([f"# {spec.note}"] if spec.note else []),
