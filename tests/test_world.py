@@ -368,3 +368,14 @@ def test_the_studio_edits_checks_and_downloads_a_world(tmp_path):
     download = client.post("/api/world", json={"topic": "bank", "world": table}).json()
     assert download["toml"] == path.read_text()
     assert numbers(Params(depth=2, world=path)).x0.tolist() == [0.5, 0.4, 0.0, 0.9]
+
+
+def test_a_world_edited_in_place_gets_a_new_name_and_key(cli, tmp_path):
+    from scenes.pipeline.uptodate import input_key
+
+    path = written(cli, tmp_path, "bank")
+    topic, opts = api.topic_named("bank"), api.make_options(out=tmp_path)
+    before = (output_name("bank", Params(world=path), opts), input_key(topic, Params(world=path), opts))
+    path.write_text(path.read_text().replace('"river"', '"stream"'))
+    after = (output_name("bank", Params(world=path), opts), input_key(topic, Params(world=path), opts))
+    assert before[0] != after[0] and before[1] != after[1]
