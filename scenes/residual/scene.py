@@ -127,7 +127,7 @@ class ResidualScene(StepScene):
         self.result_row = self.row("resid_mid", "result", r"x + \Delta", run["resid_mid"], theme().accent)
         self.play(FadeOut(self.title), FadeIn(self.wo_tex))
         self.cue("added to x")
-        self.play(self.board.tokens[self.numbers.receiver].animate.set_opacity(0.25), GrowArrow(a.x))
+        self.play(*self.dim_receiver(), GrowArrow(a.x))
         self.play(GrowArrow(a.delta), FadeIn(a.delta_name), FadeIn(self.delta_row))
         self.cue("plus delta has")
         self.play(GrowArrow(a.result), FadeIn(a.result_name), FadeIn(self.result_row))
@@ -145,6 +145,14 @@ class ResidualScene(StepScene):
         self.play(*self.arrows.follow_names(), run_time=0.5)
         self.cue("of the result")
         self.play(Indicate(self.result_row.entry(0), color=theme().negative))
+
+    def dim_receiver(self) -> list:
+        """The followed token steps back for x: dimmed; on a world file's plane, whose Δ may cross the
+        token's name, the name fades out."""
+        token = self.board.tokens[self.numbers.receiver]
+        if self.numbers.lesson:
+            return [token.animate.set_opacity(0.25)]
+        return [token[0].animate.set_opacity(0.25), FadeOut(token[1])]
 
     def wo_formula(self, wo: str) -> str:
         """The output projection as a formula: the lesson's matrix, or the world file's W_O (then flipped)."""
