@@ -26,7 +26,8 @@ def test_list_names_every_topic_with_a_description(cli):
 def test_show_lists_flags_types_defaults_ranges(cli):
     result = cli("show", "residual")
     assert result.exit_code == 0
-    assert "--position" in result.output and "0..3" in result.output and "--receiver still works" in result.output
+    assert "--position" in result.output and "0 .. the number of tokens (3; a world's, at most 4)" in result.output
+    assert "--receiver still works" in result.output and "--world" in result.output
     assert "--wo" in result.output and "both" in result.output
 
 

@@ -162,3 +162,66 @@ def test_a_huge_value_is_echoed_cut(cli, tmp_path):
     with pytest.raises(api.RenderError) as caught:
         scenes.render("heads", words=words, out=tmp_path)
     assert len(str(caught.value)) < 300
+
+
+# -- a bad world file: one line naming the file and the key, at every door --------------------------
+
+BAD_WORLDS = [  # (case, old text of the written bank world, new text, the line after "FILE: ")
+    ("unknown key", 'topic = "bank"', 'topic = "bank"\nW_X = [1.0]', "W_X: unknown key; a bank world holds topic, "
+     "tokens, dims, x, W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O, W_in, b_in, W_out, b_out, ln1_w, ln1_b, ln2_w, ln2_b"),
+    ("wrong shape", "ln1_w = [1.0, 1.0, 1.0, 1.0]", "ln1_w = [1.0, 1.0, 1.0]",
+     "ln1_w: shape (3,), but the other arrays imply (d,) = (4,)"),
+    ("nan", "  [0.3, 0.3, 0.0, 1.0],\n", "  [0.3, nan, 0.0, 1.0],\n",
+     "x: holds NaN or infinity (row 4, column 2); every value must be a finite number"),
+    ("names", '"bank identity"]', '"bank identity", "colour"]',
+     "dims: 5 names, more than the stream's d = 4; give one name per dimension"),
+    ("tokens", '"bank"]', '"bank", "was", "muddy"]', "tokens: 6 tokens; bank lays out at most 4"),
+    ("too large", "  [0.3, 0.3, 0.0, 1.0],\n", "  [0.3, 300.0, 0.0, 1.0],\n",
+     "x: 300 (row 4, column 2) is too large to show; every value must lie within ±10"),
+]
+
+
+def bad_worlds(folder: Path) -> list[tuple[str, Path, str]]:
+    """Each BAD_WORLDS row as (case, a file holding it, the full line)."""
+    from scenes.cli.world import world_toml
+
+    text = world_toml(api.topic_named("bank"), api.topic_named("bank").Params())
+    rows = []
+    for case, old, new, line in BAD_WORLDS:
+        assert text.count(old) == 1, case
+        path = folder / f"{case.replace(' ', '-')}.toml"
+        path.write_text(text.replace(old, new))
+        rows.append((case, path, f"{path}: {line}"))
+    return rows
+
+
+def test_a_bad_world_file_is_refused_alike_at_every_door(cli, tmp_path, monkeypatch):
+    monkeypatch.setattr(api, "render_or_skip", lambda *a, **k: pytest.fail("rendered despite bad input"))
+    client = TestClient(make_app(tmp_path / "out", host=HOST, port=PORT), base_url=f"http://{HOST}:{PORT}")
+    for case, path, line in bad_worlds(tmp_path):
+        with pytest.raises(api.RenderError) as caught:
+            scenes.render("bank", out=tmp_path / "out", world=path)
+        assert str(caught.value) == line, case
+        result = cli("bank", "--world", path, "--out", tmp_path / "out")
+        assert result.exit_code == 2 and result.output == one_line(line, "render.py bank") + "\n", case
+        answer = client.post("/api/check", json={"topic": "bank", "params": {"world": str(path)}})
+        assert answer.status_code == 400 and answer.json()["error"] == line, case
+        lesson = tmp_path / "lesson.toml"
+        lesson.write_text(f'[[clip]]\ntopic = "bank"\nworld = "{path.name}"\n')
+        with pytest.raises(LessonError) as caught:
+            load(lesson)
+        assert str(caught.value) == f"{lesson}: clip 1 (bank): world: {line}", case
+    assert not (tmp_path / "out").exists()
+
+
+def test_a_lesson_reads_its_world_beside_it(tmp_path):
+    from scenes.cli.world import world_toml
+
+    folder = tmp_path / "course"
+    folder.mkdir()
+    (folder / "mine.toml").write_text(world_toml(api.topic_named("bank"), api.topic_named("bank").Params()))
+    (folder / "lesson.toml").write_text('[[clip]]\ntopic = "bank"\nworld = "mine.toml"\n')
+    assert load(folder / "lesson.toml").clips[0].params.world == folder / "mine.toml"
+    (folder / "lesson.toml").write_text('[[clip]]\ntopic = "ledger"\nworld = "mine.toml"\n')
+    with pytest.raises(LessonError, match=r"clip 1 \(ledger\): world: ledger reads no world file$"):
+        load(folder / "lesson.toml")

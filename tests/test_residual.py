@@ -60,7 +60,7 @@ def test_the_entry_point_reads_the_flags():
     n = numbers(Params(position=2, wo="negate"))
     assert n.receiver == 1 and list(n.runs) == ["negate"]
     assert numbers(Params()).receiver == len(TOKENS) - 1  # --position 0 is the last token
-    assert set(n.first) == {"resid_pre", "rot_q", "attn_scores", "pattern", "z", "attn_out", "resid_mid"}
+    assert set(n.first) == {"resid_pre", "rot_q", "attn_scores", "pattern", "z", "attn_out", "resid_mid", "v"}
 
 
 def test_wo_choices_give_the_runs_in_order():
@@ -79,13 +79,14 @@ def test_position_flag_and_the_old_receiver_word():
     assert Params.ALIASES["receiver"].field == "position"
     with pytest.raises(ValueError, match="one of the, Eiffel, tower"):
         position_of_word("Paris")
-    with pytest.raises(ValueError, match="--position must be between 0 and 3"):
-        Params(position=4)
+    with pytest.raises(ValueError, match=r"--position must be between 0 \(the last token\) and 3; got 4"):
+        Params(position=4)  # 4 fits a world file of four tokens, not the lesson's three
 
 
 @pytest.mark.parametrize("args, message", [
     (("--receiver", "Paris"), "--receiver: the receiving token must be one of the, Eiffel, tower"),
-    (("--position", "4"), "--position must be between 0 and 3; got 4"),
+    (("--position", "4"), "--position must be between 0 (the last token) and 3; got 4"),
+    (("--position", "5"), "--position must be between 0 and 4; got 5"),
     (("--receiver", "the", "--position", "2"), "--receiver is the old name of --position"),
 ])
 def test_bad_flags_exit_2_with_one_clear_line(cli, tmp_path, args, message):

@@ -23,7 +23,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tblock.worlds.bank import DIMS, TOKENS, bank_config, bank_stack, depth_map
+from tblock.worlds.bank import DIMS, TOKENS, WORLD_SPEC, bank, bank_config, bank_stack, depth_map
+from tblock.worlds.world_file import World, WorldSpec, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.bank.params import Params
@@ -160,14 +161,13 @@ class BankNumbers:
     position: int  # 0-based
     runs: dict[bool, Run]
     d_ff: int
+    tokens: tuple[str, ...] = TOKENS  # the sentence (a world file's own)
+    dims: tuple[str, ...] = DIMS  # the stream's dimension names (a world file's own)
+    world_file: World | None = None  # the world file the numbers come from, if any
 
     @property
     def token(self) -> str:
-        return TOKENS[self.position]
-
-    @property
-    def dims(self) -> tuple[str, ...]:
-        return DIMS
+        return self.tokens[self.position]
 
     @property
     def run(self) -> Run:
@@ -204,16 +204,33 @@ class BankNumbers:
         return max(float(np.max(r.bars)) for r in self.runs.values())
 
 
-def bank_numbers(depth: int, residual: bool, position: int) -> BankNumbers:
-    """Run the bank world at ``depth`` with the residual on and off, followed at ``position`` (0-based)."""
+def bank_numbers(depth: int, residual: bool, position: int, world: World | None = None) -> BankNumbers:
+    """Run the bank world (or a read world file's) at ``depth`` with the residual on and off, followed at
+    ``position`` (0-based)."""
     runs = {}
     for on in (True, False):
-        _, st = bank_stack(depth, on)
+        _, st = bank_stack(depth, on, world)
         runs[on] = Run(on, st, follow(st, position), depth_map(st, position)["states"],
                        bar_heights(st, position, on), folded_terms(st, position))
-    return BankNumbers(depth, residual, position, runs, bank_config().d_ff)
+    if world is None:
+        return BankNumbers(depth, residual, position, runs, bank_config().d_ff)
+    return BankNumbers(depth, residual, position, runs, bank_config().d_ff, world.tokens, world.dims, world)
+
+
+def read_world(path) -> World:
+    """The checked world file at ``path`` (tblock.worlds.world_file.WorldError, one line, otherwise)."""
+    return load_world(path, WORLD_SPEC)
 
 
 def numbers(p: Params) -> BankNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
-    return bank_numbers(p.depth, p.residual, p.receiver_index)
+    world = None if p.world is None else read_world(p.world)
+    return bank_numbers(p.depth, p.residual, p.receiver_index, world)
+
+
+def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], tuple[str, ...], dict[str, np.ndarray]]:
+    """The world these flags use, as ``tblock world bank`` writes it: its spec, tokens, dimension names
+    and arrays (x, then the tied block's weights by the engine's names)."""
+    world = None if p.world is None else read_world(p.world)
+    ex = bank(p.depth, p.residual, world)
+    return WORLD_SPEC, tuple(ex.tokens), tuple(ex.dims), {"x": ex.x, **ex.weights[0].to_dict()}

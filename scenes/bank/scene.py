@@ -36,7 +36,7 @@ from manim import (
     Write,
 )
 
-from scenes.bank.numbers import IDENTITY, TRACKED, numbers
+from scenes.bank.numbers import IDENTITY, TRACKED, numbers, world_of
 from scenes.bank.params import Params
 from scenes.bank.parts import (
     ADD_X,
@@ -57,7 +57,6 @@ from scenes.bank.parts import (
 )
 from scenes.bank.script import script
 from scenes.kit import AddNode, StepScene, Topic, head_color, label, step, theme, value_color
-from tblock.worlds.bank import TOKENS
 
 
 class BankScene(StepScene):
@@ -83,7 +82,7 @@ class BankScene(StepScene):
 
     @step
     def show_sentence(self) -> None:
-        self.words = Sentence(TOKENS, self.numbers.position)
+        self.words = Sentence(self.numbers.tokens, self.numbers.position)
         self.stream = self.track("stream", WalkColumn(
             self.numbers.x0, STREAM_X, labels=self.numbers.dims, title=label(f"{self.numbers.token}'s stream x", 24),
             label_size=20))
@@ -98,7 +97,7 @@ class BankScene(StepScene):
     @step
     def first_attention(self) -> None:
         blk, residual = self.numbers.run.blocks[0], self.numbers.residual
-        self.panel = self.track("panel", BlockPanel(self.numbers.depth, TOKENS, blk["pattern"][0],
+        self.panel = self.track("panel", BlockPanel(self.numbers.depth, self.numbers.tokens, blk["pattern"][0],
                                                     blk["ln2_normalized"], blk["mlp_post"],
                                                     self.numbers.mlp_post_max))
         self.plot = self.track("plot", RunningPlot(self.numbers.tracked, [self.numbers.dims[k] for k in TRACKED]))
@@ -283,8 +282,9 @@ class BankScene(StepScene):
         """The settings and names no part holds (the tracked parts' values reach the manifest themselves)."""
         self.record(token=self.numbers.token, index=self.numbers.position, depth=self.numbers.depth,
                     residual=self.numbers.residual, compare=self.params.compare, dims=list(self.numbers.dims),
-                    tracked_dims=list(TRACKED), attention_top=TOKENS[self.numbers.top], d_ff=self.numbers.d_ff)
+                    tracked_dims=list(TRACKED), attention_top=self.numbers.tokens[self.numbers.top],
+                    d_ff=self.numbers.d_ff)
 
 
 TOPIC = Topic("bank", "one token's stream climbs tied blocks: add (residual) or overwrite (4-D 'river bank' world)",
-              Params, BankScene)
+              Params, BankScene, world=world_of)

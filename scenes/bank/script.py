@@ -16,7 +16,6 @@ import numpy as np
 from scenes.bank.numbers import GEOGRAPHIC, IDENTITY, BankNumbers, numbers
 from scenes.bank.params import Params
 from scenes.kit import Line, fmt, fmt_vec, pct, say_int, say_number, say_percent
-from tblock.worlds.bank import TOKENS
 
 
 def script(p: Params) -> dict[str, Line]:
@@ -39,25 +38,25 @@ def script(p: Params) -> dict[str, Line]:
 def identity_names(nums: BankNumbers) -> tuple[str, str]:
     """How the caption and the narration name the identity dimension: bank's own, or for another word
     the dimension's name."""
-    if nums.token == "bank":
+    if nums.token == "bank" and nums.dims[IDENTITY] == "bank identity":
         return f"its identity (dimension {IDENTITY})", f"its identity, dimension {say_int(IDENTITY)},"
     name = nums.dims[IDENTITY]
     return f"the {name} dimension ({IDENTITY})", f"the {name} dimension, dimension {say_int(IDENTITY)},"
 
 
 def show_sentence(nums: BankNumbers) -> Line:
-    x0 = nums.x0
+    x0, phrase = nums.x0, " ".join(nums.tokens)
     return Line(
-        f"We follow '{nums.token}' in 'by the river bank'. Its stream enters as x₀ = {fmt_vec(x0)}: one number "
+        f"We follow '{nums.token}' in '{phrase}'. Its stream enters as x₀ = {fmt_vec(x0)}: one number "
         f"per named dimension.",
-        f"We follow the word {nums.token} in the phrase by the river bank. Its stream enters as x zero, "
+        f"We follow the word {nums.token} in the phrase {phrase}. Its stream enters as x zero, "
         f"one number for each of its {say_int(len(x0))} named dimensions.")
 
 
 def first_attention(nums: BankNumbers) -> Line:
     blk = nums.run.blocks[0]
     weight = blk["pattern"][0][nums.top]
-    source = TOKENS[nums.top]
+    source = nums.tokens[nums.top]
     before, after = nums.x0[IDENTITY], blk["resid_mid"][IDENTITY]
     ident, spoken_ident = identity_names(nums)
     if fmt(after) == fmt(before):
@@ -104,7 +103,7 @@ def later_blocks(nums: BankNumbers) -> Line:
         spoken_dim0 = ", then ".join(say_number(v, 1) for v in geo[:3]) + f", and on to {say_number(geo[-1], 1)}"
     low, high = track[1:, 1].min(), track[1:, 1].max()
     ident, spoken_ident = identity_names(nums)
-    spoken_ident = "Its identity" if nums.token == "bank" else f"The {nums.dims[IDENTITY]} dimension"
+    spoken_ident = "Its identity" if spoken_ident.startswith("its identity") else f"The {nums.dims[IDENTITY]} dimension"
     if nums.residual:
         tail = f"while {ident} stays within {fmt(low)} to {fmt(high)}"
         spoken_tail = f"{spoken_ident} stays between {say_number(low)} and {say_number(high)}"
@@ -116,9 +115,9 @@ def later_blocks(nums: BankNumbers) -> Line:
     spoken_blocks = ("Block two repeats" if d == 2 else "Blocks two and three repeat" if d == 3
                      else f"Blocks two to {say_int(d)} repeat")
     return Line(
-        f"{blocks} the pattern with the same weights. The geographic dimension ({GEOGRAPHIC}) goes {dim0}, "
-        f"{tail}.",
-        f"{spoken_blocks} the pattern with the same weights. The geographic dimension, dimension "
+        f"{blocks} the pattern with the same weights. The {nums.dims[GEOGRAPHIC]} dimension ({GEOGRAPHIC}) goes "
+        f"{dim0}, {tail}.",
+        f"{spoken_blocks} the pattern with the same weights. The {nums.dims[GEOGRAPHIC]} dimension, dimension "
         f"{say_int(GEOGRAPHIC)}, goes {spoken_dim0}. {spoken_tail}.")
 
 

@@ -29,6 +29,8 @@ import numpy as np
 from scenes.activations import ACT_NAMES  # noqa: F401  (re-exported for the scene and script)
 from tblock import block_forward
 from tblock.worlds import Example, contribution_shares, run_example, tiny, token_shares
+from tblock.worlds.lessons import TINY_SPEC, tiny_from
+from tblock.worlds.world_file import World, WorldSpec, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.block.params import Params
@@ -249,6 +251,7 @@ class BlockNumbers:
     shares: dict  # contribution_shares: 'magnitude', 'share' (percent)
     token_shares: np.ndarray  # (n, 3) percent
     compare: dict  # compare_placements of the pre- and post-norm blocks
+    world_file: World | None = None  # the world file, when the numbers are a teacher's own
 
     @property
     def n(self) -> int:
@@ -276,21 +279,35 @@ class BlockNumbers:
 
 
 def block_numbers(seed: int = 0, norm: str = "rms", act: str = "gelu", placement: str = "pre", tokens: int = 3,
-                  mask: str = "full") -> BlockNumbers:
-    """Run the tiny block with these flags (and its other placement, for the comparison)."""
+                  mask: str = "full", file: World | None = None) -> BlockNumbers:
+    """Run the tiny block with these flags (and its other placement, for the comparison); with a read world
+    file, its weights and inputs (``seed`` and ``tokens`` unused)."""
     world = {"seed": seed, "norm": norm, "act": act, "n_tokens": tokens, "mask": mask}
-    ex = tiny(placement=placement, **world)
+
+    def build(placement: str) -> Example:
+        return tiny(placement=placement, **world) if file is None else tiny_from(file, norm, act, placement, mask)
+
+    ex = build(placement)
     _, tr = run_example(ex)
     stages = block_stages(tr, placement)
-    both = compare_placements(tiny(placement="pre", **world), tiny(placement="post", **world))
+    both = compare_placements(build("pre"), build("post"))
     return BlockNumbers(
         ex=ex, placement=PLACEMENTS[placement], trace=tr, stages=stages, stage_len=stage_lengths(stages),
         sums=row_sums(tr["pattern"]), act_effect=activation_effect(tr["mlp_pre"], tr["mlp_post"]),
         act_summary=activation_summary(tr["mlp_pre"], tr["mlp_post"]), recon=reconstruction(tr),
         shares=contribution_shares(ex.x, tr["attn_out"], tr["mlp_out"]),
-        token_shares=token_shares(ex.x, tr["attn_out"], tr["mlp_out"]), compare=both)
+        token_shares=token_shares(ex.x, tr["attn_out"], tr["mlp_out"]), compare=both, world_file=file)
 
 
 def numbers(p: Params) -> BlockNumbers:
     """The numbers of the video these flags render."""
-    return block_numbers(seed=p.seed, norm=p.norm, act=p.act, placement=p.placement, tokens=p.n_tokens, mask=p.mask)
+    file = None if p.world is None else load_world(p.world, TINY_SPEC)
+    return block_numbers(seed=p.seed, norm=p.norm, act=p.act, placement=p.placement, tokens=p.n_tokens, mask=p.mask,
+                         file=file)
+
+
+def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], None, dict[str, np.ndarray]]:
+    """The world these flags use, as ``tblock world block`` writes it: its spec, tokens, no dimension names,
+    and arrays (X, then the block's weights by the engine's names)."""
+    ex = numbers(p).ex
+    return TINY_SPEC, tuple(ex.tokens), None, {"x": ex.x, **ex.weights.to_dict()}

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
-from scenes.kit import Alias, TopicParams, param, renamed, seed_param, whole_number
+from scenes.kit import Alias, TopicParams, param, renamed, seed_param, whole_number, world_param
 from tblock.worlds import TINY_MAX_TOKENS
+from tblock.worlds.lessons import TINY_SPEC
+from tblock.worlds.world_file import load_world
 
 CHARTS = ("lengths", "heatmap", "shares", "check", "compare")
 ORDERS = {  # the steps each placement runs, in order: post-norm normalises the stream after each addition
@@ -31,8 +34,19 @@ class Params(TopicParams):
     stage: str = param("all", "stop after this step (with --last-frame: a still of it); post-norm visits "
                        "norm1/norm2 right after add1/add2",
                        choices=STEPS + ("all",))
+    world: Path | None = world_param("block")
 
+    WORLD_GIVES: ClassVar[tuple[str, ...]] = ("seed", "n_tokens")  # the flags a world file replaces
     ALIASES: ClassVar[dict[str, Alias]] = {"tokens": renamed("n_tokens", whole_number)}
+
+    def check(self) -> None:
+        if self.world is None:
+            return
+        n = len(load_world(self.world, TINY_SPEC).tokens)  # a bad world file raises first, in one line
+        given = [k for k, v in self.changed().items() if k in self.WORLD_GIVES and not (k == "n_tokens" and v == n)]
+        if given:
+            raise ValueError(f"--{given[0].replace('_', '-')}: not with --world, whose file gives the inputs and "
+                             "weights")
 
     def steps(self) -> tuple[str, ...]:
         """The steps this video runs, in order: the placement's, up to ``--stage``."""

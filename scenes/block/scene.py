@@ -21,7 +21,17 @@ from __future__ import annotations
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeTransform, Group, MathTex, VGroup, Write
 
-from scenes.block.numbers import ACT_NAMES, ATTN, FFN, MASK_NAMES, NORM_NAMES, STAGE_TITLES, numbers, with_norms
+from scenes.block.numbers import (
+    ACT_NAMES,
+    ATTN,
+    FFN,
+    MASK_NAMES,
+    NORM_NAMES,
+    STAGE_TITLES,
+    numbers,
+    with_norms,
+    world_of,
+)
 from scenes.block.params import Params
 from scenes.block.parts import (
     BRANCH_X,
@@ -287,4 +297,4 @@ class BlockScene(StepScene):
 
 
 TOPIC = Topic("block", "the whole block stage by stage: the lesson's d = 4 worked example, token by token",
-              Params, BlockScene)
+              Params, BlockScene, world=world_of)

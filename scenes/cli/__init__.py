@@ -22,9 +22,10 @@ from .output import open_file
 from .script import script_group
 from .storyboard import storyboard_group
 from .tools import studio, vocab
+from .world import world_group
 
 for command in (list_topics, show, render_every_topic, deck, storyboard_group, script_group, lesson_command, vocab,
-                studio):
+                studio, world_group):
     cli.add_command(command)
 
 __all__ = ["PUBLISHED", "TOPICS", "cli", "main", "one_line", "open_file"]

@@ -27,7 +27,9 @@ from tblock import block_forward, mlp
 from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
 from tblock.worlds import Example, ffn_world
+from tblock.worlds.ffn import FFN_SPEC, ffn_world_from
 from tblock.worlds.trained import TrainedInput
+from tblock.worlds.world_file import World, WorldSpec, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.ffn.params import Params
@@ -129,6 +131,7 @@ class FFNNumbers:
     window: tuple[float, float]
     curves: dict
     trained: TrainedInput | None = None  # the checkpoint and layer, when not the seeded world
+    world_file: World | None = None  # the world file, when the numbers are a teacher's own
 
     @property
     def token(self) -> int:
@@ -156,7 +159,8 @@ def trained_numbers(inp: TrainedInput, index: int) -> FFNNumbers:
     return world_numbers(trained_world(inp), index, trained=inp)
 
 
-def world_numbers(world: Example, index: int, trained: TrainedInput | None = None) -> FFNNumbers:
+def world_numbers(world: Example, index: int, trained: TrainedInput | None = None,
+                  file: World | None = None) -> FFNNumbers:
     """Run the world's block once and read what every step shows."""
     n_tokens = len(world.tokens)
     _, trace = ffn_run(world)
@@ -164,12 +168,22 @@ def world_numbers(world: Example, index: int, trained: TrainedInput | None = Non
     check = permutation_check(trace["ln2_normalized"], world.weights, world.cfg, cyclic_permutation(n_tokens))
     window = curve_window(pos["mlp_pre"])
     curves = activation_curves(curve_names(world.cfg.act), *window)
-    return FFNNumbers(world, trace, index, pos, check, window, curves, trained)
+    return FFNNumbers(world, trace, index, pos, check, window, curves, trained, file)
 
 
 def numbers(p: Params) -> FFNNumbers:
     """The numbers these flags show: a checkpoint's layer with --weights, else the seeded world."""
+    if p.world is not None:
+        file = load_world(p.world, FFN_SPEC)
+        return world_numbers(ffn_world_from(file, p.act), p.resolved().index, file=file)
     inp = p.trained()
     if inp is not None:
         return trained_numbers(inp, p.resolved().index)
     return ffn_numbers(p.d_model, p.d_ff, p.act, p.n_tokens, p.index, p.seed)
+
+
+def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], None, dict[str, np.ndarray]]:
+    """The world these flags use, as ``tblock world ffn`` writes it: its spec, tokens, no dimension names,
+    and arrays (x, then the block's weights by the engine's names)."""
+    world = numbers(p).world
+    return FFN_SPEC, tuple(world.tokens), None, {"x": world.x, **world.weights.to_dict()}

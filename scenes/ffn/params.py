@@ -5,12 +5,26 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
-from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param, whole_number
+from scenes.kit import (
+    POSITION_HELP,
+    Alias,
+    TopicParams,
+    followed_position,
+    param,
+    renamed,
+    seed_param,
+    whole_number,
+    world_param,
+)
+from tblock.worlds.ffn import FFN_MAX_TOKENS, FFN_SPEC
 from tblock.worlds.trained import TrainedInput, default_text, trained_input
+from tblock.worlds.world_file import WorldError, load_world
 
-MAX_TOKENS = 6
+MAX_TOKENS = FFN_MAX_TOKENS
+WORLD_GIVES = ("d_model", "d_ff", "n_tokens", "seed", "weights", "layer", "text", "token_ids")  # --world's
 
 
 @dataclass(frozen=True)
@@ -36,10 +50,15 @@ class Params(TopicParams):
                       "tokens; empty: a sentence of the checkpoint's own words, named on stderr)")
     token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)",
                            kind="numbers")
+    world: Path | None = world_param("ffn")
 
+    WORLD_GIVES: ClassVar[tuple[str, ...]] = WORLD_GIVES  # the flags a world file replaces (refused beside it)
     ALIASES: ClassVar[dict[str, Alias]] = {"tokens": renamed("n_tokens", whole_number)}
 
     def check(self) -> None:
+        if self.world is not None:
+            self.check_world()
+            return
         if self.weights:
             n = len(self.trained().ids)
             if n < 2:
@@ -57,6 +76,22 @@ class Params(TopicParams):
         """With --weights and no --text nor --token-ids: a sentence of the checkpoint's own words."""
         return default_text(self.weights, self.text, self.token_ids, MAX_TOKENS)
 
+    def check_world(self) -> None:
+        """With --world: the file's widths, tokens and weights, so no flag that sets them beside it (its own
+        widths are welcome: :meth:`resolved` writes them in)."""
+        world = load_world(self.world, FFN_SPEC)
+        own = {"d_model": world.sizes["d"], "d_ff": world.sizes["d_ff"], "n_tokens": world.sizes["n"]}
+        given = [k for k, v in self.changed().items() if k in self.WORLD_GIVES and own.get(k) != v]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise ValueError(f"{flag}: not with --world, whose file gives the widths, inputs and weights")
+        if len(world.tokens) < 2:
+            raise WorldError(f"{world.path}: tokens: 1 token; the FFN topic needs at least 2 (it permutes rows)")
+        if world.sizes["d_ff"] < world.sizes["d"]:
+            raise WorldError(f"{world.path}: W_in: d_ff = {world.sizes['d_ff']} is less than d = "
+                             f"{world.sizes['d']}; the FFN expands the stream")
+        followed_position(self.position, len(world.tokens))
+
     def trained(self) -> TrainedInput | None:
         """The checkpoint, layer and token ids of --weights (checked), or None for the seeded world."""
         if not self.weights:
@@ -65,6 +100,9 @@ class Params(TopicParams):
 
     def resolved(self) -> Params:
         """These flags with the checkpoint's widths, activation and token count (themselves without --weights)."""
+        if self.world is not None:
+            z = load_world(self.world, FFN_SPEC).sizes
+            return dataclasses.replace(self, d_model=z["d"], d_ff=z["d_ff"], n_tokens=z["n"])
         inp = self.trained()
         if inp is None:
             return self

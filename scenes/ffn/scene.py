@@ -20,7 +20,7 @@ from __future__ import annotations
 from manim import RIGHT, Circumscribe, Create, FadeIn, FadeOut, FadeTransform, Indicate
 
 from scenes.ffn import script as words
-from scenes.ffn.numbers import numbers
+from scenes.ffn.numbers import numbers, world_of
 from scenes.ffn.params import Params
 from scenes.ffn.parts import ActivationPlot, Look, OnePosition, Readout, RowTable, morph
 from scenes.kit import StepScene, Topic, Vector, fit_inside, fmt_bound, step, theme
@@ -182,4 +182,4 @@ class FFNScene(StepScene):
 
 
 TOPIC = Topic("ffn", "the position-wise FFN: expand through W1, bend with GELU, contract through W2, add",
-              Params, FFNScene)
+              Params, FFNScene, world=world_of)

@@ -26,8 +26,9 @@ import numpy as np
 from tblock.attention import concat_then_project
 from tblock.block import block_forward
 from tblock.weights import BlockWeights
-from tblock.worlds.heads import HeadsWorld, heads_world
+from tblock.worlds.heads import WORLD_SPEC, HeadsWorld, heads_world, heads_world_from
 from tblock.worlds.trained import TrainedInput, trained_heads_world
+from tblock.worlds.world_file import World, WorldSpec, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.heads.params import Params
@@ -128,6 +129,7 @@ class HeadsNumbers:
     changed_world: HeadsWorld | None = None
     changed_view: dict | None = None
     trained: TrainedInput | None = None  # the checkpoint and layer, when not the seeded world
+    world_file: World | None = None  # the world file, when the numbers are a teacher's own
 
     @property
     def folded(self) -> int:
@@ -149,23 +151,33 @@ def trained_numbers(inp: TrainedInput, receiver: int, shown: int, scale_wo: floa
 
 
 def world_numbers(world: HeadsWorld, receiver: int, shown: int, scale_wo: float,
-                  trained: TrainedInput | None = None) -> HeadsNumbers:
+                  trained: TrainedInput | None = None, file: World | None = None) -> HeadsNumbers:
     """The view of a world and, unless ``scale_wo`` is 1, of the same block with head 0's W_O scaled
     (same input, so the same attention weights)."""
     shown = min(shown, world.cfg.n_heads)
     view = receiver_view(world, receiver, shown)
     if scale_wo == 1.0:
-        return HeadsNumbers(world, view, receiver, shown, trained=trained)
+        return HeadsNumbers(world, view, receiver, shown, trained=trained, world_file=file)
     w2 = scale_head_output(world.weights, 0, scale_wo)
     _, trace2 = block_forward(world.x, w2, world.cfg)
     world2 = HeadsWorld(world.cfg, w2, world.tokens, world.x, trace2)
-    return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown), trained)
+    return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown), trained, file)
 
 
 def numbers(p: Params) -> HeadsNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
+    if p.world is not None:
+        file = load_world(p.world, WORLD_SPEC)
+        return world_numbers(heads_world_from(file, p.mask), p.receiver_index, p.show, p.scale_wo, file=file)
     inp = p.trained()
     if inp is not None:
         return trained_numbers(inp, p.receiver_index, p.show, p.scale_wo)
     return heads_numbers(p.d_model, p.heads, p.d_head, p.token_list, p.seed, p.mask, p.receiver_index, p.show,
                          p.scale_wo)
+
+
+def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], None, dict[str, np.ndarray]]:
+    """The world these flags use, as ``tblock world heads`` writes it: its spec, tokens, no dimension
+    names, and arrays (x, the embeddings, then the block's weights by the engine's names)."""
+    world = numbers(p).world
+    return WORLD_SPEC, world.tokens, None, {"x": world.x, **world.weights.to_dict()}

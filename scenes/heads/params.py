@@ -4,13 +4,16 @@ and (``--weights``) a trained checkpoint's layer on a real text."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import ClassVar
 
-from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param
+from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param, world_param
 from scenes.kit.values import words_of
+from tblock.worlds.heads import MAX_TOKENS, WORLD_SPEC
 from tblock.worlds.trained import TrainedInput, default_text, trained_input
+from tblock.worlds.world_file import load_world
 
-MAX_TOKENS = 8
+WORLD_GIVES = ("d_model", "heads", "d_head", "words", "seed", "weights", "layer", "text", "token_ids")  # --world's
 MAX_ROWS = 4  # head rows drawn in full (plus one "+ N more" row)
 
 
@@ -53,13 +56,18 @@ class Params(TopicParams):
                       "tokens; empty: a sentence of the checkpoint's own words, named on stderr)")
     token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)",
                            kind="numbers")
+    world: Path | None = world_param("heads")
 
+    WORLD_GIVES: ClassVar[tuple[str, ...]] = WORLD_GIVES  # the flags a world file replaces (refused beside it)
     ALIASES: ClassVar[dict[str, Alias]] = {
         "receiver": Alias("position", position_of_receiver, "the same number: 1 = the first token, 0 = the last"),
         "tokens": renamed("words"),
     }
 
     def check(self) -> None:
+        if self.world is not None:
+            self.check_world()
+            return
         if self.weights:
             followed_position(self.position, len(self.trained().ids))  # the input's own checks raise first
             return
@@ -82,6 +90,14 @@ class Params(TopicParams):
         """With --weights and no --text nor --token-ids: a sentence of the checkpoint's own words."""
         return default_text(self.weights, self.text, self.token_ids, MAX_TOKENS)
 
+    def check_world(self) -> None:
+        """With --world: the file's tokens, sizes and weights, so no flag that sets them beside it."""
+        given = [name for name in self.WORLD_GIVES if name in self.changed()]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise ValueError(f"{flag}: not with --world, whose file gives the tokens, sizes, embeddings and weights")
+        followed_position(self.position, len(load_world(self.world, WORLD_SPEC).tokens))
+
     def trained(self) -> TrainedInput | None:
         """The checkpoint, layer and token ids of --weights (checked), or None for the seeded world."""
         if not self.weights:
@@ -91,6 +107,8 @@ class Params(TopicParams):
     @property
     def token_list(self) -> tuple[str, ...]:
         """The tokens drawn: the checkpoint's token strings with --weights, else --words."""
+        if self.world is not None:
+            return load_world(self.world, WORLD_SPEC).tokens
         inp = self.trained()
         return inp.strings if inp is not None else parse_tokens(self.words)
 

@@ -43,7 +43,7 @@ from manim import (
     VGroup,
 )
 
-from scenes.heads.numbers import numbers
+from scenes.heads.numbers import numbers, world_of
 from scenes.heads.params import Params
 from scenes.heads.parts import (
     COLUMNS,
@@ -339,4 +339,4 @@ class HeadsScene(StepScene):
 
 
 TOPIC = Topic("heads", "several heads' mixtures, projected by their output matrices into stream coordinates, summed "
-              "into one update added to the stream", Params, HeadsScene)
+              "into one update added to the stream", Params, HeadsScene, world=world_of)

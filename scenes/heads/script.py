@@ -23,6 +23,10 @@ from tblock.names import head_label
 
 def origin(n: HeadsNumbers) -> tuple[str, str]:
     """Where the weights come from, written and spoken."""
+    if n.world_file is not None:
+        name = n.world_file.path.rsplit("/", 1)[-1]
+        return (f"the weights and embeddings of the world file {name}",
+                f"The weights and the embeddings are the numbers of the world file {name.removesuffix('.toml')}.")
     if n.trained is None:
         return ("seeded random weights and embeddings (not a trained model)",
                 "The weights and the embeddings are seeded random numbers, not a trained model.")

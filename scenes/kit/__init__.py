@@ -20,6 +20,7 @@ from .base import (
                    seed_param,
                    step,
                    whole_number,
+                   world_param,
 )
 from .circuit import Box, BypassCircuit
 from .grid import HeatGrid, MatrixGrid
@@ -90,7 +91,7 @@ __all__ = [
     "LabelledAxes",
     "POSITION_HELP", "READING_RATE", "STEP_HOLD", "Alias", "Line", "StepScene", "Topic", "TopicParams",
     "SEED_HIGH", "flag_name", "flag_text", "followed_position", "param", "renamed", "seed_param", "step",
-    "whole_number",
+    "whole_number", "world_param",
     "Box", "BypassCircuit", "HeatGrid", "MatrixGrid",
     "CAPTION_TOP", "FRAME_BOTTOM", "FRAME_LEFT", "FRAME_RIGHT", "FRAME_TOP", "MARGIN", "SAFE_BOTTOM", "SAFE_LEFT",
     "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "MIN_DIGIT_HEIGHT", "Columns", "fit_inside", "keep_on_screen", "on_screen",

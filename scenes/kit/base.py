@@ -77,6 +77,13 @@ def seed_param(default: int, help: str, **kwargs: Any) -> Any:
     return param(default, help, low=0, high=SEED_HIGH, **kwargs)
 
 
+def world_param(topic: str) -> Any:
+    """A ``--world FILE`` field: a world file (``tblock world TOPIC > FILE``) whose tokens, names, inputs
+    and weights replace the topic's own (tblock/worlds/world_file.py)."""
+    return param(None, f"a world file of your own numbers (write one: tblock world {topic} > my.toml)",
+                 kind="path", metavar="FILE")
+
+
 flag_name = flag_of  # a field's flag: ``d_model`` -> ``--d-model``
 
 
@@ -174,6 +181,7 @@ class Topic:
     Params: type
     Scene: type
     needs_latex: bool = True
+    world: Callable[[Any], tuple] | None = None  # Params -> (spec, tokens, dims, arrays): its world file's content
 
 
 @dataclass(frozen=True)
@@ -474,8 +482,11 @@ class StepScene(Scene):
         return part
 
     def collect_numbers(self) -> dict[str, Any]:
-        """The recorded values plus what every tracked part displays now."""
-        return {**self.recorded, **{name: part.displayed for name, part in self.tracked.items()}}
+        """The recorded values plus what every tracked part displays now; with a world file, the file's
+        content hash and arrays under ``world`` (its ``record()``)."""
+        world = getattr(getattr(self, "numbers", None), "world_file", None)
+        extra = {"world": world.record()} if world is not None else {}
+        return {**self.recorded, **{name: part.displayed for name, part in self.tracked.items()}, **extra}
 
     # -- small conveniences -------------------------------------------------
 

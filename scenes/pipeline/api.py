@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit.base import flag_text
-from scenes.kit.values import BadValue, checked, cut_echoes, flag_of
+from scenes.kit.values import BadValue, checked, cut_echoes, flag_of, kind_of
 from scenes.topics import load_topics
 
 from . import exports, pool, slides
@@ -122,6 +122,11 @@ def range_text(f: dataclasses.Field) -> str:
     return f"{'' if low is None else low}..{'' if high is None else high}"
 
 
+def type_name(f: dataclasses.Field) -> str:
+    """A field's type as ``show`` and the studio name it: its default's type, or ``path`` for a file."""
+    return "path" if kind_of(f) == "path" else type(f.default).__name__
+
+
 def flag_rows(topic: Any) -> list[dict[str, Any]]:
     """A topic's flags as ``render.py show`` lists them, one dict per Params field: ``name``, ``flag``
     (``--residual/--no-residual`` for a switch), ``type``, ``default``, ``range``, ``help``, and for
@@ -132,7 +137,7 @@ def flag_rows(topic: Any) -> list[dict[str, Any]]:
         if isinstance(f.default, bool):
             flag = f"{flag}/--no-{flag[2:]}"
         meta = f.metadata
-        rows.append({"name": f.name, "flag": flag, "type": type(f.default).__name__, "default": f.default,
+        rows.append({"name": f.name, "flag": flag, "type": type_name(f), "default": f.default,
                      "range": range_text(f), "help": meta.get("help", ""),
                      "choices": list(meta["choices"]) if meta.get("choices") else None,
                      "low": meta.get("low"), "high": meta.get("high"),

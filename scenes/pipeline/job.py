@@ -185,7 +185,7 @@ def manifest_of(topic: Any, params: Any, opts: RenderOptions, name: str, record:
     width, height, fps = QUALITIES[opts.quality]
     return Manifest(
         topic=topic.slug, name=name, kind="still" if opts.last_frame else "video",
-        parameters=json.loads(json.dumps(dataclasses.asdict(params))), quality=opts.quality,
+        parameters=json.loads(json.dumps(dataclasses.asdict(params), default=str)), quality=opts.quality,
         resolution=(width, height), fps=fps, format=opts.extension, theme=opts.theme,
         transparent=opts.transparent, burn_captions=opts.burn_captions, files=tuple(files),
         duration=None if opts.last_frame else round(float(record.time), 3),

@@ -52,7 +52,7 @@ from .uptodate import input_key, up_to_date
 
 LOOK_KEYS = tuple(f.name for f in flags("lesson"))  # the render options a lesson sets for all its clips
 LESSON_KEYS = ("title", "name", *LOOK_KEYS, "clip")
-CLIP_KEYS = ("topic", "title", "flags", "steps", "captions", "speech")
+CLIP_KEYS = ("topic", "title", "flags", "world", "steps", "captions", "speech")
 MAX_CLIPS = 100  # clips in one lesson: a lecture's worth, checked before any clip is read
 TITLE_MAX = 120  # characters of a lesson's or a clip's title (a title slide's line)
 
@@ -185,7 +185,7 @@ def _clip(index: int, raw: dict, topics: dict, lesson: str, voice: bool) -> Clip
     topic = topics[slug]
     where = f"{where} ({slug})"
     _known_keys(raw, CLIP_KEYS, where, "")
-    params = _params(topic, raw.get("flags", {}), where)
+    params = _params(topic, raw.get("flags", {}), where, _world(raw, topic, Path(lesson).parent, where))
     known = step_names(topic, params)
     title = _text(raw, "title", where, default=f"{slug}: {topic.description}")
     steps = _steps(raw.get("steps"), known, where)
@@ -196,12 +196,25 @@ def _clip(index: int, raw: dict, topics: dict, lesson: str, voice: bool) -> Clip
                 speech=speech)
 
 
-def _params(topic: Any, flags: Any, where: str) -> Any:
-    """The clip's Params: each flag known and in range (the CLI's checks, key by key), then together."""
+def _world(raw: dict, topic: Any, folder: Path, where: str) -> Path | None:
+    """The clip's ``world = "file.toml"``, relative to the lesson file's folder (None when not given)."""
+    if "world" not in raw:
+        return None
+    if topic.world is None:
+        raise LessonError(f"{where}: world: {topic.slug} reads no world file")
+    value = raw["world"]
+    if not isinstance(value, str) or not value.strip():
+        raise LessonError(f"{where}: world must be a file name in quotes, e.g. world = \"my.toml\"; got {_kind(value)}")
+    return folder / Path(value).expanduser()
+
+
+def _params(topic: Any, flags: Any, where: str, world: Path | None = None) -> Any:
+    """The clip's Params: each flag known and in range (the CLI's checks, key by key), then together;
+    ``world``: the clip's world file (its own key, so a bad file is named under ``world``)."""
     if not isinstance(flags, dict):
         raise LessonError(f"{where}: flags must be a table, e.g. flags = {{ wo = \"negate\" }}; got {_kind(flags)}")
     fields = {f.name: f for f in dataclasses.fields(topic.Params)}
-    values = {}
+    values = {} if world is None else {"world": world}
     for key, value in flags.items():
         name = key.replace("-", "_")
         if name not in fields:
@@ -210,7 +223,8 @@ def _params(topic: Any, flags: Any, where: str) -> Any:
     try:
         return api.make_params(topic, values)
     except api.RenderError as err:
-        raise LessonError(f"{where}: flags: {err}") from None
+        key = "world" if world is not None and str(err).startswith(f"{world}: ") else "flags"
+        raise LessonError(f"{where}: {key}: {err}") from None
 
 
 def _value(f: dataclasses.Field, value: Any, where: str) -> Any:

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from pathlib import Path
 from typing import Any
 
 from .options import RenderOptions
@@ -72,6 +73,15 @@ def shortened(parts: list[str], suffix: str) -> str:
     return "_".join([*kept, digest])
 
 
+def content_hash(path: Path) -> str:
+    """The first 8 hex digits of the SHA-256 of the file's bytes (a world file is named by what it holds,
+    so two worlds never overwrite each other and an edited file gets a new name); ``missing`` if unreadable."""
+    try:
+        return hashlib.sha256(Path(path).read_bytes()).hexdigest()[:8]
+    except OSError:
+        return "missing"
+
+
 PLAIN = re.compile(r"[A-Za-z0-9.,-]+")  # values shown as they are, commas as "+"
 
 
@@ -83,6 +93,8 @@ def _suffix_part(key: str, value: Any) -> str:
     key = key.replace("_", "-")
     if isinstance(value, bool):
         return key if value else f"no-{key}"
+    if isinstance(value, Path):
+        return f"{key}-{content_hash(value)}"
     text = str(value)
     if PLAIN.fullmatch(text):
         return f"{key}-{text.replace(',', '+')}"

@@ -60,16 +60,19 @@ def source_files(topic: Any = None) -> list[Path]:
 
 def input_files(params: Any) -> dict[str, list]:
     """Name, size and modification time of every file a parameter points at (a ``--weights`` folder
-    or file, or the snapshot of a model named in the Hugging Face cache), so a checkpoint replaced in
-    place gives a new key and a new render."""
+    or file, the snapshot of a model named in the Hugging Face cache, a ``--world`` file), so a checkpoint
+    replaced in place gives a new key and a new render."""
     found: dict[str, list] = {}
     for spec in dataclasses.fields(params):
         value = getattr(params, spec.name)
         named = spec.name == "weights" and isinstance(value, str) and MODEL_NAME.match(value) is not None
         path = cached_model(value) if named and not Path(value).exists() else None
-        if path is None and (not isinstance(value, str) or not value or "/" not in value and not Path(value).exists()):
+        if path is None and isinstance(value, Path):  # a file parameter (--world): its edits give a new key
+            path = value.expanduser()
+        elif path is None and isinstance(value, str) and value and ("/" in value or Path(value).exists()):
+            path = Path(value).expanduser()
+        elif path is None:
             continue
-        path = path or Path(value).expanduser()
         files = sorted(p for p in path.rglob("*") if p.is_file()) if path.is_dir() else [path]
         found[spec.name] = [[str(f), f.stat().st_size, f.stat().st_mtime_ns] for f in files if f.exists()]
     return found

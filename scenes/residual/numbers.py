@@ -21,6 +21,8 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tblock.worlds import Example, eiffel, eiffel_update
+from tblock.worlds.lessons import EIFFEL_SPEC, eiffel_from
+from tblock.worlds.world_file import World, WorldSpec, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.residual.params import Params
@@ -38,14 +40,17 @@ def wo_sequence(wo: str) -> list[str]:
 
 def run_of(ex: Example) -> dict[str, np.ndarray]:
     """The attention sublayer at the receiver (``eiffel_update``) under the engine's trace keys:
-    eiffel_update's x, q, scores, weights, h, delta and result (x + delta)."""
+    eiffel_update's x, q, scores, weights, h, delta and result (x + delta), and every token's value
+    vector v (n, 2), which the mixture scales and lays tip to tail."""
     u = eiffel_update(ex)
     return {"resid_pre": u["x"], "rot_q": u["q"], "attn_scores": u["scores"], "pattern": u["weights"],
-            "z": u["h"], "attn_out": u["delta"], "resid_mid": u["result"]}
+            "z": u["h"], "attn_out": u["delta"], "resid_mid": u["result"], "v": u["trace"]["v"][:, 0]}
 
 
-def updates(wo: str, receiver: int) -> dict[str, dict]:
+def updates(wo: str, receiver: int, world: World | None = None) -> dict[str, dict]:
     """The engine's numbers (:func:`run_of`) at ``receiver`` (0-based) for each W_O shown, in order."""
+    if world is not None:
+        return {name: run_of(eiffel_from(world, name, receiver)) for name in wo_sequence(wo)}
     return {name: run_of(eiffel(name, receiver)) for name in wo_sequence(wo)}
 
 
@@ -58,6 +63,12 @@ class ResidualNumbers:
     x: np.ndarray  # (n, 2) every token's input
     receiver: int  # 0-based
     runs: dict[str, dict]  # W_O name -> run_of(...)
+    world_file: World | None = None  # the world file, when the numbers are a teacher's own
+
+    @property
+    def lesson(self) -> bool:
+        """Whether this is the lesson's world (its W_Q swaps, its W_O is the identity), not a file's."""
+        return self.world_file is None
 
     @property
     def first(self) -> dict:
@@ -70,12 +81,23 @@ class ResidualNumbers:
         return list(self.runs.values())[-1]
 
 
-def residual_numbers(wo: str, receiver: int) -> ResidualNumbers:
-    """The video's numbers for ``--wo`` and a 0-based receiving position."""
-    world = eiffel("identity", receiver)
-    return ResidualNumbers(world.tokens, world.dims, world.x, receiver, updates(wo, receiver))
+def residual_numbers(wo: str, receiver: int, file: World | None = None) -> ResidualNumbers:
+    """The video's numbers for ``--wo`` and a 0-based receiving position (on a read world file's numbers)."""
+    world = eiffel("identity", receiver) if file is None else eiffel_from(file, "identity", receiver)
+    return ResidualNumbers(world.tokens, world.dims, world.x, receiver, updates(wo, receiver, file), file)
 
 
 def numbers(p: Params) -> ResidualNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
-    return residual_numbers(p.wo, p.receiver_index)
+    file = None if p.world is None else load_world(p.world, EIFFEL_SPEC)
+    return residual_numbers(p.wo, p.receiver_index, file)
+
+
+def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], tuple[str, ...], dict[str, np.ndarray]]:
+    """The world these flags use, as ``tblock world residual`` writes it: the tokens, the plane's axis names,
+    the inputs and the head's weights with W_O before any --wo negate (which flips its output's first
+    coordinate when rendering)."""
+    file = None if p.world is None else load_world(p.world, EIFFEL_SPEC)
+    ex = eiffel("identity", p.receiver_index) if file is None else eiffel_from(file, "identity", p.receiver_index)
+    return EIFFEL_SPEC, tuple(ex.tokens), tuple(ex.dims), {"x": ex.x, **{
+        k: getattr(ex.weights, k) for k in EIFFEL_SPEC.arrays if k != "x"}}

@@ -28,12 +28,13 @@ from manim import (
 )
 
 from scenes.kit import StepScene, Topic, WeightBars, fmt, head_color, label, step, theme
-from scenes.residual.numbers import numbers
+from scenes.residual.numbers import numbers, world_of
 from scenes.residual.params import Params
 from scenes.residual.parts import COLUMNS, LedgerRow, StreamArrows, TokenPlane
 from scenes.residual.script import script
 
 WO_TEX = {"identity": r"W_O = I", "negate": r"W_O = \mathrm{diag}(-1,\ 1)"}
+WORLD_WO_TEX = {"identity": r"W_O", "negate": r"W_O\,\mathrm{diag}(-1,\ 1)"}  # a world file's W_O, then flipped
 ROW_Y = {"resid_pre": -0.95, "z": -1.6, "attn_out": -2.25, "resid_mid": -2.9}  # the ledger's rows, by trace key
 TITLE_Y, FORMULA_Y, BARS_Y = -0.35, 3.15, 1.25
 
@@ -100,7 +101,7 @@ class ResidualScene(StepScene):
         run = self.numbers.first
         start = np.zeros(2)
         pieces = VGroup()
-        for w, v in zip(run["pattern"], self.numbers.x):
+        for w, v in zip(run["pattern"], run["v"]):  # each value vector scaled by its weight
             piece = w * v
             if np.allclose(piece, 0):
                 continue
@@ -119,14 +120,14 @@ class ResidualScene(StepScene):
     @step
     def project_update(self) -> None:
         wo, run = next(iter(self.numbers.runs.items()))
-        self.wo_tex = MathTex(WO_TEX[wo], font_size=34, color=theme().text).move_to(self.title)
+        self.wo_tex = MathTex(self.wo_formula(wo), font_size=34, color=theme().text).move_to(self.title)
         self.arrows = StreamArrows(self.board, run)
         a = self.arrows
         self.delta_row = self.row("attn_out", "update", r"\Delta = h\,W_O", run["attn_out"], theme().update)
         self.result_row = self.row("resid_mid", "result", r"x + \Delta", run["resid_mid"], theme().accent)
         self.play(FadeOut(self.title), FadeIn(self.wo_tex))
         self.cue("added to x")
-        self.play(self.board.tokens[self.numbers.receiver].animate.set_opacity(0.25), GrowArrow(a.x))
+        self.play(*self.dim_receiver(), GrowArrow(a.x))
         self.play(GrowArrow(a.delta), FadeIn(a.delta_name), FadeIn(self.delta_row))
         self.cue("plus delta has")
         self.play(GrowArrow(a.result), FadeIn(a.result_name), FadeIn(self.result_row))
@@ -136,14 +137,26 @@ class ResidualScene(StepScene):
     @step
     def switch_to_negate(self) -> None:
         run = self.numbers.runs["negate"]
-        self.play(Transform(self.wo_tex, MathTex(WO_TEX["negate"], font_size=34, color=theme().text)
+        self.play(Transform(self.wo_tex, MathTex(self.wo_formula("negate"), font_size=34, color=theme().text)
                             .move_to(self.wo_tex)))
         self.cue("update becomes")
         self.play(*self.arrows.retarget(run), *self.delta_row.animate_values(run["attn_out"]),
                   *self.result_row.animate_values(run["resid_mid"]), run_time=1.5)
         self.play(*self.arrows.follow_names(), run_time=0.5)
-        self.cue("drops")
+        self.cue("of the result")
         self.play(Indicate(self.result_row.entry(0), color=theme().negative))
+
+    def dim_receiver(self) -> list:
+        """The followed token steps back for x: dimmed; on a world file's plane, whose Δ may cross the
+        token's name, the name fades out."""
+        token = self.board.tokens[self.numbers.receiver]
+        if self.numbers.lesson:
+            return [token.animate.set_opacity(0.25)]
+        return [token[0].animate.set_opacity(0.25), FadeOut(token[1])]
+
+    def wo_formula(self, wo: str) -> str:
+        """The output projection as a formula: the lesson's matrix, or the world file's W_O (then flipped)."""
+        return (WO_TEX if self.numbers.lesson else WORLD_WO_TEX)[wo]
 
     def record_numbers(self) -> None:
         """The values no part shows at the end; the rows and bars are tracked."""
@@ -154,4 +167,4 @@ class ResidualScene(StepScene):
 
 
 TOPIC = Topic("residual", "one head's mixture becomes an update added to the stream (2-D Eiffel world)",
-              Params, ResidualScene)
+              Params, ResidualScene, world=world_of)

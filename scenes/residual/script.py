@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from scenes.kit import Line, fmt, fmt_vec, say_number, say_percent
+from scenes.kit import Line, fmt, fmt_vec, say_int, say_number, say_percent
 from scenes.residual.numbers import ResidualNumbers, numbers
 from scenes.residual.params import Params
 
@@ -44,15 +44,22 @@ def script(p: Params) -> dict[str, Line]:
 
 
 def show_tokens(n: ResidualNumbers) -> Line:
-    token, x = n.tokens[n.receiver], n.first["resid_pre"]
+    token, x, count = n.tokens[n.receiver], n.first["resid_pre"], say_int(len(n.tokens))
     return Line(
-        f"Three tokens are arrows on a plane. We follow '{token}', whose input is x = {fmt_vec(x, 4)}.",
-        f"Three tokens, each an arrow on a plane of {n.dims[0]} and {n.dims[1]}. "
+        f"{sentence(count)} tokens are arrows on a plane. We follow '{token}', whose input is x = {fmt_vec(x, 4)}.",
+        f"{sentence(count)} tokens, each an arrow on a plane of {n.dims[0]} and {n.dims[1]}. "
         f"We follow {token}. Its input x has {coordinates(n, x)}.")
 
 
 def score_keys(n: ResidualNumbers) -> Line:
     shares = " ".join(f"The word {t} gets {say_percent(100 * w, 1)}." for t, w in zip(n.tokens, n.first["pattern"]))
+    if not n.lesson:
+        q = n.first["rot_q"]
+        return Line(
+            f"Its query q = x W_Q = {fmt_vec(q, 4)} is scored against every key and divided by √2; the softmax "
+            "turns the scores into weights.",
+            f"Its query, x times W Q, is {say_about(q[0])} and {say_about(q[1])}. Each key gets a score, "
+            f"divided by the square root of two. The softmax turns the scores into weights. {shares}")
     return Line(
         "Its query, the same vector with the coordinates swapped, is scored against every key and "
         "divided by √2; the softmax turns the scores into weights.",
@@ -74,17 +81,32 @@ def project_update(n: ResidualNumbers) -> Line:
     return Line(
         "The output projection turns the mixture into the update Δ = h times the output matrix, added to x "
         f"at the same position: x + Δ = {fmt_vec(resid_mid, 4)}.",
-        f"The output projection turns the mixture into an update, delta. {sentence(SPOKEN_WO[first_wo])}. "
+        f"The output projection turns the mixture into an update, delta. {sentence(spoken_wo(n, first_wo))}. "
         "The update is added to x at the same position. "
         + coordinate_sentences(n, "X plus delta", resid_mid))
+
+
+def moves(n: ResidualNumbers) -> str:
+    """'drops to' or 'rises to': the first coordinate of x + Δ after the flip, against before it."""
+    before, after = n.first["resid_mid"][0], n.runs["negate"]["resid_mid"][0]
+    return "drops to" if after <= before else "rises to"
+
+
+def spoken_wo(n: ResidualNumbers, wo: str) -> str:
+    """What the narration says of an output projection: the lesson's, or the world file's."""
+    if n.lesson:
+        return SPOKEN_WO[wo]
+    if wo == "identity":
+        return "W O is the world file's matrix"
+    return f"W O flips the sign of the {n.dims[0]} coordinate of its output and keeps {n.dims[1]}"
 
 
 def switch_to_negate(n: ResidualNumbers) -> Line:
     neg = n.runs["negate"]
     return Line(
-        f"With an output matrix that negates the structure coordinate, the update is "
-        f"{fmt_vec(neg['attn_out'], 4)}: still an addition, yet the structure coordinate of the result drops to "
-        f"{fmt(neg['resid_mid'][0], 4)}.",
-        f"Now {SPOKEN_WO['negate']}. The update becomes {coordinates(n, neg['attn_out'])}. "
-        f"It is still an addition. Yet the {n.dims[0]} of the result drops to about "
+        f"With an output matrix that negates the {n.dims[0]} coordinate, the update is "
+        f"{fmt_vec(neg['attn_out'], 4)}: still an addition, yet the {n.dims[0]} coordinate of the result "
+        f"{moves(n)} {fmt(neg['resid_mid'][0], 4)}.",
+        f"Now {spoken_wo(n, 'negate')}. The update becomes {coordinates(n, neg['attn_out'])}. "
+        f"It is still an addition. Yet the {n.dims[0]} of the result {moves(n)} about "
         f"{say_number(neg['resid_mid'][0], 2)}.")

@@ -22,6 +22,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
+import tomllib
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import FileResponse, JSONResponse, Response, StreamingResponse
@@ -35,6 +36,7 @@ from scenes.pipeline.manifest import srt_to_vtt
 from scenes.pipeline.options import flags
 from scenes.pipeline.script_file import dump
 from scenes.pipeline.uptodate import PROJECT
+from scenes.pipeline.world import saved_world, world_toml
 from scenes.topics import load_topics
 
 from . import frames as step_frames
@@ -44,13 +46,13 @@ from .safety import Guard, Refused, safe_file
 
 STATIC = Path(__file__).with_name("static")
 STORYBOARDS = PROJECT / "docs" / "img"
-FIELDS = ("topic", "params", *(f.name for f in flags("studio")), "script", "captions", "export", "frames")
+FIELDS = ("topic", "params", *(f.name for f in flags("studio")), "script", "captions", "export", "frames", "world")
 EXPORTS = ("deck", "pptx")
 
 
 def topics_json(topics: dict) -> list[dict[str, Any]]:
     """Each topic with its flags as ``render.py show`` lists them."""
-    return [{"slug": slug, "description": t.description, "flags": api.flag_rows(t),
+    return [{"slug": slug, "description": t.description, "flags": api.flag_rows(t), "world": t.world is not None,
              "storyboard": f"/storyboard/{slug}.png" if (STORYBOARDS / f"{slug}_storyboard.png").is_file() else None}
             for slug, t in topics.items()]
 
@@ -71,6 +73,8 @@ def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
     if not isinstance(values, dict):
         raise api.RenderError("\"params\" must be an object of flags, e.g. {\"wo\": \"identity\"}")
     values = {k.removeprefix("--").replace("-", "_"): v for k, v in values.items()}
+    if body.get("world") is not None:  # the edited table of numbers: checked, saved as a world file, rendered
+        values["world"] = str(saved_world(topic, body["world"], out))
     options = {f.name: body[f.name] for f in flags("studio") if body.get(f.name) is not None}
     if export is not None:
         options.update(format="mp4", sections=True)
@@ -90,6 +94,22 @@ def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
     deck = None if export is None else api.export_deck(export, topic, params, opts)
     command = api.command_line(topic, params, opts, script=shown and Path(out) / shown, deck=deck)
     return request, key, command
+
+
+def world_json(body: Any) -> dict[str, Any]:
+    """The world a topic uses with the body's flags: its TOML (the download), its table (the editable
+    numbers) and each array's shape and meaning. :class:`api.RenderError` with the CLI's line otherwise."""
+    if not isinstance(body, dict):
+        raise api.RenderError("the request must be a JSON object with at least \"topic\"")
+    topic = api.topic_named(str(body.get("topic", "")))
+    values = body.get("params") or {}
+    if not isinstance(values, dict):
+        raise api.RenderError("\"params\" must be an object of flags, e.g. {\"wo\": \"identity\"}")
+    params = api.make_params(topic, {k.removeprefix("--").replace("-", "_"): v for k, v in values.items()})
+    text = world_toml(topic, params)
+    spec = topic.world(params)[0]
+    shapes = {k: {"symbols": list(symbols), "meaning": meaning} for k, (symbols, meaning) in spec.arrays.items()}
+    return {"toml": text, "table": tomllib.loads(text), "keys": list(spec.keys), "shapes": shapes}
 
 
 def frames_asked(body: dict) -> bool:
@@ -167,6 +187,7 @@ class Studio:
             Route("/lesson", self.page), Route("/api/lessons", self.show_lesson),
             Route("/api/lessons/clips", self.add_to_lesson, methods=["POST"]),
             Route("/api/topics", self.list_topics), Route("/api/check", self.check, methods=["POST"]),
+            Route("/api/world", self.world, methods=["POST"]),
             Route("/api/renders", self.submit, methods=["POST"]),
             Route("/api/renders/{job}", self.show, methods=["GET"]),
             Route("/api/renders/{job}", self.cancel, methods=["DELETE"]),
@@ -210,6 +231,19 @@ class Studio:
         except api.RenderError as err:
             return error(str(err))
         return JSONResponse({"command": command})
+
+    async def world(self, request: Request) -> Response:
+        """The topic's world for these flags; with ``world`` (an edited table) in the body, that table checked
+        and saved: its TOML, as ``--world`` will read it."""
+        try:
+            body = await body_of(request)
+            if isinstance(body, dict) and body.get("world") is not None:
+                topic = api.topic_named(str(body.get("topic", "")))
+                path = saved_world(topic, body["world"], self.out)
+                return JSONResponse({"toml": path.read_text(), "path": str(path)})
+            return JSONResponse(world_json(body))
+        except api.RenderError as err:
+            return error(str(err))
 
     async def submit(self, request: Request) -> Response:
         try:

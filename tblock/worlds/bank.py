@@ -26,6 +26,7 @@ from tblock.config import BlockConfig
 from tblock.stack import run_stack
 from tblock.weights import BlockWeights
 from tblock.worlds.example import Example
+from tblock.worlds.world_file import World, WorldError, WorldSpec, block_arrays
 
 TOKENS = ("by", "the", "river", "bank")
 DIMS = ("geographic", "financial", "function-word", "bank identity")
@@ -63,6 +64,29 @@ def bank_config(residual: bool = True) -> BlockConfig:
     return CONFIG.replace(residual=residual)
 
 
+MAX_TOKENS = 4  # the block panel's attention bars hold four words (six overflow it: looked at)
+WORD_CHARS = 6  # ... of six letters each ('grassy' beside 'bank' just fits)
+SHOWN_LIMIT = 99.99  # the largest |value| a stream cell shows (two decimals, one sign, two digits)
+
+WORLD_SPEC = WorldSpec(
+    "bank", {"x": (("n", "d"), "x0: each token's stream entering block 1, one row per token"), **block_arrays()},
+    fixed={"d": CONFIG.d_model, "h": CONFIG.n_heads, "d_head": CONFIG.d_head, "d_ff": CONFIG.d_ff},
+    dims=True, max_tokens=MAX_TOKENS, word_chars=WORD_CHARS, limit=10.0)
+
+
+def check_world(world: World, depth: int) -> None:
+    """Raise WorldError (one line naming the file) when the stream this world makes at ``depth``, with the
+    residual on or off, holds a value a cell cannot show (beyond ±SHOWN_LIMIT)."""
+    for residual in (True, False):
+        _, st = bank_stack(depth, residual, world)
+        for key, value in {**st["states"], **st["terms"]}.items():
+            top = float(np.max(np.abs(value)))
+            if top > SHOWN_LIMIT:
+                raise WorldError(f"{world.path}: x and weights: at depth {depth} (residual "
+                                 f"{'on' if residual else 'off'}) {key} reaches {top:.4g}; bank shows values "
+                                 f"within ±{SHOWN_LIMIT:g}")
+
+
 def bank_weights(path: str | Path = DATA_PATH) -> BlockWeights:
     """The fitted block weights (one block; the world ties them across depth)."""
     return BlockWeights.load(path, CONFIG)
@@ -74,21 +98,27 @@ def _check_depth(depth: int) -> None:
         raise ValueError(f"depth must be a positive integer, got {depth!r}")
 
 
-def bank(depth: int = 3, residual: bool = True) -> Example:
-    """The world as an Example: weights = [w] * depth (one object, tied), x = EMBEDDINGS (4, 4).
+def bank(depth: int = 3, residual: bool = True, world: World | None = None) -> Example:
+    """The world as an Example: weights = [w] * depth (one object, tied), x = EMBEDDINGS (4, 4);
+    with a read world file, its x, tokens, dimension names and weights (same block config), followed
+    at its last token.
 
     >>> ex = bank(depth=2, residual=False)
     >>> ex.tokens[ex.receiver], ex.weights[0] is ex.weights[1], ex.cfg.residual
     ('bank', True, False)
     """
     _check_depth(depth)
+    if world is not None:
+        w = BlockWeights(**{k: np.array(world.arrays[k]) for k in block_arrays()}).validate(CONFIG)
+        x = np.array(world.arrays["x"])  # (n, d)
+        return Example("bank", bank_config(residual), [w] * depth, x, world.tokens, world.dims, len(x) - 1)
     w = bank_weights()
     return Example("bank", bank_config(residual), [w] * depth, EMBEDDINGS.copy(), TOKENS, DIMS, RECEIVER)
 
 
-def bank_stack(depth: int = 3, residual: bool = True) -> tuple[np.ndarray, dict]:
-    """run_stack on the world: (out (4, 4), stack_trace)."""
-    ex = bank(depth, residual)
+def bank_stack(depth: int = 3, residual: bool = True, world: World | None = None) -> tuple[np.ndarray, dict]:
+    """run_stack on the world (or a read world file): (out (n, 4), stack_trace)."""
+    ex = bank(depth, residual, world)
     return run_stack(ex.x, ex.weights, ex.cfg)
 
 

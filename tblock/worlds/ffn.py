@@ -17,6 +17,12 @@ from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
 from tblock.worlds.example import Example
 from tblock.worlds.lessons import TINY_MAX_TOKENS, gpt2_small_config, tiny
+from tblock.worlds.world_file import World, WorldSpec, block_arrays
+
+FFN_MAX_TOKENS = 6  # the row table holds six positions
+
+FFN_SPEC = WorldSpec("ffn", {"x": (("n", "d"), "the stream entering the block, one row per position"),
+                             **block_arrays()}, max_tokens=FFN_MAX_TOKENS)
 
 
 def ffn_config(d_model: int, d_ff: int, act: str) -> BlockConfig:
@@ -42,3 +48,12 @@ def ffn_world(d_model: int = 4, d_ff: int = 16, act: str = "gelu", n_tokens: int
         x = np.round(np.random.default_rng(seed + 1).standard_normal((n_tokens, d_model)), 1)  # (n, d)
     tokens = tuple(f"token {i + 1}" for i in range(n_tokens))
     return Example("ffn", cfg, w, x, tokens, None, 0)
+
+
+def ffn_world_from(world: World, act: str = "gelu") -> Example:
+    """A read world file's block (its widths and weights, LayerNorm, pre-norm, the flag's activation) and
+    its x; the followed position is set by the topic."""
+    z = world.sizes
+    cfg = BlockConfig(d_model=z["d"], n_heads=z["h"], d_head=z["d_head"], d_ff=z["d_ff"], norm="layer", act=act)
+    w = BlockWeights(**{k: np.array(world.arrays[k]) for k in block_arrays()}).validate(cfg)
+    return Example("ffn", cfg, w, np.array(world.arrays["x"]), world.tokens, None, 0)

@@ -17,6 +17,12 @@ import numpy as np
 from tblock.block import block_forward
 from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
+from tblock.worlds.world_file import World, WorldSpec, block_arrays
+
+MAX_TOKENS = 8  # the heads topic lays out eight tokens
+
+WORLD_SPEC = WorldSpec("heads", {"x": (("n", "d"), "each token's embedding: the stream entering the block, one row "
+                                       "per token"), **block_arrays()}, max_tokens=MAX_TOKENS)
 
 
 @dataclass(frozen=True, eq=False)
@@ -58,3 +64,15 @@ def heads_world(d_model: int, n_heads: int, d_head: int, tokens: tuple[str, ...]
     x = embed_tokens(tuple(tokens), d_model, seed)  # (n, d)
     _, trace = block_forward(x, w, cfg)
     return HeadsWorld(cfg, w, tuple(tokens), x, trace)
+
+
+def heads_world_from(world: World, mask: str = "causal") -> HeadsWorld:
+    """The heads topic's block (pre-norm LayerNorm, no positions) with a read world file's sizes, weights
+    and embeddings, run on its x."""
+    x = np.array(world.arrays["x"])  # (n, d)
+    z = world.sizes
+    cfg = BlockConfig(d_model=z["d"], n_heads=z["h"], d_head=z["d_head"], d_ff=z["d_ff"], norm="layer",
+                      placement="pre", mask=mask, positions="none")
+    w = BlockWeights(**{k: np.array(world.arrays[k]) for k in block_arrays()}).validate(cfg)
+    _, trace = block_forward(x, w, cfg)
+    return HeadsWorld(cfg, w, world.tokens, x, trace)

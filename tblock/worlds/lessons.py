@@ -14,6 +14,7 @@ from tblock.config import BlockConfig
 from tblock.ledger import ledger
 from tblock.weights import BlockWeights
 from tblock.worlds.example import Example
+from tblock.worlds.world_file import World, WorldError, WorldSpec, block_arrays
 
 # --- the head lesson's 2-D world: "the Eiffel tower" ---
 
@@ -37,6 +38,52 @@ def eiffel(wo: str = "identity", receiver: int = 2) -> Example:
     w.W_O = (np.eye(2) if wo == "identity" else np.diag([-1.0, 1.0]))[None]  # (2, 2) -> (1, 2, 2)
     x = np.array([[0.0, 0.0], [0.0, 1.0], [1.0, 0.0]])  # (3, 2): the, Eiffel, tower
     return Example("eiffel", cfg, w, x, ("the", "Eiffel", "tower"), ("structure", "Paris identity"), receiver)
+
+
+EIFFEL_MAX_TOKENS = 4  # the plane and the weight bars hold four tokens
+FLIP = np.diag([-1.0, 1.0])  # 'negate': the update's first coordinate flipped, the second kept
+
+EIFFEL_SPEC = WorldSpec(
+    "residual", {"x": (("n", "d"), "each token's input, an arrow on the plane, one row per token"),
+                 **block_arrays("W_Q", "W_K", "W_V", "W_O", "b_Q", "b_K", "b_V", "b_O")},
+    fixed={"d": 2, "h": 1, "d_head": 2}, dims=True, max_tokens=EIFFEL_MAX_TOKENS, word_chars=8,
+    note="--wo negate flips the first coordinate of W_O's output (W_O diag(-1, 1)); --wo both shows W_O, then that.")
+
+
+def eiffel_from(world: World, wo: str = "identity", receiver: int | None = None) -> Example:
+    """The 2-D head with a read world file's tokens, axis names, inputs and attention weights (full mask,
+    no positions, no norm: the attention sublayer alone, as in eiffel()). ``wo='negate'`` flips the first
+    coordinate of the file's W_O output (W_O diag(-1, 1)), as eiffel's negate flips the identity's."""
+    if wo not in ("identity", "negate"):
+        raise ValueError(f"wo must be 'identity' or 'negate', got {wo!r}")
+    cfg = BlockConfig(d_model=2, n_heads=1, d_head=2, d_ff=2, mask="full", positions="none")
+    arrays = {k: np.array(world.arrays[k]) for k in EIFFEL_SPEC.arrays if k != "x"}
+    if wo == "negate":
+        arrays["W_O"] = arrays["W_O"] @ FLIP  # (1, 2, 2) @ (2, 2) -> (1, 2, 2)
+    w = BlockWeights.zeros(cfg).replace(**arrays).validate(cfg)
+    x = np.array(world.arrays["x"])  # (n, 2)
+    return Example("eiffel", cfg, w, x, world.tokens, world.dims, len(x) - 1 if receiver is None else receiver)
+
+
+def plane_points(ex: Example) -> dict[str, np.ndarray]:
+    """Every point the plane draws for this world at its receiver: the inputs, the query, the mixture's
+    pieces laid tip to tail (value vectors scaled by their weights), and x + Δ; each (k, 2)."""
+    u = eiffel_update(ex)
+    v = u["trace"]["v"][:, 0]  # (n, 1, 2) -> (n, 2)
+    pieces = np.cumsum(u["weights"][:, None] * v, axis=0)  # (n, 2): the running tip
+    return {"x": ex.x, "query": u["q"][None], "mixture": pieces, "x + Δ": u["result"][None]}
+
+
+def check_plane(world: World, receiver: int, wos: list[str], extent: float) -> None:
+    """WorldError (one line naming the file) unless every point the plane draws lies within ±extent."""
+    for wo in wos:
+        for what, points in plane_points(eiffel_from(world, wo, receiver)).items():
+            far = np.abs(points).max(axis=1) > extent  # (k,)
+            if far.any():
+                p = points[np.argmax(far)]
+                raise WorldError(f"{world.path}: x and weights: {what} reaches ({p[0]:.2f}, {p[1]:.2f})"
+                                 f"{' with --wo negate' if wo == 'negate' else ''}; the plane shows "
+                                 f"{-extent:g} to {extent:g} on each axis")
 
 
 def eiffel_update(ex: Example) -> dict:
@@ -86,6 +133,22 @@ def tiny(seed: int = 0, norm: str = "rms", act: str = "gelu", placement: str = "
     x = np.concatenate([TINY_X, extra])[:n_tokens]  # (6, d) -> (n_tokens, d)
     tokens = tuple(f"token {i + 1}" for i in range(n_tokens))
     return Example("tiny", cfg, w, x, tokens, None, n_tokens - 1)
+
+
+TINY_SPEC = WorldSpec(
+    "block", {"x": (("n", "d"), "the block's input X, one row per token"), **block_arrays()},
+    fixed={"d": 4, "h": 2, "d_head": 2, "d_ff": 8}, max_tokens=TINY_MAX_TOKENS, limit=10.0)
+
+
+def tiny_from(world: World, norm: str = "rms", act: str = "gelu", placement: str = "pre",
+              mask: str = "full") -> Example:
+    """The worked example's block (its sizes, eps 1e-6) with a read world file's weights and inputs and the
+    flags' choices of norm, activation, placement and mask."""
+    cfg = BlockConfig(d_model=4, n_heads=2, d_head=2, d_ff=8, norm=norm, act=act, placement=placement,
+                      mask=mask, eps=1e-6)
+    w = BlockWeights(**{k: np.array(world.arrays[k]) for k in block_arrays()}).validate(cfg)
+    x = np.array(world.arrays["x"])  # (n, 4)
+    return Example("tiny", cfg, w, x, world.tokens, None, len(x) - 1)
 
 
 def contribution_shares(x: np.ndarray, attn_out: np.ndarray, mlp_out: np.ndarray) -> dict:

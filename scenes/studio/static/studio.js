@@ -61,7 +61,7 @@ const Studio = (() => {
       for (const c of flag.choices) input.append(el("option", { value: c, textContent: c, selected: c === flag.default }));
     } else {
       input = el("input", { type: "text", id, name: cliName, value: String(flag.default), spellcheck: false });
-      if (flag.type !== "str") input.inputMode = flag.type === "int" ? "numeric" : "decimal";
+      if (flag.type !== "str" && flag.type !== "path") input.inputMode = flag.type === "int" ? "numeric" : "decimal";
     }
     input.dataset.field = flag.name;
     return el("div", { className: "row" }, el("label", { htmlFor: id, textContent: cliName }), input, meta);
@@ -87,8 +87,9 @@ const Studio = (() => {
   function body(extra = {}) {
     const edits = { ...page.applied, ...page.edited };
     const script = Object.keys(edits).length ? edits : undefined;
+    const world = page.world && $("world-use").checked ? worldTable() : undefined;
     return { topic: page.slug, params: params(), quality: $("opt-quality").value, theme: $("opt-theme").value,
-             voice: $("opt-voice").checked || Boolean(script), script, ...extra };
+             voice: $("opt-voice").checked || Boolean(script), script, world, ...extra };
   }
 
   let checkTimer = null;
@@ -100,6 +101,8 @@ const Studio = (() => {
   async function check() {
     const got = await call("POST", "/api/check", body());
     markInvalid(got.ok ? "" : got.data.error);
+    const message = got.ok ? "" : (got.data && got.data.error) || "";
+    if ($("world-error")) showError($("world-error"), message.includes("-world.toml: ") ? message : "");
     if (got.ok) $("command").textContent = got.data.command;
     showError($("form-error"), got.ok ? "" : got.data.error);
     return got.ok;
@@ -131,7 +134,80 @@ const Studio = (() => {
     for (const button of document.querySelectorAll(".exports button")) button.addEventListener("click", () => exportWith(button));
     $("add-to-lesson").addEventListener("click", addToLesson);
     $("video").addEventListener("timeupdate", highlightStep);
+    $("world-box").hidden = !info.world;
+    $("world-load").addEventListener("click", loadWorld);
+    $("world-download").addEventListener("click", downloadWorld);
+    $("world-use").addEventListener("change", scheduleCheck);
     check();
+  }
+
+  // -- your own numbers: the topic's world as an editable table (checked by the server, as --world is) --
+
+  async function loadWorld() {
+    const got = await call("POST", "/api/world", { topic: page.slug, params: params() });
+    showError($("world-error"), got.ok ? "" : (got.data && got.data.error) || `HTTP ${got.status}`);
+    if (!got.ok) return;
+    page.world = got.data;
+    const box = $("world-table");
+    box.replaceChildren();
+    for (const key of got.data.keys) {
+      if (key === "topic") continue;
+      const value = got.data.table[key];
+      if (key === "tokens" || key === "dims") {
+        box.append(el("div", { className: "row" }, el("label", { htmlFor: `w-${key}`, textContent: key }),
+          el("input", { type: "text", id: `w-${key}`, value: value.join(", "), spellcheck: false }),
+          el("span", { className: "help", textContent: key === "tokens" ? "the words, comma-separated" : "one name per dimension" })));
+        continue;
+      }
+      const shape = got.data.shapes[key];
+      box.append(el("h3", { textContent: `${key} (${shape.symbols.join(", ")})`, title: shape.meaning }),
+        el("p", { className: "help", textContent: shape.meaning }));
+      const blocks = shape.symbols.length === 3 ? value : [value];
+      blocks.forEach((block, b) => box.append(numberGrid(key, shape.symbols.length === 3 ? b : null, block)));
+    }
+    $("world-download").disabled = false;
+    $("world-use").checked = true;
+    box.addEventListener("input", scheduleCheck);
+    scheduleCheck();
+  }
+
+  function numberGrid(key, block, rows) {
+    const table = el("table", { className: "world-grid" });
+    for (const [i, row] of (Array.isArray(rows[0]) ? rows : [rows]).entries()) {
+      const tr = el("tr");
+      for (const [j, v] of row.entries()) {
+        const input = el("input", { type: "text", value: String(v), size: 6, inputMode: "decimal", spellcheck: false });
+        Object.assign(input.dataset, { key, block: block === null ? "" : block, row: Array.isArray(rows[0]) ? i : "", col: j });
+        tr.append(el("td", {}, input));
+      }
+      table.append(tr);
+    }
+    return table;
+  }
+
+  // the table as the server reads a world file: words as lists, numbers as the text typed (the server checks them)
+  function worldTable() {
+    const table = { topic: page.slug };
+    for (const key of ["tokens", "dims"]) if ($(`w-${key}`)) table[key] = $(`w-${key}`).value.split(",").map((w) => w.trim());
+    for (const input of document.querySelectorAll("#world-table input[data-key]")) {
+      const { key, block, row, col } = input.dataset;
+      let at = table[key] = table[key] || [];
+      if (block !== "") at = at[block] = at[block] || [];
+      if (row !== "") at = at[row] = at[row] || [];
+      at[col] = input.value.trim();
+    }
+    return table;
+  }
+
+  async function downloadWorld() {
+    const got = await call("POST", "/api/world", { topic: page.slug, world: worldTable() });
+    showError($("world-error"), got.ok ? "" : (got.data && got.data.error) || `HTTP ${got.status}`);
+    if (!got.ok) return;
+    const link = el("a", { href: URL.createObjectURL(new Blob([got.data.toml], { type: "application/toml" })),
+                           download: `${page.slug}-world.toml` });
+    document.body.append(link);
+    link.click();
+    link.remove();
   }
 
   // -- lessons: add this topic as a clip; the lesson page previews its clips -------------

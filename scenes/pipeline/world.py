@@ -1,0 +1,56 @@
+"""World files at the pipeline's floor: the TOML a topic's world is written as (``tblock world``, the
+studio's download), and the studio's edited table of numbers checked and saved as a world file, named
+by its content, so that ``--world`` renders it and the command line the studio shows reproduces it."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+from typing import Any
+
+from scenes.kit.base import flag_text
+from tblock.worlds.world_file import MAX_FILE, WorldError, checked_table, dump_world
+
+from .api import RenderError
+from .fsutil import write_text
+
+
+def world_topics(topics: dict) -> dict[str, Any]:
+    """The topics that read a world file, by slug."""
+    return {slug: t for slug, t in topics.items() if t.world is not None}
+
+
+def world_toml(topic: Any, params: Any) -> str:
+    """The TOML of ``topic``'s world with ``params``; its header's command keeps the flags that still apply
+    beside the file (not ``--world``, nor those the file replaces: ``Params.WORLD_GIVES``).
+    :class:`RenderError` when the topic reads no world file or the world is too large for one."""
+    if topic.world is None:
+        raise RenderError(f"{topic.slug} reads no world file")
+    spec, tokens, dims, arrays = topic.world(params)
+    replaced = ("world", *getattr(params, "WORLD_GIVES", ()))
+    flags = " ".join(flag_text(k, v) for k, v in params.changed().items() if k not in replaced)
+    text = dump_world(spec, tokens, dims, arrays, flags)
+    if len(text.encode()) > MAX_FILE:
+        raise RenderError(f"this world is {len(text.encode()):,} bytes; a world file holds at most {MAX_FILE:,}: "
+                          "choose smaller widths")
+    return text
+
+
+def saved_world(topic: Any, table: Any, out: Path) -> Path:
+    """The studio's edited world (the file's table as JSON) checked as a world file is, then written as one
+    under ``OUT/.cache/studio/worlds/`` named by its content. :class:`RenderError` with the file's line."""
+    if topic.world is None:
+        raise RenderError(f"{topic.slug} reads no world file")
+    spec = topic.world(topic.Params())[0]
+    where = f"{topic.slug}-world.toml"
+    try:
+        world = checked_table(table, spec, where)
+    except WorldError as err:
+        raise RenderError(str(err)) from None
+    text = dump_world(spec, world.tokens, world.dims, world.arrays)
+    path = Path(out).absolute() / ".cache" / "studio" / "worlds" / \
+        f"{topic.slug}-{hashlib.sha256(text.encode()).hexdigest()[:12]}.toml"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    if not path.exists():
+        write_text(path, text)
+    return path
