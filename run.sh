@@ -14,7 +14,7 @@ case "$command" in
         ;;
     test)
         bash scripts/setup.sh
-        exec .venv/bin/python -m pytest -n 0 "$@"  # one process: the renders one after another
+        exec .venv/bin/python -m pytest -n 2 --dist loadfile "$@"  # two processes; a file's tests stay in one
         ;;
     *)
         echo "usage: bash run.sh render [flags for 'render.py all'] | bash run.sh test [pytest flags]" >&2
