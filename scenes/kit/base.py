@@ -157,7 +157,6 @@ class Topic:
     description: str
     Params: type
     Scene: type
-    needs_latex: bool = True
 
 
 @dataclass(frozen=True)

@@ -38,7 +38,7 @@ from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
 from scenes.kit.parts import number_glyphs
 from scenes.topics import TOPIC_MODULES
 
-from .api import RenderFailed, check_tools, make_options, make_params, topic_named
+from .api import RenderFailed, make_options, make_params, topic_named
 from .driver import text_cache
 from .fsutil import atomic_path, file_lock, link_or_copy, lock_if_free, merge_cache, owned_dir, seed_cache, write_text
 from .options import QUALITIES, RenderOptions
@@ -63,7 +63,6 @@ def step_frames(topic: Any, out: Any = "media", *, theme: str = "dark", quality:
     topic = topic_named(topic)
     opts = make_options(quality=quality, theme=theme, out=out)
     checked = make_params(topic, params)
-    check_tools(topic)
     cache = Path(opts.out).absolute() / ".cache"
     folder = cache / FRAMES / topic.slug / frames_key(topic, checked, opts)[:24]
     with file_lock(folder.with_name(folder.name + ".lock")):  # the same frames are drawn once at a time

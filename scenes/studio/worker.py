@@ -96,7 +96,6 @@ def render(request: dict, emit: Emit) -> None:
     params = api.make_params(topic, request.get("params", {}))
     if request.get("script"):
         opts = api.with_script(topic, params, opts, request["script"])
-    api.check_tools(topic)
     record = out / ".cache" / "studio" / PLAYS
     progress = Progress(recorded_plays(record, request), len(step_names(topic, params)))
     emit(event="start", total=progress.total, steps=progress.steps)
