@@ -33,6 +33,8 @@ from typing import Any
 
 from manim import MathTypst
 
+from .manim_patches import sharing_parsed_paths
+
 MATH_FONT = "New Computer Modern Math"  # in the typst wheel: no system font is read (kit/manim_patches.py)
 TEXT_FONT = "New Computer Modern"
 # Typst grows a matched pair of brackets to what they enclose (a subscript inside makes them taller);
@@ -43,11 +45,19 @@ PREAMBLE = "\n".join([f'#set text(font: "{TEXT_FONT}")', f'#show math.equation: 
 
 
 class Formula(MathTypst):
-    """``MathTypst`` in the house fonts; ``source`` is the Typst math it was made from."""
+    """``MathTypst`` in the house fonts; ``source`` is the Typst math it was made from.
+
+    Manim keeps a copy of every formula it parses, to copy again when the same one is asked for, and
+    each copy deep-copies every glyph's parsed SVG path, which Manim read once to make the points and
+    never reads again: a third of a new formula's cost. While a formula is built its copies share that
+    path (``sharing_parsed_paths``, as the studio's step-end frames do for everything); points,
+    colours and all that is drawn are still copied.
+    """
 
     def __init__(self, source: str, font_size: float = 34, color: Any = None, **kwargs: Any) -> None:
         self.source = source
-        super().__init__(source, font_size=font_size, color=color, typst_preamble=PREAMBLE, **kwargs)
+        with sharing_parsed_paths():
+            super().__init__(source, font_size=font_size, color=color, typst_preamble=PREAMBLE, **kwargs)
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({self.source!r})"

@@ -5,7 +5,7 @@ The module lives in the kit, not in the pipeline, because the kit's own parts re
 patches: a ``HeatStrip`` cannot be drawn without the camera fix, every label the kit writes goes
 through the Text SVG fix, and every formula and number through the Typst one, also when a topic is
 rendered by the plain ``manim`` command, where no pipeline code runs. The pipeline (a floor above)
-uses the others, each inside a ``with`` block:
+uses the others, each inside a ``with`` block (and the kit's formulas the parsed paths' sharing):
 
 =================================  ==========================================================  ============
 patch                              what it changes                                             when
