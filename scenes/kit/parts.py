@@ -140,17 +140,6 @@ def _rounded_shape(width: float, height: float, corner_radius: float, stroke_wid
                             **style)
 
 
-NUMBER_GLYPHS = (*"0123456789.-+", "%", "^degree")  # every glyph number() draws (a Typst compile the first time)
-
-
-def number_glyphs() -> list[str]:
-    """Make every glyph :func:`number` may draw (so Typst compiles each one missing from the Tex cache
-    now, not in the middle of a scene); returns them."""
-    for glyph in NUMBER_GLYPHS:
-        Glyph(glyph)
-    return list(NUMBER_GLYPHS)
-
-
 def tick_step(span: float, ticks: int = 4, least: float = 0.0) -> float:
     """A round axis tick spacing (1, 2 or 5 times a power of ten) giving about ``ticks`` ticks over ``span``."""
     raw = max(span / ticks, least, 1e-9)

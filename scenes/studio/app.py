@@ -130,9 +130,8 @@ def error(message: str, status: int = 400) -> JSONResponse:
 
 
 def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: int = 1, queue_size: int = 8,
-             command: list[str] | None = None, prepare: bool = False) -> Any:
-    """The studio as an ASGI app serving renders under ``out`` (the Host guard in front); ``prepare``:
-    compile the number glyphs ahead (:class:`JobQueue`)."""
+             command: list[str] | None = None) -> Any:
+    """The studio as an ASGI app serving renders under ``out`` (the Host guard in front)."""
     out = Path(out)
     topics = load_topics()
     state: dict[str, Any] = {}
@@ -242,7 +241,7 @@ def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: i
     @contextlib.asynccontextmanager
     async def lifespan(app: Any) -> Any:
         state["queue"] = JobQueue(out, workers=workers, size=queue_size, command=command,
-                                  frames=step_frames.AVAILABLE, prepare=prepare and step_frames.AVAILABLE)
+                                  frames=step_frames.AVAILABLE)
         try:
             yield
         finally:
