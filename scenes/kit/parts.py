@@ -43,6 +43,7 @@ from manim.constants import RESAMPLING_ALGORITHMS, RendererType
 
 from .formulas import Formula, Glyph
 from .glyphs import CachedText
+from .manim_patches import sharing_parsed_paths
 from .theme import FONT, MONO, head_color, theme, value_color, value_rgb
 
 
@@ -91,7 +92,8 @@ class SteadyNumber(DecimalNumber):
         key = (self.mob_class, string)
         if key not in _GLYPHS:
             _GLYPHS[key] = self.mob_class(string, **kwargs)
-        mob = _GLYPHS[key].copy()
+        with sharing_parsed_paths():  # the glyph's parsed SVG path, never read again, is shared, not copied
+            mob = _GLYPHS[key].copy()
         mob.font_size = self._font_size
         return mob
 
