@@ -2,7 +2,7 @@
 .PHONY: setup render test bench clean
 
 setup:
-	@bash scripts/setup.sh
+	@bash scripts/setup.sh test
 
 render:
 	@bash run.sh render $(ARGS)

@@ -9,13 +9,12 @@ a changed flag's preview through the studio's HTTP API against the CLI's rerun.
 **Frames** (``--only frames``). For each topic, in fresh temporary folders, each case a child process
 (wall and CPU seconds of the child and its children):
 
-- cold: ``render.py TOPIC -q preview`` into an empty ``--out`` (Python starting, LaTeX, drawing
+- cold: ``render.py TOPIC -q preview`` into an empty ``--out`` (Python starting, Typst, drawing
   and encoding every frame);
 - frames: in a new process that has imported the topics (as the studio's spare child has when a
   job reaches it, scenes/studio/jobs.py), the step-end frames of one changed flag (``CHANGES``),
   into the same ``--out``: the Tex and text glyph caches the cold render left are there, as they
-  are for a studio user after a first preview, and so are the number glyphs the studio compiles
-  when it starts (``prepare_number_glyphs``, run untimed before the clock). Timed from the call to the last PNG on disk;
+  are for a studio user after a first preview. Timed from the call to the last PNG on disk;
   ``process`` adds Python starting and the imports, for a command-line user;
 - repeat: the same call again in that process (the frames come from the cache);
 - kept: in another new process, the topic's default frames first (a first preview), then the
@@ -101,7 +100,6 @@ def child(topic: str, out: str, change: str, kept: bool = False) -> None:
     from scenes.topics import load_topics
 
     load_topics()
-    sf.prepare_number_glyphs(out)  # as the studio does at its start (scenes/studio/jobs.py), untimed
     spent: dict[str, float] = {"key": 0.0, "caches": 0.0, "capture": 0.0, "png": 0.0}
 
     def timed(name: str, fn):

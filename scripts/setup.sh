@@ -1,22 +1,31 @@
 #!/usr/bin/env bash
-# Set up everything tblock needs, installing only what is missing:
-#   1. system libraries (cairo, pango, pkg-config, a C compiler) and a small LaTeX with dvisvgm,
-#   2. a virtual environment in .venv with tblock installed editable (plus the test extra).
-# Safe to run again: it does nothing when everything is already there.
+# Set up what one of tblock's commands needs, installing only what is missing:
+#   bash scripts/setup.sh render   system libraries Manim builds against (cairo, pango, pkg-config, a C
+#                                  compiler) and the labels' font, then .venv with tblock installed editable;
+#   bash scripts/setup.sh test     all of that, plus what only the tests use (chromium, LibreOffice Impress,
+#                                  poppler) and the test extra in .venv.
+# No TeX: formulas are compiled by the typst wheel that pip installs. Safe to run again: it does nothing
+# when everything is already there.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+MODE="${1:-render}"
+case "$MODE" in
+    render|test) ;;
+    *) echo "usage: bash scripts/setup.sh [render|test]" >&2; exit 2 ;;
+esac
+
 PYTHON="${PYTHON:-python3}"
 VENV=".venv"
-STAMP="$VENV/.tblock-installed"
 
-DEBIAN_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config texlive-latex-base
-    texlive-latex-recommended texlive-latex-extra texlive-fonts-recommended dvisvgm fonts-dejavu-core
-    chromium libreoffice-impress poppler-utils)  # chromium: the browser tests (Playwright drives it; nothing
-# downloads a browser); libreoffice-impress and poppler-utils: the lesson tests open the pptx and read the PDFs
+RENDER_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config fonts-dejavu-core)  # Manim's cairo and pango;
+# DejaVu Sans: the labels' font
+TEST_PACKAGES=(chromium libreoffice-impress poppler-utils)  # chromium: the browser tests (Playwright drives it;
+# nothing downloads a browser); libreoffice-impress and poppler-utils: the lesson tests open the pptx and read PDFs
 
 missing_debian_packages() {
-    local pkgs=("${DEBIAN_PACKAGES[@]}")
+    local pkgs=("${RENDER_PACKAGES[@]}")
+    [[ "$MODE" == test ]] && pkgs+=("${TEST_PACKAGES[@]}")
     command -v cc >/dev/null 2>&1 || pkgs+=(gcc)
     "$PYTHON" -c 'import ensurepip, venv' >/dev/null 2>&1 || pkgs+=(python3-venv)
     "$PYTHON" -c 'import os, sysconfig, sys; sys.exit(not os.path.exists(os.path.join(sysconfig.get_paths()["include"], "Python.h")))' \
@@ -28,15 +37,15 @@ missing_debian_packages() {
 
 install_system_packages() {
     if [[ "$(uname)" == "Darwin" ]]; then
-        if ! pkg-config --exists cairo pangocairo 2>/dev/null || ! command -v dvisvgm >/dev/null; then
+        if ! pkg-config --exists cairo pangocairo 2>/dev/null; then
             echo "tblock setup: missing system libraries. Run:" >&2
-            echo "  brew install cairo pango pkg-config && brew install --cask mactex-no-gui" >&2
+            echo "  brew install cairo pango pkg-config" >&2
             exit 1
         fi
         return
     fi
     if ! command -v dpkg-query >/dev/null; then
-        echo "tblock setup: not a Debian-like system; install cairo, pango, pkg-config, a LaTeX with dvisvgm yourself." >&2
+        echo "tblock setup: not a Debian-like system; install cairo, pango and pkg-config yourself." >&2
         return
     fi
     local missing
@@ -53,13 +62,16 @@ install_system_packages() {
 }
 
 install_python_env() {
-    if [[ -f "$STAMP" && "$STAMP" -nt pyproject.toml ]]; then
-        return
-    fi
+    local stamp="$VENV/.tblock-installed-$MODE" extra=""
+    [[ "$MODE" == test ]] && extra="[test]"
+    # the test set-up holds the render one's packages too
+    for done in "$stamp" "$VENV/.tblock-installed-test"; do
+        [[ -f "$done" && "$done" -nt pyproject.toml ]] && return
+    done
     [[ -x "$VENV/bin/python" ]] || "$PYTHON" -m venv "$VENV"
     "$VENV/bin/python" -m pip install -q --upgrade pip
-    "$VENV/bin/python" -m pip install -q -e ".[test]"
-    touch "$STAMP"
+    "$VENV/bin/python" -m pip install -q -e ".$extra"
+    touch "$stamp"
 }
 
 install_system_packages

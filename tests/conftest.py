@@ -15,7 +15,7 @@ from click.testing import CliRunner
 
 @pytest.fixture(scope="session", autouse=True)
 def shared_text_cache(tmp_path_factory, request):
-    """One Tex/text glyph cache for the whole session (each formula compiles once), and this test
+    """One Tex/text glyph cache for the whole session (each formula compiles once, through Typst), and this test
     process's own folders for the glyphs the kit's tests make outside a render.
 
     Manim writes a formula's SVG into ``config.tex_dir`` (``media/Tex`` by default) while another
@@ -46,18 +46,20 @@ def shared_text_cache(tmp_path_factory, request):
 
 @pytest.fixture(autouse=True)
 def no_text_digits_left_behind():
-    """After each test, Manim's table of digit glyphs (``numbers.string_to_mob_map``) holds LaTeX
-    digits only.
+    """After each test, Manim's table of digit glyphs (``numbers.string_to_mob_map``) holds the kit's
+    Typst glyphs only (axes' tick numbers draw through it; the kit's own numbers keep their own table).
 
     Manim keys that table by the digit alone, so a test that draws a ``DecimalNumber`` with
-    ``mob_class=Text`` would hand Text digits to every LaTeX number made after it in the process;
+    ``mob_class=Text`` would hand Text digits to every tick number made after it in the process;
     which tests share a process depends on their order and on ``-n``.
     """
     yield
     numbers = sys.modules.get("manim.mobject.text.numbers")
     if numbers is not None:
+        from scenes.kit.formulas import Glyph
+
         table = numbers.string_to_mob_map
-        for key in [k for k, mob in table.items() if type(mob) is not numbers.SingleStringMathTex]:
+        for key in [k for k, mob in table.items() if type(mob) is not Glyph]:
             del table[key]
 
 

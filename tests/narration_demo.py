@@ -44,4 +44,4 @@ class DemoScene(StepScene):
         self.play(self.dot.animate.shift(2 * LEFT), run_time=0.5)
 
 
-DEMO = Topic("demo", "a two-step test topic", DemoParams, DemoScene, needs_latex=False)
+DEMO = Topic("demo", "a two-step test topic", DemoParams, DemoScene)

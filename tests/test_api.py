@@ -60,14 +60,6 @@ def test_bad_input_raises_the_clis_line_and_writes_nothing(cli, tmp_path, monkey
     assert not out.exists()
 
 
-def test_a_missing_tool_is_a_render_failure_not_bad_input(monkeypatch, tmp_path):
-    monkeypatch.setattr(api, "missing_latex_tools", lambda: ["dvisvgm"])
-    latex_topic = next(t for t in render.TOPICS.values() if t.needs_latex)
-    with pytest.raises(api.RenderFailed, match="dvisvgm not found on PATH"):
-        scenes.render(latex_topic.slug, out=tmp_path / "out")
-    assert not (tmp_path / "out").exists()
-
-
 def test_params_and_options_reach_the_render(monkeypatch, tmp_path):
     seen = []
 

@@ -126,7 +126,7 @@ def test_stage_cuts_the_placements_order():
 
 def test_with_norms_names_the_norms():
     assert with_norms(PLACEMENTS["post"].moves["norm2"].formula, "layer") == \
-        r"Z = \mathrm{LN}_2(Y + \Delta_{\text{ffn}})"
+        'Z = "LN"_2(Y + Delta_"ffn")'
 
 
 # --- the script ---

@@ -145,14 +145,6 @@ def test_out_that_is_a_file_is_refused(cli, tmp_path):
     assert "is a file" in result.output
 
 
-def test_missing_latex_says_what_to_install(cli, tmp_path, monkeypatch):
-    monkeypatch.setattr(pipeline_api, "missing_latex_tools", lambda: ["dvisvgm"])
-    result = cli("residual", "--out", tmp_path / "o")
-    assert result.exit_code == 1
-    assert "dvisvgm not found" in result.output and "setup.sh" in result.output
-    assert not (tmp_path / "o").exists()
-
-
 def test_failed_render_keeps_earlier_output_and_leaves_no_partial_files(cli, tmp_path, monkeypatch):
     out = tmp_path / "out"
     (out / "residual").mkdir(parents=True)

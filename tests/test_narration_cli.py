@@ -40,7 +40,6 @@ def test_all_passes_the_voice_to_every_topic(cli, tmp_path, monkeypatch, flags, 
         calls.append((topic.slug, opts))
         return SimpleNamespace(skipped=True, manifest=SimpleNamespace(primary=SimpleNamespace(path="x.mp4"))), 0.0
 
-    monkeypatch.setattr(pipeline_api, "check_tools", lambda topic: None)
     monkeypatch.setattr(pipeline_api, "render_checked", fake_render)
     result = cli("all", *flags, "--jobs", "1", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output

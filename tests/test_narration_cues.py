@@ -164,7 +164,6 @@ def test_pause_flag_reaches_the_render_options(cli, tmp_path, monkeypatch, comma
         calls.append(opts)
         return SimpleNamespace(skipped=True, manifest=SimpleNamespace(primary=SimpleNamespace(path="x.mp4"))), 0.0
 
-    monkeypatch.setattr(pipeline_api, "check_tools", lambda topic: None)
     monkeypatch.setattr(pipeline_api, "render_checked", fake_render)
     result = cli(command, "--voice", "--pause", "2.5", "--out", tmp_path / "out")
     assert result.exit_code == 0, result.output

@@ -342,39 +342,3 @@ def test_every_topics_frames(tmp_path, slug):
         assert picture.shape == (480, 854, 3), path.name
         assert (np.abs(picture.astype(int) - picture[0, 0]).max(axis=2) > 40).mean() > 0.002, f"{path.name} is blank"
     assert not (tmp_path / "out" / slug).exists()
-
-
-# -- the number glyphs compiled ahead (the studio does it when it starts) ------------------------
-
-def test_number_glyphs_are_not_prepared_twice_at_once(tmp_path, monkeypatch):
-    from scenes.pipeline.fsutil import lock_if_free
-
-    monkeypatch.delenv("TBLOCK_TEXT_CACHE", raising=False)  # the glyphs under this --out, not the session's
-    tex = tmp_path / "out" / ".cache" / "Tex"
-    with lock_if_free(tex / f"{sf.NUMBER_GLYPHS}.lock") as mine:
-        assert mine
-        assert sf.prepare_number_glyphs(tmp_path / "out") is None  # another is at it: no wait, no work
-    assert not (tex / sf.NUMBER_GLYPHS).exists()
-
-
-@pytest.mark.render
-def test_prepared_number_glyphs_spare_every_topic_its_latex_runs(tmp_path, monkeypatch):
-    import manim.utils.tex_file_writing as tex_writing
-    from manim import tempconfig
-
-    from scenes.kit import number
-    from scenes.kit.parts import NUMBER_GLYPHS
-
-    monkeypatch.delenv("TBLOCK_TEXT_CACHE", raising=False)  # the glyphs under this --out, not the session's
-    out = tmp_path / "out"
-    placed = sf.prepare_number_glyphs(out, ["residual", "ledger"])
-    assert placed == 2 * len(NUMBER_GLYPHS)
-    assert sf.prepare_number_glyphs(out, ["residual", "ledger"]) == 0  # all there: nothing compiled or linked
-
-    def no_latex(*args, **kwargs):
-        pytest.fail("ran LaTeX for a number glyph")
-
-    monkeypatch.setattr(tex_writing, "compile_tex", no_latex)
-    with tempconfig({"tex_dir": str(out / ".cache" / "Tex" / "ledger")}):
-        shown = [number(v, 1, unit=r"\%") for v in (-1234567.8, 90.5, 0.0)]
-    assert [len(n.submobjects) for n in shown] == [11, 5, 4]  # every digit, point, sign and unit drawn

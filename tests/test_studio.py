@@ -446,26 +446,6 @@ def test_the_frames_child_is_kept_from_job_to_job(studio, monkeypatch):
         assert pids.count(client.app.queue().framer.pid) == 3
 
 
-@pytest.mark.render
-def test_the_studio_compiles_the_number_glyphs_when_it_starts_and_stops_that_at_its_end(tmp_path, monkeypatch):
-    from scenes.pipeline import step_frames as sf
-    from scenes.studio.jobs import JobQueue
-
-    monkeypatch.delenv("TBLOCK_TEXT_CACHE", raising=False)  # under the studio's --out, as for a user
-    out = tmp_path / "out"
-    queue = JobQueue(out, command=FAKE, frames=True, prepare=True)
-    try:
-        (helper,) = queue.helpers
-        assert helper.wait(120) == 0
-    finally:
-        queue.shutdown()
-    assert sf.prepare_number_glyphs(out) == 0  # every topic's Tex cache already holds every number glyph
-    stopped = JobQueue(tmp_path / "other", command=FAKE, frames=True, prepare=True)
-    (helper,) = stopped.helpers
-    stopped.shutdown()
-    assert helper.poll() is not None  # a studio stopped at once leaves no compile behind
-
-
 def worker_children(pid: int) -> list[str]:
     """The command lines of the studio's worker children still running (zombies left out)."""
     found = []

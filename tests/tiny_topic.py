@@ -58,8 +58,8 @@ class TinyScene(StepScene):
         self.end_step()
 
 
-TOPIC = Topic("tiny", "a test-only topic: a square and a word", Params, TinyScene, needs_latex=False)
+TOPIC = Topic("tiny", "a test-only topic: a square and a word", Params, TinyScene)
 TINY = TOPIC
 # two more slugs for `all --jobs 2` (workers import this module and take its TOPIC by slug)
-TINY2 = Topic("tiny2", "a second test-only topic", Params, TinyScene, needs_latex=False)
-TINY3 = Topic("tiny3", "a third test-only topic", Params, TinyScene, needs_latex=False)
+TINY2 = Topic("tiny2", "a second test-only topic", Params, TinyScene)
+TINY3 = Topic("tiny3", "a third test-only topic", Params, TinyScene)

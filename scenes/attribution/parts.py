@@ -42,7 +42,7 @@ class ContextLine(VGroup):
         super().__init__()
         self.arrow = label("→", TEXT_SIZE + 2, theme().text)
         self.prediction = label(f"'{predicted}'", TEXT_SIZE + 2, theme().accent)
-        self.percent = number(100 * probability, 1, NUMBER_SIZE, theme().accent, unit=r"\%")
+        self.percent = number(100 * probability, 1, NUMBER_SIZE, theme().accent, unit="%")
         first = max(0, index - MAX_CONTEXT)
         while True:
             shown = (["…"] if first else []) + list(strings[first:index + 1])
@@ -106,7 +106,7 @@ class LensRows(VGroup):
             for j, (tok, p) in enumerate(zip(toks, ps)):
                 color = theme().accent if tok == predicted else theme().muted
                 x = left + j * cell
-                pct = number(100 * float(p), 1, NUMBER_SIZE - 2, color, unit=r"\%")
+                pct = number(100 * float(p), 1, NUMBER_SIZE - 2, color, unit="%")
                 name_mob = fitted(f"'{tok}'", TEXT_SIZE + 2, cell - pct.width - 0.45, color)
                 pair = VGroup(name_mob, pct).arrange(RIGHT, buff=0.15, aligned_edge=DOWN)
                 pair.move_to([x, y + 0.08, 0], aligned_edge=LEFT)
@@ -169,8 +169,8 @@ class AblationPanel(VGroup):
         super().__init__()
         self.top_string = top_string
         heading = label(title, TEXT_SIZE + 4, color)
-        self.after = number(100 * after, 1, NUMBER_SIZE, color, unit=r"\%")
-        self.before = number(100 * before, 1, NUMBER_SIZE, theme().muted, unit=r"\%")
+        self.after = number(100 * after, 1, NUMBER_SIZE, color, unit="%")
+        self.before = number(100 * before, 1, NUMBER_SIZE, theme().muted, unit="%")
         names = [label(f"p('{predicted}') {text}", TEXT_SIZE, theme().text) for text in ("intact", "removed")]
         bar_x = max(n.width for n in names) + 0.25
         self.bars = VGroup()
@@ -185,7 +185,7 @@ class AblationPanel(VGroup):
             value.next_to(base, RIGHT, buff=0.25)
             self.bars.add(VGroup(name, base, bar, value))
         self.top_line = VGroup(label(f"top token now '{top_string}'", TEXT_SIZE + 2, theme().text),
-                               number(100 * top_probability, 1, NUMBER_SIZE, theme().text, unit=r"\%"))
+                               number(100 * top_probability, 1, NUMBER_SIZE, theme().text, unit="%"))
         self.top_line.arrange(RIGHT, buff=0.2)
         self.heading = heading
         self.add(heading, self.bars, self.top_line)
@@ -211,7 +211,7 @@ class DepthChart(VGroup):
             base = Line([x - width / 2, 0, 0], [x + width / 2, 0, 0], color=theme().muted, stroke_width=2)
             bar = Rectangle(width=width, height=max(float(p) * height, 1e-3), stroke_width=0, fill_color=color,
                             fill_opacity=0.9).move_to([x, 0, 0], aligned_edge=DOWN)
-            pct = number(100 * float(p), 1, NUMBER_SIZE - 2, color, unit=r"\%").next_to(bar, UP, buff=0.08)
+            pct = number(100 * float(p), 1, NUMBER_SIZE - 2, color, unit="%").next_to(bar, UP, buff=0.08)
             tag = label(name, TEXT_SIZE - 2, theme().muted).next_to(base, DOWN, buff=0.1)
             self.percents.append(pct)
             self.add(VGroup(base, bar, pct, tag))

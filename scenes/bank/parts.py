@@ -35,7 +35,6 @@ from manim import (
     FadeIn,
     FadeOut,
     Line,
-    MathTex,
     Rectangle,
     RoundedRectangle,
     Transform,
@@ -47,10 +46,12 @@ from scenes.kit import (
     SAFE_BOTTOM,
     SAFE_RIGHT,
     SAFE_WIDTH,
+    Formula,
     VectorColumn,
     WeightBars,
     fmt,
     fmt_vec,
+    formula,
     head_color,
     keep_on_screen,
     label,
@@ -89,8 +90,8 @@ CLOSING_GAP = 0.15  # at least this much air between the closing sentence and th
 
 
 def sub(name: str) -> str:
-    """MathTex of a correction's name, e.g. Δ_attn."""
-    return r"\Delta_{\text{" + name + "}}"
+    """A correction's name in Typst math, e.g. Δ_attn."""
+    return f'Delta_"{name}"'
 
 
 class Sentence(VGroup):
@@ -333,14 +334,14 @@ class RunningPlot(VGroup):
         return np.round(self.values[: self.drawn + 1], 2).tolist()
 
 
-def term_tex(t: Term) -> MathTex:
+def term_formula(t: Term) -> Formula:
     """A summand's name: x_0, Δ^(b)_attn, Δ^(b)_ffn, or Σ_{a..b} Δ for folded blocks."""
     if t.label == "x0":
-        return MathTex("x_0", font_size=34, color=theme().stream)
+        return formula("x_0", 34, theme().stream)
     if t.first != t.last:
-        return MathTex(rf"\textstyle\sum_{{{t.first}..{t.last}}}\Delta", font_size=32, color=theme().update)
+        return formula(f"inline(sum_({t.first}..{t.last})) Delta", 32, theme().update)
     kind = "attn" if t.label.startswith("attn") else "ffn"
-    return MathTex(r"\Delta^{(" + str(t.first) + r")}_{\text{" + kind + "}}", font_size=32, color=theme().update)
+    return formula(f'Delta^(({t.first}))_"{kind}"', 32, theme().update)
 
 
 class SumRow(VGroup):
@@ -352,11 +353,11 @@ class SumRow(VGroup):
         self.terms, self.residual = terms, residual
         size = dict(cell_width=1.05, cell_height=0.5, font_size=26)
         depth = terms[-1].last
-        self.cols = VGroup(*[VectorColumn(t.vector, title=term_tex(t), **size) for t in terms])
-        self.result = VectorColumn(final, title=MathTex(rf"x_{{{depth}}}", font_size=34, color=theme().accent),
+        self.cols = VGroup(*[VectorColumn(t.vector, title=term_formula(t), **size) for t in terms])
+        self.result = VectorColumn(final, title=formula(f"x_{depth}", 34, theme().accent),
                                    **size)
-        self.signs = VGroup(*[MathTex("+", font_size=36, color=theme().text) for _ in terms[1:]])
-        self.equals = MathTex("=", font_size=40, color=theme().text)
+        self.signs = VGroup(*[formula("+", 36) for _ in terms[1:]])
+        self.equals = formula("=", 40)
         row = VGroup()
         for i, col in enumerate(self.cols):
             row.add(col)
@@ -440,8 +441,7 @@ class DepthMap(VGroup):
         self.build_ribbon(ribbon_x, entrance.get_top()[1], bottom, top, ribbon_w)
         self.ribbon_name = label("x₀", 22, theme().stream if residual else theme().muted)
         self.ribbon_name.next_to([ribbon_x, top, 0], UP, buff=0.1)
-        self.head = MathTex(r"\lVert x - x_0 \rVert" if residual else
-                            r"\lVert x \rVert = \lVert \text{last output} \rVert", font_size=36, color=color)
+        self.head = formula('norm(x - x_0)' if residual else 'norm(x) = norm("last output")', 36, color)
         self.head.next_to([bar_left, top, 0], UP, buff=0.12)
         self.head.align_to([bar_left, 0, 0], LEFT)
         self.title = label(f"residual {'on' if residual else 'off'}", 24, color)

@@ -29,7 +29,6 @@ from manim import (
     GrowFromEdge,
     Indicate,
     LaggedStart,
-    MathTex,
     SurroundingRectangle,
     Transform,
     VGroup,
@@ -56,7 +55,7 @@ from scenes.bank.parts import (
     sub,
 )
 from scenes.bank.script import script
-from scenes.kit import AddNode, StepScene, Topic, head_color, label, step, theme, value_color
+from scenes.kit import AddNode, Formula, StepScene, Topic, formula, head_color, label, step, theme, value_color
 
 
 class BankScene(StepScene):
@@ -102,7 +101,7 @@ class BankScene(StepScene):
                                                     self.numbers.mlp_post_max))
         self.plot = self.track("plot", RunningPlot(self.numbers.tracked, [self.numbers.dims[k] for k in TRACKED]))
         self.delta = self.track("deltas", WalkColumn(
-            blk["attn_out"], DELTA_X, title=MathTex(sub("attn"), font_size=36, color=theme().update)))
+            blk["attn_out"], DELTA_X, title=formula(sub("attn"), 36, theme().update)))
         node = (AddNode(0.22, theme().text) if residual else OverwriteNode()).move_to([ADD_X, self.delta_y, 0])
         self.formula = self.formula_for("attn").move_to([*FORMULA_AT, 0])
         panel = self.panel
@@ -210,19 +209,19 @@ class BankScene(StepScene):
     def delta_y(self) -> float:
         return self.delta.cells.get_center()[1]
 
-    def formula_for(self, name: str) -> MathTex:
+    def formula_for(self, name: str) -> Formula:
         """x ← x + Δ_name (or x ← Δ_name without the residual)."""
-        text = (r"x \leftarrow x + " if self.numbers.residual else r"x \leftarrow ") + sub(name)
-        return MathTex(text, font_size=40, color=theme().text)
+        source = ("x <- x + " if self.numbers.residual else "x <- ") + sub(name)
+        return formula(source, 40)
 
     def swap_delta(self, name: str, values: np.ndarray, key: str, run_time: float = 0.8,
                    extra: list | None = None) -> None:
         """The sublayer's correction arrives: the Δ column takes its values and its name."""
         self.delta.set_values(values)
         self.delta.log(key)
-        title = MathTex(sub(name), font_size=36, color=theme().update).move_to(self.delta.title)
-        formula = self.formula_for(name).move_to(self.formula)
-        self.play(Transform(self.delta.title, title), Transform(self.formula, formula),
+        title = formula(sub(name), 36, theme().update).move_to(self.delta.title)
+        update = self.formula_for(name).move_to(self.formula)
+        self.play(Transform(self.delta.title, title), Transform(self.formula, update),
                   Indicate(self.delta.cells, color=theme().update, scale_factor=1.05), *(extra or []),
                   run_time=run_time)
 

@@ -50,7 +50,7 @@ class Move:
     kind: 'read' (the branch reads a normalised copy of the stream, which stays),
     'normalise' (the stream itself is normalised) or 'add' (the branch's update
     joins the stream); ``target``: the stage key whose values the step shows;
-    ``formula``: its TeX, with ``{n1}``/``{n2}`` for the two norms' symbols.
+    ``formula``: its Typst math, with ``{n1}``/``{n2}`` for the two norms' symbols.
     """
 
     kind: str
@@ -63,9 +63,9 @@ class Placement:
     """Everything that differs between pre-norm and post-norm, in one place.
 
     ``moves``: the norm and add steps of the walk; ``equations``: the outline's
-    two lines; ``attn_reads`` / ``ffn_reads``: what the two sub-layers read (TeX);
-    ``sums_to_output``: whether X + Δattn + Δffn is the block's output. (The order
-    the video runs the steps in is ``scenes.block.params.ORDERS``.)
+    two lines; ``attn_reads`` / ``ffn_reads``: what the two sub-layers read (Typst
+    math); ``sums_to_output``: whether X + Δattn + Δffn is the block's output. (The
+    order the video runs the steps in is ``scenes.block.params.ORDERS``.)
     """
 
     moves: dict[str, Move]
@@ -75,43 +75,46 @@ class Placement:
     sums_to_output: bool
 
 
-ATTN, FFN = r"\Delta_{\text{attn}}", r"\Delta_{\text{ffn}}"
+ATTN, FFN = 'Delta_"attn"', 'Delta_"ffn"'
 PLACEMENTS = {
     "pre": Placement(
-        moves={"norm1": Move("read", "ln1_normalized", r"U = {n1}(X)"),
-               "add1": Move("add", "resid_mid", rf"Y = X + {ATTN}"),
-               "norm2": Move("read", "ln2_normalized", r"F = {n2}(Y)"),
-               "add2": Move("add", "resid_post", rf"Z = Y + {FFN}")},
-        equations=(r"Y = X + \mathrm{attention}({n1}(X))", r"Z = Y + \mathrm{FFN}({n2}(Y))"),
-        attn_reads=r"{n1}(X)", ffn_reads=r"{n2}(Y)", sums_to_output=True),
+        moves={"norm1": Move("read", "ln1_normalized", "U = {n1}(X)"),
+               "add1": Move("add", "resid_mid", f"Y = X + {ATTN}"),
+               "norm2": Move("read", "ln2_normalized", "F = {n2}(Y)"),
+               "add2": Move("add", "resid_post", f"Z = Y + {FFN}")},
+        equations=('Y = X + "attention"({n1}(X))', 'Z = Y + "FFN"({n2}(Y))'),
+        attn_reads="{n1}(X)", ffn_reads="{n2}(Y)", sums_to_output=True),
     "post": Placement(
-        moves={"norm1": Move("normalise", "resid_mid", rf"Y = {{n1}}(X + {ATTN})"),
-               "add1": Move("add", "attn_sum", rf"X + {ATTN}"),
-               "norm2": Move("normalise", "resid_post", rf"Z = {{n2}}(Y + {FFN})"),
-               "add2": Move("add", "mlp_sum", rf"Y + {FFN}")},
-        equations=(r"Y = {n1}(X + \mathrm{attention}(X))", r"Z = {n2}(Y + \mathrm{FFN}(Y))"),
+        moves={"norm1": Move("normalise", "resid_mid", f"Y = {{n1}}(X + {ATTN})"),
+               "add1": Move("add", "attn_sum", f"X + {ATTN}"),
+               "norm2": Move("normalise", "resid_post", f"Z = {{n2}}(Y + {FFN})"),
+               "add2": Move("add", "mlp_sum", f"Y + {FFN}")},
+        equations=('Y = {n1}(X + "attention"(X))', 'Z = {n2}(Y + "FFN"(Y))'),
         attn_reads="X", ffn_reads="Y", sums_to_output=False),
 }  # fmt: skip
 
-# TeX of each stream-shaped stage: as the walk titles its grid, and as the lengths chart ticks it.
+# Typst math of each stream-shaped stage: as the walk titles its grid, and as the lengths chart ticks it
+# (there a tight + : an ordinary symbol, no space on either side)
 STAGE_TITLES = {"resid_pre": "X", "ln1_normalized": "{n1}(X)", "attn_out": ATTN, "resid_mid": "Y",
-                "ln2_normalized": "{n2}(Y)", "mlp_out": FFN, "resid_post": r"Z \text{ (output)}",
-                "attn_sum": rf"X + {ATTN}", "mlp_sum": rf"Y + {FFN}"}
-STAGE_TICKS = {**STAGE_TITLES, "resid_post": "Z", "attn_sum": rf"X{{+}}{ATTN}", "mlp_sum": rf"Y{{+}}{FFN}"}
+                "ln2_normalized": "{n2}(Y)", "mlp_out": FFN, "resid_post": 'Z" (output)"',
+                "attn_sum": f"X + {ATTN}", "mlp_sum": f"Y + {FFN}"}
+TIGHT_PLUS = 'class("normal", +)'
+STAGE_TICKS = {**STAGE_TITLES, "resid_post": "Z", "attn_sum": f"X {TIGHT_PLUS} {ATTN}",
+               "mlp_sum": f"Y {TIGHT_PLUS} {FFN}"}
 STATES = {"resid_pre": "X", "resid_mid": "Y", "resid_post": "Z"}  # the stream's three states, as the video names them
 
 
 def norm_symbols(norm: str) -> tuple[str, str]:
-    """The two norms' TeX symbols: RMS_1, RMS_2 (or LN_1, LN_2)."""
+    """The two norms' symbols in Typst math: RMS_1, RMS_2 (or LN_1, LN_2)."""
     sym = NORM_SYMBOLS[norm]
-    return rf"\mathrm{{{sym}}}_1", rf"\mathrm{{{sym}}}_2"
+    return f'"{sym}"_1', f'"{sym}"_2'
 
 
 def with_norms(tex: str, norm: str) -> str:
-    """A table's TeX with ``{n1}``/``{n2}`` replaced by the norms' symbols (plain replace: TeX has braces).
+    """A table's Typst math with ``{n1}``/``{n2}`` replaced by the norms' symbols.
 
     >>> print(with_norms("Y = {n1}(X)", "layer"))
-    Y = \\mathrm{LN}_1(X)
+    Y = "LN"_1(X)
     """
     n1, n2 = norm_symbols(norm)
     return tex.replace("{n1}", n1).replace("{n2}", n2)

@@ -25,7 +25,6 @@ from manim import (
     FadeIn,
     FadeOut,
     Line,
-    MathTex,
     Rectangle,
     ReplacementTransform,
     SurroundingRectangle,
@@ -48,11 +47,13 @@ from scenes.kit import (
     SAFE_RIGHT,
     Box,
     BypassCircuit,
+    Formula,
     LabelledAxes,
     MatrixGrid,
     fit_inside,
     fmt,
     fmt_bound,
+    formula,
     head_color,
     label,
     pct,
@@ -72,10 +73,6 @@ CELL_H = 0.44
 CELL_GAP = 0.05
 ROOMY_TOKENS = 4  # up to this many rows, the walk's grids get roomy cells and larger digits
 ROOMY_CELL = (0.95, 0.52)  # (width, height) of a roomy walk cell
-
-
-def tex(text: str, size: float = 34, color: str | None = None) -> MathTex:
-    return MathTex(text, font_size=size, color=color or theme().text)
 
 
 def cell_font(width: float, height: float) -> float:
@@ -99,7 +96,7 @@ def stage_grid(values: np.ndarray, title: str | None = None, row_names: Sequence
     """A matrix grid (columns d1..dk unless given) whose first row sits at the walk's first row."""
     cols = cols if cols is not None else [f"d{j + 1}" for j in range(values.shape[1])]
     g = MatrixGrid(values, row_labels=row_names, col_labels=cols,
-                   title=tex(title, color=title_color) if title else None, cell_width=cell_width,
+                   title=formula(title, color=title_color) if title else None, cell_width=cell_width,
                    cell_height=cell_height, gap=CELL_GAP, font_size=font_size or cell_font(cell_width, cell_height),
                    label_size=18, scale=scale)
     g.shift(UP * (ROW0_Y - g.cells[0].get_y()))
@@ -129,9 +126,9 @@ class BlockOutline(VGroup):
         t = theme()
         at, size = OUTLINE_LAYOUT[placement], (1.3, 0.72)
         on_branch = placement == "pre"
-        norms = [tex(with_norms(s, norm)) for s in ("{n1}", "{n2}")]
-        spans = (([-5.9, 0], [0.3, 0], -5.2, 2.1, tex(r"\text{attention}")), ([0.3, 0], [5.95, 0], 0.55, 1.4,
-                                                                             tex(r"\text{FFN}")))
+        norms = [formula(with_norms(s, norm)) for s in ("{n1}", "{n2}")]
+        spans = (([-5.9, 0], [0.3, 0], -5.2, 2.1, formula('"attention"')), ([0.3, 0], [5.95, 0], 0.55, 1.4,
+                                                                             formula('"FFN"')))
         circuits, boxes = [], []
         for k, (start, end, tap, wide, sublayer) in enumerate(spans):
             c = BypassCircuit(start, end, tap_x=tap, add_x=at["add_x"][k], sublayer_center=[at["sublayer_x"][k], 1.3],
@@ -145,11 +142,11 @@ class BlockOutline(VGroup):
         for circuit, color in ((c1, t.accent), (c2, t.update)):
             circuit.sublayer_box.rect.set_stroke(color)
             circuit.write_path.set_color(color)
-        x_in = MathTex("X", font_size=40, color=t.stream).move_to([SAFE_LEFT + 0.6, 0, 0])
-        z_out = MathTex("Z", font_size=40, color=t.stream).move_to([SAFE_RIGHT - 0.55, 0, 0])
-        y_mark = MathTex("Y", font_size=34, color=t.stream).move_to([1.2, -0.38, 0])
-        d1 = MathTex(ATTN, font_size=30, color=t.accent).next_to(c1.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
-        d2 = MathTex(FFN, font_size=30, color=t.update).next_to(c2.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
+        x_in = formula("X", 40, t.stream).move_to([SAFE_LEFT + 0.6, 0, 0])
+        z_out = formula("Z", 40, t.stream).move_to([SAFE_RIGHT - 0.55, 0, 0])
+        y_mark = formula("Y", 34, t.stream).move_to([1.2, -0.38, 0])
+        d1 = formula(ATTN, 30, t.accent).next_to(c1.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
+        d2 = formula(FFN, 30, t.update).next_to(c2.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
         self.add(x_in, z_out, y_mark, d1, d2)
         self.parts: dict[str, VMobject] = dict(
             input=x_in, norm1=boxes[0], attention=c1.sublayer_box, attn_out=VGroup(c1.write_path, d1),
@@ -186,7 +183,7 @@ class Walk:
         lowest = CAPTION_TOP + 0.05 + self.pipe.height / 2
         self.pipe.move_to([0, max(lowest, self.stream.cells.get_bottom()[1] - 2.45), 0])
         self.branch: VMobject | None = None
-        self.formula: MathTex | None = None
+        self.formula: Formula | None = None
         self.note_mob: VMobject | None = None
         self.mark: SurroundingRectangle | None = None
 
@@ -198,8 +195,8 @@ class Walk:
         return stage_grid(values, with_norms(title, self.norm), **kw).set_x(BRANCH_X)
 
     def show_formula(self, text: str) -> list:
-        """Put ``text`` (TeX, norms as {n1}/{n2}) in the formula line, replacing the last one."""
-        new = tex(with_norms(text, self.norm), 38).move_to([BRANCH_X - 1.2, FORMULA_Y, 0])
+        """Put ``text`` (Typst math, norms as {n1}/{n2}) in the formula line, replacing the last one."""
+        new = formula(with_norms(text, self.norm), 38).move_to([BRANCH_X - 1.2, FORMULA_Y, 0])
         old, self.formula = self.formula, new
         return [FadeOut(old), FadeIn(new)] if old is not None else [FadeIn(new)]
 
@@ -228,8 +225,8 @@ class Walk:
         return [Transform(self.mark, target)]
 
     def retitle_stream(self, title: str) -> list:
-        """The stream grid's title becomes ``title`` (TeX)."""
-        new = tex(with_norms(title, self.norm), color=theme().stream)
+        """The stream grid's title becomes ``title`` (Typst math)."""
+        new = formula(with_norms(title, self.norm), color=theme().stream)
         new.next_to(self.stream_label, RIGHT, buff=0.2).align_to(self.stream_label, DOWN)
         old = self.stream.title
         self.stream.remove(old)
@@ -298,10 +295,10 @@ class ActivationIcon(VGroup):
 
 def length_axes(top: float, x_max: int, x_length: float, y_length: float, ticks: Sequence[str],
                 tick_size: float) -> tuple[LabelledAxes, VGroup]:
-    """Axes of stream lengths (y from 0 to ``top``) with a TeX name under each stage."""
+    """Axes of stream lengths (y from 0 to ``top``) with a formula naming each stage under it."""
     axes = LabelledAxes((0, x_max, 1), (0, top, 0.5), x_length=x_length, y_length=y_length, y_numbers=True,
                         tick_size=0.1)
-    names = VGroup(*[tex(s, tick_size) for s in ticks])
+    names = VGroup(*[formula(s, tick_size) for s in ticks])
     return axes, names
 
 
@@ -395,15 +392,15 @@ class SumCheck:
         kw = dict(cell_width=0.8, scale=b.colour_scale(), cols=[])
         parts = [(b.ex.x, "X", t.stream), (b.trace["attn_out"], ATTN, t.accent), (b.trace["mlp_out"], FFN, t.update)]
         self.grids = [stage_grid(v, s, title_color=c, **kw) for v, s, c in parts]
-        self.ops = VGroup(*[tex("+", 44) for _ in range(2)])
+        self.ops = VGroup(*[formula("+", 44) for _ in range(2)])
         self.terms = VGroup(self.grids[0], self.ops[0], self.grids[1], self.ops[1], self.grids[2]).arrange(RIGHT,
                                                                                                           buff=0.3)
         row0 = 0.15 + 0.245 * b.n         # centres the grids and the verdict whatever the token count
         self.terms.move_to([0.45, 0, 0]).shift(UP * (row0 - self.grids[0].cells[0].get_y()))
         self.row_names = self.names(tokens, self.grids[0])
-        self.total = stage_grid(b.recon["sum"], rf"X + {ATTN} + {FFN}", **kw)
-        self.output = stage_grid(b.recon["output"], r"Z \text{ (block output)}", **kw)
-        self.eq = tex("=" if b.placement.sums_to_output else r"\neq", 44)
+        self.total = stage_grid(b.recon["sum"], f"X + {ATTN} + {FFN}", **kw)
+        self.output = stage_grid(b.recon["output"], 'Z" (block output)"', **kw)
+        self.eq = formula("=" if b.placement.sums_to_output else "!=", 44)
         result = VGroup(self.total, self.eq, self.output).arrange(RIGHT, buff=0.45)
         result.shift(UP * (self.grids[0].cells[0].get_y() - self.total.cells[0].get_y())).set_x(0.45)
         self.names_to = self.names(tokens, self.total)
@@ -436,8 +433,8 @@ class PlacementCompare:
         t, both = theme(), b.compare
         solid = Line(LEFT * 0.3, RIGHT * 0.3, color=t.text, stroke_width=4)
         dashed = DashedVMobject(Line(LEFT * 0.3, RIGHT * 0.3, color=t.text, stroke_width=4), num_dashes=4)
-        self.heads = VGroup(VGroup(solid, tex(r"\text{pre-norm: } x + F(\mathrm{Norm}(x))", 36)),
-                            VGroup(dashed, tex(r"\text{post-norm: } \mathrm{Norm}(x + F(x))", 36)))
+        self.heads = VGroup(VGroup(solid, formula('"pre-norm: "x + F("Norm"(x))', 36)),
+                            VGroup(dashed, formula('"post-norm: ""Norm"(x + F(x))', 36)))
         for h in self.heads:
             h.arrange(RIGHT, buff=0.2)
         self.heads.arrange(RIGHT, buff=1.0).move_to([0, 3.45, 0])

@@ -19,7 +19,7 @@ Render with ``python render.py block`` or ``manim -ql scenes/block/scene.py Bloc
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeTransform, Group, MathTex, VGroup, Write
+from manim import DOWN, LEFT, RIGHT, UP, Create, FadeIn, FadeTransform, Group, VGroup, Write
 
 from scenes.block.numbers import (
     ACT_NAMES,
@@ -46,7 +46,7 @@ from scenes.block.parts import (
     Walk,
 )
 from scenes.block.script import script
-from scenes.kit import HeatStrip, StepScene, Topic, fit_inside, fmt, label, step, theme
+from scenes.kit import HeatStrip, StepScene, Topic, fit_inside, fmt, formula, label, step, theme
 
 
 class BlockScene(StepScene):
@@ -72,7 +72,7 @@ class BlockScene(StepScene):
     def outline(self) -> None:
         p, cfg, n = self.params, self.numbers.ex.cfg, self.numbers.n
         eqs = [with_norms(e, p.norm) for e in self.numbers.placement.equations]
-        equations = VGroup(*[MathTex(e, font_size=40, color=theme().text) for e in eqs])
+        equations = VGroup(*[formula(e, 40) for e in eqs])
         equations.arrange(DOWN, buff=0.3, aligned_edge=LEFT).move_to([0, 2.95, 0])
         diagram = BlockOutline(p.placement, p.norm).move_to([0, 0.2, 0])
         facts = VGroup(
@@ -96,7 +96,7 @@ class BlockScene(StepScene):
         self.walk = w = Walk(self.numbers, self.params.norm, self.params.placement)
         d = self.numbers.ex.cfg.d_model
         self.play(FadeIn(w.stream), FadeIn(w.stream_label),
-                  *w.show_formula(rf"X \in \mathbb{{R}}^{{{self.numbers.n} \times {d}}}"), run_time=1.0)
+                  *w.show_formula(f"X in RR^({self.numbers.n} times {d})"), run_time=1.0)
         self.cue("stay lined up")
         self.play(FadeIn(w.pipe), *w.highlight("input"), run_time=0.8)
         self.track_now("resid_pre", w.stream)
@@ -110,8 +110,8 @@ class BlockScene(StepScene):
         w, sums = self.walk, self.numbers.sums
         maps = HeadHeatmaps(self.numbers.trace["pattern"], sums, cell_cap=0.85, title_size=30,
                             cell_height=w.cell[1]).set_x(BRANCH_X)
-        self.play(*w.show_formula(rf"A_r = \mathrm{{softmax}}(Q_r K_r^\top / \sqrt{{{self.numbers.ex.cfg.d_head}}}),"
-                                  rf"\ \ Q_r, K_r \text{{ read }} {self.numbers.placement.attn_reads}"),
+        self.play(*w.show_formula(f'A_r = "softmax"(Q_r K_r^top \\/ sqrt({self.numbers.ex.cfg.d_head})), quad '
+                                  f'Q_r, K_r" read "{self.numbers.placement.attn_reads}'),
                   *w.highlight("attention"), *w.swap_note(None))
         self.play(*w.swap_branch(maps), run_time=1.2)
         masked = " · upper right masked to 0" if self.params.mask == "causal" else ""
@@ -123,7 +123,7 @@ class BlockScene(StepScene):
 
     @step
     def attn_out(self) -> None:
-        self.branch_update("attn_out", ATTN, rf"{ATTN} = \textstyle\sum_r A_r V_r W_O^{{(r)}}", theme().accent)
+        self.branch_update("attn_out", ATTN, f"{ATTN} = inline(sum_r) A_r V_r W_O^((r))", theme().accent)
 
     @step
     def add1(self) -> None:
@@ -138,17 +138,18 @@ class BlockScene(StepScene):
         w, act = self.walk, self.params.act
         pre, post = self.numbers.trace["mlp_pre"], self.numbers.trace["mlp_post"]
         s = self.numbers.act_summary
-        act_tex = rf"\mathrm{{{ACT_NAMES[act]}}}"
-        g = w.grid(pre, r"F W_{\text{in}} + b_{\text{in}}", cols=[f"h{k + 1}" for k in range(pre.shape[1])],
+        act_name = f'"{ACT_NAMES[act]}"'
+        g = w.grid(pre, 'F W_"in" + b_"in"', cols=[f"h{k + 1}" for k in range(pre.shape[1])],
                    scale=float(np.max(np.abs(pre))), title_color=theme().update)
-        self.play(*w.show_formula(rf"H = {act_tex}(F\,W_{{\text{{in}}}} + b_{{\text{{in}}}}),\ \ "
-                                  rf"F = {self.numbers.placement.ffn_reads}"),
+        self.play(*w.show_formula(f'H = {act_name}(F thin W_"in" + b_"in"), quad '
+                                  f"F = {self.numbers.placement.ffn_reads}"),
                   *w.highlight("ffn_hidden"), *w.swap_note(None))
         self.play(*w.swap_branch(g), run_time=1.2)
         self.track_now("mlp_pre", g)
         self.cue(1)
         old_title = g.title
-        new_title = MathTex(rf"H = {act_tex}(\dots)", font_size=34, color=theme().update).move_to(old_title)
+        dots = "thin . thin . thin ."  # spaced as LaTeX's \dots
+        new_title = formula(f"H = {act_name}({dots})", 34, theme().update).move_to(old_title)
         g.remove(old_title)
         self.add(old_title)
         self.play(*g.animate_values(post), FadeTransform(old_title, new_title), run_time=1.6)
@@ -175,17 +176,18 @@ class BlockScene(StepScene):
 
     @step
     def ffn_out(self) -> None:
-        self.branch_update("ffn_out", FFN, rf"{FFN} = H\,W_{{\text{{out}}}} + b_{{\text{{out}}}}", theme().update)
+        self.branch_update("ffn_out", FFN, f'{FFN} = H thin W_"out" + b_"out"', theme().update)
 
     @step
     def add2(self) -> None:
         self.norm_or_add("add2")
 
-    def branch_update(self, name: str, title: str, formula: str, color: str) -> None:
-        """A sub-layer's update (step attn_out or ffn_out) appears in the branch area."""
+    def branch_update(self, name: str, title: str, source: str, color: str) -> None:
+        """A sub-layer's update (step attn_out or ffn_out) appears in the branch area; ``source`` is its
+        formula (Typst math)."""
         w, key = self.walk, {"attn_out": "attn_out", "ffn_out": "mlp_out"}[name]
         g = w.grid(self.numbers.trace[key], title, title_color=color)
-        self.play(*w.show_formula(formula), *w.highlight(name), *w.swap_note(None))
+        self.play(*w.show_formula(source), *w.highlight(name), *w.swap_note(None))
         self.cue(1)
         self.play(*w.swap_branch(g), run_time=1.2)
         self.track_now(key, g)

@@ -25,8 +25,6 @@ def topic_command(topic: Any) -> click.Command:
             with cli_errors():
                 opts = api.with_script(topic, params, opts, script)
         flush_notices()
-        with cli_errors():
-            api.check_tools(topic)
         manifest = render_one(topic, params, opts)
         if open_result:
             open_file(Path(opts.out) / topic.slug / manifest.primary.path)

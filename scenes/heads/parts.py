@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from manim import UP, Line, MathTex, Rectangle, RoundedRectangle, VGroup
+from manim import UP, Line, Rectangle, RoundedRectangle, VGroup
 
 from scenes.kit import (
     SAFE_LEFT,
@@ -22,6 +22,7 @@ from scenes.kit import (
     HeatStrip,
     Vector,
     colour_scale,
+    formula,
     head_color,
     label,
     number,
@@ -199,7 +200,7 @@ class AttentionRows(VGroup):
         self.pattern = np.asarray(pattern, dtype=float)
         cell_w = min(0.95, (width - 0.05 * (n - 1)) / n)
         xs = COLUMNS.attention.x + (np.arange(n) - (n - 1) / 2) * (cell_w + 0.05)
-        self.header = MathTex(r"A_r[i,\,j]", font_size=32, color=theme().text).move_to(
+        self.header = formula("A_r [i, thick j]", 32).move_to(
             COLUMNS.point("attention", Y_HEAD1))
         names = [label(tok, 20) for tok in tokens]
         ys = [Y_HEAD2] * n
@@ -221,7 +222,7 @@ class AttentionRows(VGroup):
                                     stroke_width=1.2, stroke_color=theme().muted).move_to([xs[j], y, 0])
                 group = VGroup(cell)
                 if self.numeric:
-                    group.add(number(100 * w, 1, 22 if cell_w >= 0.85 else 20, unit=r"\%").move_to(cell))
+                    group.add(number(100 * w, 1, 22 if cell_w >= 0.85 else 20, unit="%").move_to(cell))
                 cells.add(group)
             self.rows.append(cells)
         self.add(self.header, self.token_names, *self.rows)
@@ -234,9 +235,9 @@ class AttentionRows(VGroup):
         return 100 * self.pattern
 
 
-def column_header(formula: str, note: str, column: str) -> VGroup:
-    """A column's two header lines: its formula, and a muted note (e.g. '2 numbers')."""
-    return VGroup(MathTex(formula, font_size=32, color=theme().text).move_to(COLUMNS.point(column, Y_HEAD1)),
+def column_header(source: str, note: str, column: str) -> VGroup:
+    """A column's two header lines: its formula (Typst math), and a muted note (e.g. '2 numbers')."""
+    return VGroup(formula(source, 32).move_to(COLUMNS.point(column, Y_HEAD1)),
                   label(note, 20, theme().muted).move_to(COLUMNS.point(column, Y_HEAD2)))
 
 

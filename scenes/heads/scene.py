@@ -38,7 +38,6 @@ from manim import (
     FadeTransform,
     Indicate,
     Line,
-    MathTex,
     Transform,
     VGroup,
 )
@@ -65,7 +64,7 @@ from scenes.heads.parts import (
     readout_points,
 )
 from scenes.heads.script import script
-from scenes.kit import StepScene, Topic, Vector, fit_inside, fmt, fmt_bound, head_color, label, step, theme
+from scenes.kit import StepScene, Topic, Vector, fit_inside, fmt, fmt_bound, formula, head_color, label, step, theme
 from scenes.kit.layout import Column
 from tblock.names import head_label
 
@@ -116,11 +115,10 @@ class HeadsScene(StepScene):
     def show_circuit(self) -> None:
         self.heads_circuit = HeadsCircuit(self.layout, self.k, self.more)
         c = self.heads_circuit.circuit
-        self.formula = MathTex(r"Y = X + \mathrm{attention}\big(\mathrm{LN}(X)\big)", font_size=38,
-                               color=theme().text).move_to([0.5, 3.35, 0])
+        self.formula = formula('Y = X + "attention"lr(size: #120%, ("LN"(X)))', 38).move_to([0.5, 3.35, 0])
         x = self.numbers.view["resid_pre"]
         self.x_view = self.track("resid_pre", self.stream_vector(x, C.x, self.scales.stream, Y_STREAM))
-        x_name = MathTex(r"X[i]", font_size=32, color=theme().stream).next_to(self.x_view, DOWN, buff=0.12)
+        x_name = formula("X[i]", 32, theme().stream).next_to(self.x_view, DOWN, buff=0.12)
         self.play(Create(VGroup(c.stream_in, c.bypass, c.tap_dot)), FadeIn(c.add_node), FadeIn(c.stream_out),
                   FadeIn(self.formula), run_time=1.0)
         self.cue("We follow")
@@ -161,7 +159,7 @@ class HeadsScene(StepScene):
     @step
     def mix_values(self) -> None:
         dh = self.cfg.d_head
-        header = column_header(r"H_r[i]", f"{dh} number{'s' if dh > 1 else ''}", "mixture")
+        header = column_header("H_r [i]", f"{dh} number{'s' if dh > 1 else ''}", "mixture")
         width = mixture_width(dh)
         z = self.numbers.view["z"]
         self.mixtures = self.track("z", VectorRows(
@@ -181,8 +179,8 @@ class HeadsScene(StepScene):
     def project_heads(self) -> None:
         c, v = self.cfg, self.numbers.view
         W_O = self.numbers.world.weights.W_O
-        headers = VGroup(column_header(r"W_O^{(r)}", f"{c.d_head}×{c.d_model}", "wo"),
-                         column_header(r"H_r[i]\,W_O^{(r)}", f"{c.d_model} numbers", "contribution"),
+        headers = VGroup(column_header("W_O^((r))", f"{c.d_head}×{c.d_model}", "wo"),
+                         column_header("H_r [i] thin W_O^((r))", f"{c.d_model} numbers", "contribution"),
                          label("norm", 20, theme().muted).move_to(C.point("norm", Y_HEAD2)))
         ys = self.layout.row_y[:self.k]
         self.w_images = [matrix_image(W_O[r], C.wo.width, ROW_H).move_to(C.point("wo", y)) for r, y in enumerate(ys)]
@@ -224,7 +222,7 @@ class HeadsScene(StepScene):
         self.delta = self.track("attn_out", self.stream_vector(v["running"][0], C.contribution,
                                                                self.scales.delta, y))
         self.delta_norm = self.track("attn_out_norm", Readout([0.0], [C.point("norm", y)]))
-        name = MathTex(r"\Delta_{\mathrm{attn}}[i]", font_size=30, color=theme().update)
+        name = formula('Delta_"attn" [i]', 30, theme().update)
         name.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, RIGHT)
         self.play(Create(rule), FadeIn(self.delta), FadeIn(self.delta_norm), FadeIn(name),
                   Create(self.heads_circuit.circuit.write_path), run_time=0.7)
@@ -238,7 +236,7 @@ class HeadsScene(StepScene):
                       ChangeDecimalToValue(self.delta_norm[0], float(v["running_norm"][k + 1])),
                       run_time=0.8 if k < 3 else 0.5)
         if v["has_bias"]:  # a trained W_O has a bias: it joins the sum last
-            bias = MathTex(r"+\,b_O", font_size=28, color=theme().muted)
+            bias = formula("+ thin b_O", 28, theme().muted)
             bias.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, LEFT)
             self.cue("bias")
             self.play(FadeIn(bias), *self.delta.retarget(v["running"][-1]),
@@ -254,7 +252,7 @@ class HeadsScene(StepScene):
         self.cat_w = matrix_image(W_O, 0.7, 0.7).next_to(times, RIGHT, buff=0.18)
         arrow = Arrow(self.cat_w.get_right() + RIGHT * 0.12, [C.contribution.left - 0.04, y, 0], buff=0,
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
-        cat_label = MathTex(r"[H_0|\cdots|H_{h-1}]\,W_O", font_size=28, color=theme().text)
+        cat_label = formula("[H_0| thin dots.c thin |H_(h-1)] thin W_O", 28)
         cat_label.next_to(cat_view, UP, buff=0.1)
         diff = label(f"max |difference| {fmt_bound(v['concat_difference'])}", 24, theme().accent)
         diff.next_to(cat_view, DOWN, buff=0.12).align_to(cat_view, LEFT)
@@ -304,7 +302,7 @@ class HeadsScene(StepScene):
             self.play(FadeOut(self.changed_tag), *self.wo_shows(self.numbers.world.weights), *self.count_to(v),
                       run_time=1.0)
         self.y_view = self.track("resid_mid", self.stream_vector(v["resid_pre"], C.y, self.scales.stream, Y_STREAM))
-        y_name = MathTex(r"Y[i] = X[i] + \Delta_{\mathrm{attn}}[i]", font_size=30, color=theme().stream)
+        y_name = formula('Y[i] = X[i] + Delta_"attn" [i]', 30, theme().stream)
         fit_inside(y_name.next_to(self.y_view, DOWN, buff=0.12))
         carried = self.x_view.copy()  # X[i] rides the bypass to the far side of ⊕, unchanged
         self.cue("bypass")

@@ -135,7 +135,7 @@ class LastReading(VGroup):
 
     def __init__(self, last: str, source: str, weight: float, color: str) -> None:
         super().__init__()
-        self.value = number(100 * weight, 1, 24, color, unit=r"\%")
+        self.value = number(100 * weight, 1, 24, color, unit="%")
         line = VGroup(self.value, label(f"on '{source}'", 22, theme().text)).arrange(RIGHT, buff=0.15)
         self.add(label(f"from '{last}':", 22, theme().muted), line)
         self.arrange(DOWN, aligned_edge=LEFT, buff=0.12)

@@ -1,6 +1,6 @@
 """The scene kit: layout, theme, the step scene, the visual parts topics share, spoken numbers."""
 
-from . import manim_patches  # noqa: F401  (applies the fixes the parts need: HeatStrip images, Text SVGs)
+from . import manim_patches  # noqa: F401  (applies the fixes the parts need: HeatStrip images, Text SVGs, Typst)
 from .axes import LabelledAxes
 from .base import (
                    POSITION_HELP,
@@ -23,6 +23,7 @@ from .base import (
                    world_param,
 )
 from .circuit import Box, BypassCircuit
+from .formulas import Formula, Glyph
 from .grid import HeatGrid, MatrixGrid
 from .layout import (
                    CAPTION_TOP,
@@ -54,6 +55,7 @@ from .parts import (
                    SteadyNumber,
                    VectorColumn,
                    WeightBars,
+                   formula,
                    label,
                    number,
                    rounded_cell,
@@ -93,11 +95,13 @@ __all__ = [
     "SEED_HIGH", "flag_name", "flag_text", "followed_position", "param", "renamed", "seed_param", "step",
     "whole_number", "world_param",
     "Box", "BypassCircuit", "HeatGrid", "MatrixGrid",
+    "Formula", "Glyph",
     "CAPTION_TOP", "FRAME_BOTTOM", "FRAME_LEFT", "FRAME_RIGHT", "FRAME_TOP", "MARGIN", "SAFE_BOTTOM", "SAFE_LEFT",
     "SAFE_RIGHT", "SAFE_TOP", "SAFE_WIDTH", "MIN_DIGIT_HEIGHT", "Columns", "fit_inside", "keep_on_screen", "on_screen",
     "rows", "spread",
     "drawn_digits", "small_digits", "stack_below",
-    "AddNode", "HeatStrip", "Plane2D", "SteadyNumber", "VectorColumn", "WeightBars", "label", "number", "rounded_cell",
+    "AddNode", "HeatStrip", "Plane2D", "SteadyNumber", "VectorColumn", "WeightBars", "formula", "label", "number",
+    "rounded_cell",
     "tick_step",
     "ROUNDING_EXPONENT", "say_bound", "say_head", "say_int", "say_list", "say_number", "say_ordinal", "say_percent",
     "say_vector",

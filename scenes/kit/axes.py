@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 from manim import RIGHT, UP, Axes, VGroup
 
+from .formulas import Glyph
 from .parts import label
 from .theme import theme
 
@@ -37,7 +38,8 @@ class LabelledAxes(VGroup):
         self.axes = Axes(x_range=list(x_range), y_range=list(y_range), x_length=x_length, y_length=y_length,
                          tips=False,
                          axis_config={"color": muted, "stroke_width": stroke_width, "include_ticks": ticks,
-                                      "tick_size": tick_size, "font_size": font_size},
+                                      "tick_size": tick_size, "font_size": font_size,
+                                      "label_constructor": Glyph},  # tick numbers in Typst (Manim's: MathTex)
                          x_axis_config={"include_numbers": x_numbers, "decimal_number_config": numbers},
                          y_axis_config={"include_numbers": y_numbers, "decimal_number_config": numbers})
         self.add(self.axes)

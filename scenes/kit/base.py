@@ -180,7 +180,6 @@ class Topic:
     description: str
     Params: type
     Scene: type
-    needs_latex: bool = True
     world: Callable[[Any], tuple] | None = None  # Params -> (spec, tokens, dims, arrays): its world file's content
 
 

@@ -24,6 +24,7 @@ from typing import Any
 
 import numpy as np
 
+from .formulas import Formula, printed_digits
 from .glyphs import CachedText
 
 FRAME_HEIGHT = 8.0
@@ -141,8 +142,7 @@ def stack_below(mobs: Sequence[Any], top: float, gap: float = 0.2) -> None:
 # -- readable numbers ----------------------------------------------------------------------------
 
 MIN_DIGIT_HEIGHT = 0.13  # frame units: 8 units are the frame's height, so about 12 px at 720p, 8 px at 480p
-TEX_DIGIT_PER_POINT = 0.3427 / 48  # the height of a typeset "0" per point of font size (measured once)
-TEX_INDEX = re.compile(r"[_^](\{[^{}]*\}|\\?[A-Za-z0-9])")  # sub- and superscripts: indices, not numbers
+DIGIT_PER_POINT = 0.344 / 48  # the height of a formula's "0" per point of font size (measured once)
 SUBSCRIPTS = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"  # x₀, W₁: indices, not numbers
 
 
@@ -160,11 +160,11 @@ def drawn_digits(mobjects: Iterable[Any]) -> list[DrawnDigit]:
 
     Measured as drawn, so any scaling counts: a ``Text``'s digit glyphs one by one (superscripts
     too, as in 10⁻¹²; subscripts such as W₁ are indices, not numbers), a ``DecimalNumber``'s digit
-    parts, and a ``MathTex`` that writes a digit outside its sub- and superscripts (set smaller by
-    TeX, and indices) by its font size at its current scale. Invisible ones (no fill, no stroke)
-    do not count.
+    parts, and a formula (:class:`~scenes.kit.formulas.Formula`) that writes a digit outside its sub-
+    and superscripts (set smaller by Typst, and indices) by its font size at its current scale.
+    Invisible ones (no fill, no stroke) do not count.
     """
-    from manim import DecimalNumber, SingleStringMathTex, Text
+    from manim import DecimalNumber, Text
 
     found: list[DrawnDigit] = []
 
@@ -172,13 +172,12 @@ def drawn_digits(mobjects: Iterable[Any]) -> list[DrawnDigit]:
         if isinstance(mob, Text):
             found.extend(DrawnDigit(mob.text, ch, h) for ch, h in text_digits(mob))
         elif isinstance(mob, DecimalNumber):
-            found.extend(DrawnDigit(number_text(mob), part.tex_string, part.height) for part in mob.submobjects
-                         if part.tex_string.isdigit() and visible(part))
-        elif isinstance(mob, SingleStringMathTex):
+            found.extend(DrawnDigit(number_text(mob), glyph_of(part), part.height) for part in mob.submobjects
+                         if glyph_of(part).isdigit() and visible(part))
+        elif isinstance(mob, Formula):
             if visible(mob):
-                height = mob.font_size * TEX_DIGIT_PER_POINT
-                found.extend(DrawnDigit(mob.tex_string, ch, height)
-                             for ch in TEX_INDEX.sub("", mob.tex_string) if ch.isdigit())
+                height = mob.font_size * DIGIT_PER_POINT
+                found.extend(DrawnDigit(mob.source, ch, height) for ch in printed_digits(mob.source))
         else:
             for sub in mob.submobjects:
                 visit(sub)
@@ -222,5 +221,10 @@ def visible(mob: Any) -> bool:
 
 
 def number_text(mob: Any) -> str:
-    """The characters a DecimalNumber draws, e.g. '−0.25'."""
-    return "".join(getattr(part, "tex_string", "") for part in mob.submobjects)
+    """The characters a DecimalNumber draws, e.g. '-0.25'."""
+    return "".join(glyph_of(part) for part in mob.submobjects)
+
+
+def glyph_of(part: Any) -> str:
+    """The character a DecimalNumber's part draws: a kit ``Glyph``'s, or a ``Text``'s (``mob_class=Text``)."""
+    return getattr(part, "glyph", None) or getattr(part, "text", "")

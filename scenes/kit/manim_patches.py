@@ -1,25 +1,27 @@
 """Every change tblock makes to Manim's own code, in one place (written against Manim 0.22.0, which
 pyproject pins below 0.23; manimpango 0.7.1). Each patch says which Manim behaviour it changes.
 
-The module lives in the kit, not in the pipeline, because the kit's own parts rely on its first two
-patches: a ``HeatStrip`` cannot be drawn without the camera fix, and every label the kit writes goes
-through the Text SVG fix, also when a topic is rendered by the plain ``manim`` command, where no
-pipeline code runs. The pipeline (a floor above) uses the others, each inside a ``with`` block:
+The module lives in the kit, not in the pipeline, because the kit's own parts rely on its first three
+patches: a ``HeatStrip`` cannot be drawn without the camera fix, every label the kit writes goes
+through the Text SVG fix, and every formula and number through the Typst one, also when a topic is
+rendered by the plain ``manim`` command, where no pipeline code runs. The pipeline (a floor above)
+uses the others, each inside a ``with`` block (and the kit's formulas the parsed paths' sharing):
 
 =================================  ==========================================================  ============
 patch                              what it changes                                             when
 =================================  ==========================================================  ============
 ``camera.Image`` (:func:`apply`)   the Cairo camera's blank RGBA canvas for an ImageMobject    on import
 ``PangoUtils.remove_last_M``       Text's in-place rewrite of its SVG                          on import
+``typst_to_svg_file``              how Typst formulas compile: embedded fonts, whole files     on import
 :func:`segment_encoder`            the class the scene file writer encodes segments with       in a block
 :func:`noting_plays`               CairoRenderer.play, its skipped frames, combine_to_movie   in a block
 :func:`sharing_parsed_paths`       VMobjectFromSVGPath.__deepcopy__ (the parsed path shared)   in a block
 :func:`jump_to_end`                one Animation instance's begin/interpolate/finish           per object
 =================================  ==========================================================  ============
 
-Importing ``scenes.kit`` applies the first two (idempotent)::
+Importing ``scenes.kit`` applies the first three (idempotent)::
 
-    import scenes.kit  # HeatStrip now renders; Text no longer rewrites cached SVGs
+    import scenes.kit  # HeatStrip now renders; Text no longer rewrites cached SVGs; Typst reads no system font
 """
 
 from __future__ import annotations
@@ -33,7 +35,9 @@ from pathlib import Path
 from typing import Any
 
 import manim.camera.camera as _camera
+import manim.mobject.text.typst_mobject as _typst_mobject
 import numpy as np
+import typst
 from manim import (
     AnimationGroup,
     Create,
@@ -46,6 +50,7 @@ from manim import (
     Indicate,
     SpinInFromNothing,
     Transform,
+    config,
 )
 from manim.animation.animation import Animation
 from manim.animation.numbers import ChangeDecimalToValue, ChangingDecimal
@@ -53,6 +58,7 @@ from manim.mobject.svg.svg_mobject import VMobjectFromSVGPath
 from manim.renderer.cairo_renderer import CairoRenderer
 from manim.scene import scene_file_writer
 from manim.scene.scene_file_writer import SceneFileWriter
+from manim.utils import typst_file_writing
 from manimpango import PangoUtils
 from PIL import Image
 
@@ -100,11 +106,39 @@ def remove_last_m(file_name: str) -> None:
         write_whole(path, lambda handle: handle.write(changed.encode()))
 
 
+# -- on import: Typst's compile (Manim 0.22.0 utils/typst_file_writing.py, typst_to_svg_file; typst 0.14+) -------
+
+def typst_to_svg_file(typst_code: str, preamble: str = "",
+                      text_size: float = typst_file_writing.TYPST_COMPILATION_FONT_SIZE,
+                      font_paths: list[str | Path] | None = None) -> Path:
+    """Manim's ``typst_to_svg_file`` (the same document, the same file name in ``config.tex_dir``),
+    compiled with the fonts inside the ``typst`` wheel only, and written whole.
+
+    Manim's version passes no ``ignore_system_fonts``, so the typst compiler scans every system font
+    on each formula (two thirds of a short formula's compile here) and would take a system's own
+    "New Computer Modern Math", of whatever version, over the one in the wheel: the same formula
+    could then differ between machines. It also writes the SVG in place while another process may
+    read it from a shared glyph cache (the reason for :func:`remove_last_m`); here the file appears
+    whole, and no ``.typ`` file is left beside it (the source goes to the compiler as bytes).
+    """
+    source = typst_file_writing.TYPST_TEMPLATE.format(text_size=text_size, preamble=preamble, body=typst_code)
+    folder = config.get_dir("tex_dir")
+    svg = folder / f"{typst_file_writing._typst_hash(source)}.svg"
+    if svg.exists():
+        return svg
+    folder.mkdir(parents=True, exist_ok=True)
+    data = typst.compile(source.encode(), format="svg", font_paths=[str(p) for p in font_paths or []],
+                         ignore_system_fonts=True)
+    write_whole(svg, lambda handle: handle.write(data))
+    return svg
+
+
 def apply() -> None:
-    """Install the two import-time fixes on Manim's camera module and on manimpango (once)."""
+    """Install the import-time fixes on Manim's camera module, manimpango and Typst's compile (once)."""
     if not isinstance(_camera.Image, _CameraImage):
         _camera.Image = _CameraImage()
     PangoUtils.remove_last_M = staticmethod(remove_last_m)
+    _typst_mobject.typst_to_svg_file = typst_to_svg_file  # the name Typst and MathTypst call
 
 
 apply()

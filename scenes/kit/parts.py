@@ -32,10 +32,8 @@ from manim import (
     Group,
     ImageMobject,
     Line,
-    MathTex,
     Rectangle,
     RoundedRectangle,
-    SingleStringMathTex,
     Text,
     VGroup,
     VMobject,
@@ -43,8 +41,19 @@ from manim import (
 )
 from manim.constants import RESAMPLING_ALGORITHMS, RendererType
 
+from .formulas import Formula, Glyph
 from .glyphs import CachedText
+from .manim_patches import sharing_parsed_paths
 from .theme import FONT, MONO, head_color, theme, value_color, value_rgb
+
+
+def formula(source: str, size: float = 34, color: str | None = None) -> Formula:
+    """A formula in Typst math (kit/formulas.py) at ``size``, in ``color`` (the theme's text colour by default).
+
+    >>> formula('"score"_j = (q dot k_j) / sqrt(2)', 34).source
+    '"score"_j = (q dot k_j) / sqrt(2)'
+    """
+    return Formula(source, font_size=size, color=color or theme().text)
 
 
 def label(text: str, size: float = 24, color: str | None = None, mono: bool = False) -> Text:
@@ -52,6 +61,7 @@ def label(text: str, size: float = 24, color: str | None = None, mono: bool = Fa
     return CachedText(text, font=MONO if mono else FONT, font_size=size, color=color or theme().text)
 
 
+_GLYPHS: dict[tuple[type, str], VMobject] = {}  # SteadyNumber's glyphs, made once per process
 STEADY_DECIMALS = 9  # a billionth of a scene unit: far below a pixel, far above a rounding residue
 
 
@@ -66,7 +76,26 @@ class SteadyNumber(DecimalNumber):
     cache key of an animation hashes the points, so a ``--jobs`` worker that skipped the counting
     and the serial render would name the same segment differently. Here the size and the edge
     point are read rounded to ``STEADY_DECIMALS`` places, which drops the residue.
+
+    Its glyphs are Typst's (:class:`~scenes.kit.formulas.Glyph`, the default ``mob_class``), its unit
+    too: Manim draws a unit with ``SingleStringMathTex`` (LaTeX) whatever ``mob_class`` says, and
+    keeps one table of glyphs per process keyed by the character alone, so a number drawn with
+    another class would hand it its digits. Here the unit is drawn with ``mob_class`` and the table
+    is the kit's own, keyed by class and character.
     """
+
+    def __init__(self, number: float = 0, *args: Any, mob_class: type = Glyph, **kwargs: Any) -> None:
+        super().__init__(number, *args, mob_class=mob_class, **kwargs)
+
+    def _string_to_mob(self, string: str, mob_class: type | None = None, **kwargs: Any) -> VMobject:
+        """A copy of the glyph ``string`` in this number's class (also the unit), at this number's size."""
+        key = (self.mob_class, string)
+        if key not in _GLYPHS:
+            _GLYPHS[key] = self.mob_class(string, **kwargs)
+        with sharing_parsed_paths():  # the glyph's parsed SVG path, never read again, is shared, not copied
+            mob = _GLYPHS[key].copy()
+        mob.font_size = self._font_size
+        return mob
 
     def set_value(self, number: float) -> SteadyNumber:
         """Show ``number``: new digits, of this number's size and style, at this number's edge point."""
@@ -111,17 +140,6 @@ def _rounded_shape(width: float, height: float, corner_radius: float, stroke_wid
     style = {} if stroke_color is None else {"stroke_color": stroke_color}
     return RoundedRectangle(corner_radius=corner_radius, width=width, height=height, stroke_width=stroke_width,
                             **style)
-
-
-NUMBER_GLYPHS = (*"0123456789.-+", r"\%")  # every glyph number() draws, each a LaTeX compile the first time
-
-
-def number_glyphs() -> list[str]:
-    """Make every glyph :func:`number` may draw, as ``DecimalNumber`` makes them (so LaTeX compiles
-    each one missing from the Tex cache now, not in the middle of a scene); returns them."""
-    for glyph in NUMBER_GLYPHS:
-        (SingleStringMathTex if glyph.startswith("\\") else MathTex)(glyph)
-    return list(NUMBER_GLYPHS)
 
 
 def tick_step(span: float, ticks: int = 4, least: float = 0.0) -> float:
@@ -290,7 +308,7 @@ class WeightBars(VGroup):
             bar = Rectangle(width=bar_width, height=max(float(w) * bar_height, 1e-3),
                             fill_color=color, fill_opacity=0.9, stroke_width=0)
             bar.move_to(base.get_center(), aligned_edge=DOWN)
-            pct_mob = number(100 * float(w), places, font_size, unit=r"\%")
+            pct_mob = number(100 * float(w), places, font_size, unit="%")
             pct_mob.next_to(bar, UP, buff=0.1)
             tok_mob = label(tok, font_size, theme().muted).next_to(base, DOWN, buff=0.15)
             self.bars.add(VGroup(base, bar))

@@ -26,18 +26,16 @@ from manim import (
     DashedVMobject,
     Dot,
     Line,
-    MathTex,
     Rectangle,
     VGroup,
     VMobject,
 )
 
-from scenes.kit import LabelledAxes, head_color, label, theme
+from scenes.kit import LabelledAxes, formula, head_color, label, theme
 from scenes.ledger.script import count, short
 
-TEX = {"W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "W_O": "W_O", "W_in": r"W_{\mathrm{in}}",
-       "W_out": r"W_{\mathrm{out}}", "W_gate": r"W_{\mathrm{gate}}", "W_up": r"W_{\mathrm{up}}",
-       "W_down": r"W_{\mathrm{down}}"}
+NAMES = {"W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "W_O": "W_O", "W_in": 'W_"in"', "W_out": 'W_"out"',
+         "W_gate": 'W_"gate"', "W_up": 'W_"up"', "W_down": 'W_"down"'}  # each matrix's name in Typst math
 ATTENTION = ("W_Q", "W_K", "W_V", "W_O")
 NAME_SIZE, SHAPE_SIZE = 30, 18
 GAP = 0.08  # between matrices, in units of d
@@ -111,11 +109,11 @@ class BlockPicture(VGroup):
     @staticmethod
     def _name(name: str, r: int, c: int, rect: Rectangle, shapes: bool, size: float) -> VGroup | None:
         """The matrix's name (and its shape, when there is room) at its centre; None when nothing fits."""
-        tex = MathTex(TEX[name], font_size=size, color=theme().text)
-        group = VGroup(tex)
+        name_formula = formula(NAMES[name], size)
+        group = VGroup(name_formula)
         if shapes:
             shape = label(f"{count(r)} × {count(c)}", SHAPE_SIZE, theme().muted)
-            both = VGroup(tex.copy(), shape).arrange(DOWN, buff=0.08)
+            both = VGroup(name_formula.copy(), shape).arrange(DOWN, buff=0.08)
             if both.width < rect.width - 0.12 and both.height < rect.height - 0.12:
                 group = both
         if group.width > rect.width - 0.08 or group.height > rect.height - 0.08:

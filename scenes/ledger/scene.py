@@ -23,11 +23,23 @@ from manim import (
     FadeIn,
     GrowFromEdge,
     Indicate,
-    MathTex,
     VGroup,
 )
 
-from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, StepScene, Topic, head_color, label, pct, spread, step, theme
+from scenes.kit import (
+    SAFE_LEFT,
+    SAFE_RIGHT,
+    SAFE_TOP,
+    StepScene,
+    Topic,
+    formula,
+    head_color,
+    label,
+    pct,
+    spread,
+    step,
+    theme,
+)
 from scenes.kit.narration import split_sentences
 from scenes.ledger.numbers import numbers
 from scenes.ledger.params import Params
@@ -96,9 +108,8 @@ class LedgerScene(StepScene):
     def block_sum(self) -> None:
         t, sh = self.numbers.totals, self.numbers.shapes
         row = self.table.row("per_block", "one block", t["per_block"], theme().accent, rule=True)
-        formula = (r"3d^2 + d^2 + 8d^2 = 12d^2" if sh.lesson_baseline else
-                   rf"{t['per_block'] / sh.d_model**2:.2f}\,d^2")
-        self.formula = MathTex(formula, font_size=40, color=theme().accent)
+        source = "3d^2 + d^2 + 8d^2 = 12d^2" if sh.lesson_baseline else f"{t['per_block'] / sh.d_model**2:.2f} thin d^2"
+        self.formula = formula(source, 40, theme().accent)
         self.formula.next_to(row, DOWN, buff=0.45).align_to(row, RIGHT)
         self.play(FadeIn(row), run_time=0.8)
         self.cue_at("squared")
@@ -141,9 +152,9 @@ class LedgerScene(StepScene):
         self.play(*[FadeIn(m) for m in minis], FadeIn(times), run_time=1.2)
         extra = [label(f"(only {shown} of {sh.layers} drawn)", 18, theme().muted)
                  .next_to(minis, DOWN, buff=0.15)] if shown < sh.layers else []
-        formula = [MathTex(r"12\,N\,d^2", font_size=40, color=theme().accent).next_to(stack, DOWN, buff=0.45)
-                   .align_to(stack, RIGHT)] if sh.lesson_baseline else []
-        self.play(FadeIn(stack), *[FadeIn(m) for m in extra + formula], run_time=0.8)
+        total = [formula("12 thin N thin d^2", 40, theme().accent).next_to(stack, DOWN, buff=0.45)
+                 .align_to(stack, RIGHT)] if sh.lesson_baseline else []
+        self.play(FadeIn(stack), *[FadeIn(m) for m in extra + total], run_time=0.8)
 
     @step
     def exact_total(self) -> None:

@@ -33,7 +33,7 @@ from .job import Outcome, render_or_skip
 from .manifest import Manifest
 from .naming import output_name
 from .options import FIELDS as OPTION_FIELDS
-from .options import OptionError, RenderOptions, missing_latex_tools, options_from, parallel, validate_name
+from .options import OptionError, RenderOptions, options_from, parallel, validate_name
 from .options import flags as option_flags
 from .parallel import render_course, run_scene
 from .script_file import ScriptError, every_step, load_tables, step_names
@@ -232,14 +232,6 @@ def option_words(opts: RenderOptions, script: Any = None) -> list[tuple[str, str
 
 # -- rendering ------------------------------------------------------------------------
 
-def check_tools(topic: Any) -> None:
-    """:class:`RenderFailed` with what to install when a topic needs LaTeX and it is missing."""
-    missing = missing_latex_tools() if topic.needs_latex else []
-    if missing:
-        raise RenderFailed(f"{', '.join(missing)} not found on PATH; run `bash scripts/setup.sh` (Debian) "
-                           "or `brew install --cask mactex-no-gui` (macOS)")
-
-
 def render_checked(topic: Any, params: Any, opts: RenderOptions) -> tuple[Outcome, float]:
     """Render (or find up to date) an already checked topic; its outcome and the seconds it took.
     A failure is one :class:`RenderFailed` line (with ``opts.verbose``: the original error)."""
@@ -274,7 +266,6 @@ def render(topic: Any, *, script: Any = None, on_done: Callable[[Outcome, float]
     checked_params = make_params(topic, param_values)
     if script is not None:
         opts = with_script(topic, checked_params, opts, script)
-    check_tools(topic)
     outcome, seconds = render_checked(topic, checked_params, opts)
     if on_done is not None:
         on_done(outcome, seconds)
@@ -293,8 +284,6 @@ def render_all(topics: dict, opts: RenderOptions, report: Report,
     (scenes/pipeline/parallel.py), else whole topics at a time (scenes/pipeline/pool.py).
     ``report`` hears each topic as it ends, ``announce`` the plan; the failures, one line each
     (a serial render stops at the first, raising :class:`RenderFailed`)."""
-    for topic in topics.values():
-        check_tools(topic)
     if opts.jobs <= 1 and opts.cluster is None:
         for slug, topic in topics.items():
             outcome, seconds = render_checked(topic, topic.Params(), opts)
@@ -317,7 +306,6 @@ def rendered(topic: Any, params: Any, opts: RenderOptions, reuse: bool = False) 
                                            burn_captions=opts.burn_captions, sections=opts.sections)
         if manifest is not None:
             return manifest, None
-    check_tools(topic)
     outcome, _ = render_checked(topic, params, opts)
     return outcome.manifest, outcome
 

@@ -325,8 +325,6 @@ Report = Callable[[Clip, str, bool, float], None]  # the clip, its video, whethe
 def render_clips(lesson: Lesson, out: Any = "media", *, jobs: int = 1, force: bool = False, verbose: bool = False,
                  report: Report | None = None) -> list[Manifest]:
     """Render (or find up to date) every clip, ``jobs`` at a time; their manifests in lesson order."""
-    for clip in lesson.clips:
-        api.check_tools(clip.topic)
     plan = [(clip, clip_options(lesson, clip, out, force=force, verbose=verbose)) for clip in lesson.clips]
     if jobs <= 1 or len(plan) <= 1:
         manifests = []
@@ -356,7 +354,6 @@ def render_clip(lesson: Lesson, index: int, out: Any = "media", *, force: bool =
     if not 1 <= index <= len(lesson.clips):
         raise LessonError(f"{lesson.path}: there is no clip {index}; the lesson has {len(lesson.clips)}")
     clip = lesson.clips[index - 1]
-    api.check_tools(clip.topic)
     outcome, _ = api.render_checked(clip.topic, clip.params, clip_options(lesson, clip, out, force=force))
     return outcome.manifest
 

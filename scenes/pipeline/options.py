@@ -25,7 +25,6 @@ import errno
 import os
 import re
 import secrets
-import shutil
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -254,7 +253,3 @@ def parallel(opts: RenderOptions) -> bool:
     """Whether the render is drawn in ranges by several workers (--jobs N, --cluster); a still never is."""
     return (opts.jobs > 1 or opts.cluster is not None) and not opts.last_frame
 
-
-def missing_latex_tools() -> list[str]:
-    """The LaTeX programs MathTex needs that are not on PATH."""
-    return [tool for tool in ("latex", "dvisvgm") if shutil.which(tool) is None]

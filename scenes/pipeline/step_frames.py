@@ -35,19 +35,16 @@ from typing import Any
 
 import tblock
 from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
-from scenes.kit.parts import number_glyphs
-from scenes.topics import TOPIC_MODULES
 
-from .api import RenderFailed, check_tools, make_options, make_params, topic_named
+from .api import RenderFailed, make_options, make_params, topic_named
 from .driver import text_cache
-from .fsutil import atomic_path, file_lock, link_or_copy, lock_if_free, merge_cache, owned_dir, seed_cache, write_text
+from .fsutil import atomic_path, file_lock, merge_cache, owned_dir, seed_cache, write_text
 from .options import QUALITIES, RenderOptions
 from .uptodate import input_files, source_hash
 
 FRAMES = "frames"  # OUT/.cache/frames/<slug>/<key>/
 INDEX = "frames.json"  # written last: a folder with it holds every frame it lists
 KEPT = 48  # frame sets kept per topic (the least recently used beyond that are removed)
-NUMBER_GLYPHS = "_numbers"  # OUT/.cache/Tex/_numbers: the kit's number glyphs, compiled once for all topics
 
 OnFrame = Callable[[int, str, Path], Any]
 
@@ -63,7 +60,6 @@ def step_frames(topic: Any, out: Any = "media", *, theme: str = "dark", quality:
     topic = topic_named(topic)
     opts = make_options(quality=quality, theme=theme, out=out)
     checked = make_params(topic, params)
-    check_tools(topic)
     cache = Path(opts.out).absolute() / ".cache"
     folder = cache / FRAMES / topic.slug / frames_key(topic, checked, opts)[:24]
     with file_lock(folder.with_name(folder.name + ".lock")):  # the same frames are drawn once at a time
@@ -75,31 +71,6 @@ def step_frames(topic: Any, out: Any = "media", *, theme: str = "dark", quality:
                 raise RenderFailed(f"{topic.slug}: step frames failed: {type(err).__name__}: {err}") from err
     prune(folder.parent, keep=folder.name)
     return paths
-
-
-def prepare_number_glyphs(out: Any = "media", slugs: list[str] | None = None) -> int | None:
-    """Compile every glyph the kit's numbers draw (once per ``out``) and link them into each topic's
-    Tex cache, so that a changed flag whose numbers show a new digit waits for no LaTeX run.
-
-    A number's digits are compiled one LaTeX run each (about 0.45 s) the first time a render shows
-    them; a flag that brings a new digit to the screen pays that in its step-end frames. The studio's
-    children call this while nobody waits (scenes/studio/worker.py). Returns how many files it linked,
-    or None when another process is doing it (it does not wait).
-    """
-    from manim import tempconfig
-
-    tex = text_cache(Path(out).absolute() / ".cache") / "Tex"
-    folder = tex / NUMBER_GLYPHS
-    with lock_if_free(tex / f"{NUMBER_GLYPHS}.lock") as mine:
-        if not mine:
-            return None
-        with tempconfig({"tex_dir": str(folder), "verbosity": "WARNING"}):
-            number_glyphs()
-        placed = 0
-        for slug in slugs or TOPIC_MODULES:
-            (tex / slug).mkdir(parents=True, exist_ok=True)
-            placed += sum(link_or_copy(svg, tex / slug / svg.name) for svg in sorted(folder.glob("*.svg")))
-        return placed
 
 
 def frames_key(topic: Any, params: Any, opts: RenderOptions) -> str:

@@ -17,9 +17,21 @@ Render with ``python render.py positions`` or ``manim -ql scenes/positions/scene
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, MathTex, VGroup
+from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, VGroup
 
-from scenes.kit import SAFE_BOTTOM, SAFE_TOP, Columns, StepScene, Topic, head_color, keep_on_screen, label, step, theme
+from scenes.kit import (
+    SAFE_BOTTOM,
+    SAFE_TOP,
+    Columns,
+    StepScene,
+    Topic,
+    formula,
+    head_color,
+    keep_on_screen,
+    label,
+    step,
+    theme,
+)
 from scenes.positions.numbers import inverse, numbers
 from scenes.positions.params import Params
 from scenes.positions.parts import PositionTable, Rows, Sentence, SummaryTable, connector
@@ -145,16 +157,15 @@ class PositionsScene(StepScene):
     def absolute(self) -> None:
         t, tokens, world = theme(), self.numbers.tokens, self.numbers.world
         self.clear_stage()
-        formula = MathTex(r"X = \text{token embedding} + \text{position embedding}", font_size=34,
-                          color=t.text).move_to([0, SAFE_TOP - 0.3, 0])
+        equation = formula('X = "token embedding" + "position embedding"', 34).move_to([0, SAFE_TOP - 0.3, 0])
         shown = min(max(TABLE_SHOWN, len(tokens) + self.numbers.shift), len(world.table))
         name = "sinusoidal table (tblock.positions)" if world.table_name == "sinusoidal" else \
             f"learned W_pos of '{world.table_name}'"
         table = self.track("position_table", PositionTable(world.table, shown, name, height=1.3))
-        table.next_to(formula, DOWN, buff=0.3)
+        table.next_to(equation, DOWN, buff=0.3)
         keep_on_screen(table)
         here = table.columns(0, len(tokens), t.accent)
-        self.play(FadeIn(formula), run_time=0.6)
+        self.play(FadeIn(equation), run_time=0.6)
         self.cue(1)
         self.play(FadeIn(table), run_time=0.8)
         self.play(Create(here), run_time=0.6)
@@ -218,13 +229,13 @@ class PositionsScene(StepScene):
         a = self.track("rope_attn_scores", self.place(
             Rows(ro.attn_scores, tokens, f"RoPE, {head_label(ro.head)}: scores at positions 0-{n - 1}", scale),
             "left", SAFE_TOP - 0.6))
-        formula = MathTex(r"(R_i\,q)\cdot(R_j\,k) = q\cdot R_{j-i}\,k", font_size=34, color=t.text)
+        equation = formula("(R_i thin q) dot (R_j thin k) = q dot R_(j-i) thin k", 34)
         pointer = note("the rotation itself: python render.py rope", t.muted, 20)
         self.play(FadeIn(a), run_time=0.8)
         self.cue(1)
-        formula.next_to(a, DOWN, buff=0.5).set_x(0)
-        pointer.next_to(formula, DOWN, buff=0.25)
-        self.play(FadeIn(formula), FadeIn(pointer), run_time=0.6)
+        equation.next_to(a, DOWN, buff=0.5).set_x(0)
+        pointer.next_to(equation, DOWN, buff=0.25)
+        self.play(FadeIn(equation), FadeIn(pointer), run_time=0.6)
         self.cue(2)
         b = self.track("rope_shifted_attn_scores", self.place(
             Rows(ro.shifted_attn_scores, tokens, f"at positions {shift}-{shift + n - 1}", scale),

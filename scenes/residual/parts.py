@@ -5,9 +5,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from manim import DOWN, LEFT, RIGHT, UP, Dot, MathTex, Transform, VGroup
+from manim import DOWN, LEFT, RIGHT, UP, Dot, Transform, VGroup
 
-from scenes.kit import Columns, Plane2D, VectorColumn, label, theme
+from scenes.kit import Columns, Plane2D, VectorColumn, formula, label, theme
 
 # the plane on the left; the ledger (names, then two numbers) on the right
 COLUMNS = Columns(plane=(-4.0, 5.6), ledger=(3.6, 6.0), values=(5.5, 2.95))
@@ -40,13 +40,14 @@ class TokenPlane(VGroup):
 
 
 class LedgerRow(VGroup):
-    """One named row of the ledger: a name and formula on the left, the two numbers (4 places) on the right."""
+    """One named row of the ledger: a name and formula (Typst math) on the left, the two numbers (4 places)
+    on the right."""
 
-    def __init__(self, name: str, formula: str, values: Sequence[float], color: str, y: float) -> None:
+    def __init__(self, name: str, source: str, values: Sequence[float], color: str, y: float) -> None:
         super().__init__()
         self.values = VectorColumn(values, horizontal=True, places=4, cell_width=1.45, cell_height=0.52,
                                    font_size=28)
-        self.name = VGroup(label(name, 22, color), MathTex(formula, font_size=32, color=color))
+        self.name = VGroup(label(name, 22, color), formula(source, 32, color))
         self.name.arrange(RIGHT, buff=0.2).move_to([COLUMNS.ledger.left, y, 0], aligned_edge=LEFT)
         self.values.move_to(COLUMNS.point("values", y))
         self.add(self.name, self.values)

@@ -21,20 +21,19 @@ from manim import (
     FadeOut,
     GrowArrow,
     Indicate,
-    MathTex,
     ReplacementTransform,
     Transform,
     VGroup,
 )
 
-from scenes.kit import StepScene, Topic, WeightBars, fmt, head_color, label, step, theme
+from scenes.kit import StepScene, Topic, WeightBars, fmt, formula, head_color, label, step, theme
 from scenes.residual.numbers import numbers, world_of
 from scenes.residual.params import Params
 from scenes.residual.parts import COLUMNS, LedgerRow, StreamArrows, TokenPlane
 from scenes.residual.script import script
 
-WO_TEX = {"identity": r"W_O = I", "negate": r"W_O = \mathrm{diag}(-1,\ 1)"}
-WORLD_WO_TEX = {"identity": r"W_O", "negate": r"W_O\,\mathrm{diag}(-1,\ 1)"}  # a world file's W_O, then flipped
+WO_FORMULA = {"identity": "W_O = I", "negate": 'W_O = "diag"(-1, thin space 1)'}
+WORLD_WO_FORMULA = {"identity": "W_O", "negate": 'W_O thin "diag"(-1, thin space 1)'}  # a world file's W_O, flipped
 ROW_Y = {"resid_pre": -0.95, "z": -1.6, "attn_out": -2.25, "resid_mid": -2.9}  # the ledger's rows, by trace key
 TITLE_Y, FORMULA_Y, BARS_Y = -0.35, 3.15, 1.25
 
@@ -55,9 +54,10 @@ class ResidualScene(StepScene):
             self.switch_to_negate()
         self.record_numbers()
 
-    def row(self, key: str, name: str, formula: str, values: np.ndarray, color: str) -> LedgerRow:
-        """A ledger row whose numbers the manifest reads (under ``key``, the engine's trace key)."""
-        return self.track(key, LedgerRow(name, formula, values, color, ROW_Y[key]))
+    def row(self, key: str, name: str, source: str, values: np.ndarray, color: str) -> LedgerRow:
+        """A ledger row (its formula in Typst math) whose numbers the manifest reads (under ``key``, the
+        engine's trace key)."""
+        return self.track(key, LedgerRow(name, source, values, color, ROW_Y[key]))
 
     @step
     def show_tokens(self) -> None:
@@ -77,8 +77,7 @@ class ResidualScene(StepScene):
         run = self.numbers.first
         q_arrow = self.board.arrow(run["rot_q"], theme().accent, width=4)
         q_name = label("query", 20, theme().accent).next_to(q_arrow.get_end(), LEFT, buff=0.1)
-        formula = MathTex(r"\text{score}_j = \frac{q \cdot k_j}{\sqrt{2}}", font_size=34,
-                          color=theme().text).move_to(COLUMNS.point("ledger", FORMULA_Y))
+        score = formula('"score"_j = (q dot k_j) / sqrt(2)', 34).move_to(COLUMNS.point("ledger", FORMULA_Y))
         scores = VGroup(*[label(fmt(s), 22) for s in run["attn_scores"]])
         bars = self.track("pattern", WeightBars(self.numbers.tokens, run["pattern"], head_color(0),
                                                 bar_height=2.2, bar_width=0.6, gap=0.9, font_size=26))
@@ -87,7 +86,7 @@ class ResidualScene(StepScene):
             s.move_to(base.get_center() + UP * 0.4)
         self.play(GrowArrow(q_arrow), FadeIn(q_name))
         self.cue("score")
-        self.play(FadeIn(formula), FadeIn(bars.token_labels), FadeIn(scores))
+        self.play(FadeIn(score), FadeIn(bars.token_labels), FadeIn(scores))
         self.wait(0.4)
         self.cue("softmax")
         self.play(FadeOut(scores), FadeIn(bars.bars), run_time=1.2)
@@ -111,7 +110,7 @@ class ResidualScene(StepScene):
             start = start + piece
         h_arrow = self.board.arrow(run["z"], head_color(0), width=6)
         h_name = label("h", 24, head_color(0)).next_to(h_arrow.get_end(), LEFT, buff=0.1)
-        h_row = self.row("z", "mixture", r"h = A V", run["z"], head_color(0))
+        h_row = self.row("z", "mixture", "h = A V", run["z"], head_color(0))
         self.cue("It has")
         self.play(ReplacementTransform(pieces, h_arrow), FadeIn(h_name), FadeIn(h_row))
         self.cue(f"Its {self.numbers.dims[1]}")
@@ -120,12 +119,12 @@ class ResidualScene(StepScene):
     @step
     def project_update(self) -> None:
         wo, run = next(iter(self.numbers.runs.items()))
-        self.wo_tex = MathTex(self.wo_formula(wo), font_size=34, color=theme().text).move_to(self.title)
+        self.wo_formula = formula(self.wo_source(wo), 34).move_to(self.title)
         self.arrows = StreamArrows(self.board, run)
         a = self.arrows
-        self.delta_row = self.row("attn_out", "update", r"\Delta = h\,W_O", run["attn_out"], theme().update)
-        self.result_row = self.row("resid_mid", "result", r"x + \Delta", run["resid_mid"], theme().accent)
-        self.play(FadeOut(self.title), FadeIn(self.wo_tex))
+        self.delta_row = self.row("attn_out", "update", "Delta = h thin W_O", run["attn_out"], theme().update)
+        self.result_row = self.row("resid_mid", "result", "x + Delta", run["resid_mid"], theme().accent)
+        self.play(FadeOut(self.title), FadeIn(self.wo_formula))
         self.cue("added to x")
         self.play(*self.dim_receiver(), GrowArrow(a.x))
         self.play(GrowArrow(a.delta), FadeIn(a.delta_name), FadeIn(self.delta_row))
@@ -137,8 +136,7 @@ class ResidualScene(StepScene):
     @step
     def switch_to_negate(self) -> None:
         run = self.numbers.runs["negate"]
-        self.play(Transform(self.wo_tex, MathTex(self.wo_formula("negate"), font_size=34, color=theme().text)
-                            .move_to(self.wo_tex)))
+        self.play(Transform(self.wo_formula, formula(self.wo_source("negate"), 34).move_to(self.wo_formula)))
         self.cue("update becomes")
         self.play(*self.arrows.retarget(run), *self.delta_row.animate_values(run["attn_out"]),
                   *self.result_row.animate_values(run["resid_mid"]), run_time=1.5)
@@ -154,9 +152,9 @@ class ResidualScene(StepScene):
             return [token.animate.set_opacity(0.25)]
         return [token[0].animate.set_opacity(0.25), FadeOut(token[1])]
 
-    def wo_formula(self, wo: str) -> str:
-        """The output projection as a formula: the lesson's matrix, or the world file's W_O (then flipped)."""
-        return (WO_TEX if self.numbers.lesson else WORLD_WO_TEX)[wo]
+    def wo_source(self, wo: str) -> str:
+        """The output projection as Typst math: the lesson's matrix, or the world file's W_O (then flipped)."""
+        return (WO_FORMULA if self.numbers.lesson else WORLD_WO_FORMULA)[wo]
 
     def record_numbers(self) -> None:
         """The values no part shows at the end; the rows and bars are tracked."""

@@ -37,7 +37,6 @@ from manim import (
     DecimalNumber,
     Dot,
     Line,
-    MathTex,
     Mobject,
     RoundedRectangle,
     SurroundingRectangle,
@@ -54,6 +53,7 @@ from scenes.kit import (
     LabelledAxes,
     SteadyNumber,
     fmt,
+    formula,
     head_color,
     keep_on_screen,
     label,
@@ -65,7 +65,7 @@ from scenes.kit import (
 from scenes.rope.numbers import plane_view, widget_view
 from scenes.rope.script import rate, whole
 
-DEGREES = r"^\circ"  # a DecimalNumber's unit
+DEGREES = "^degree"  # a number's unit: a degree sign raised to the digits' top (kit/formulas.py, Glyph)
 STRIP_WIDTH = 6.6  # the most width the coordinate strip takes
 
 
@@ -423,9 +423,8 @@ class PlanePanels(VGroup):
     def make_header(self, d_head: int, pairs: np.ndarray, top: float) -> VGroup:
         t = theme()
         n, shown = d_head // 2, len(self.drawn)
-        formula = MathTex(r"\theta_i = " + f"{self.base:g}" + r"^{-2i/" + str(d_head) + r"}", font_size=34,
-                          color=t.text)
-        formula.move_to([SAFE_LEFT, top, 0], aligned_edge=LEFT)
+        frequencies = formula(f"theta_i = {self.base:g}^(-2i \\/ {d_head})", 34)
+        frequencies.move_to([SAFE_LEFT, top, 0], aligned_edge=LEFT)
         self.strip = PairStrip(pairs, d_head, self.drawn)
         self.strip.move_to([SAFE_RIGHT, top, 0], aligned_edge=RIGHT)
         pairs_text = ", ".join(f"(x{a}, x{b})" for a, b in pairs[:2])
@@ -437,7 +436,7 @@ class PlanePanels(VGroup):
         if shown < n:
             legend.add(label(f"{shown} of {n} planes shown", 20, t.muted))
         legend.arrange(RIGHT, buff=0.35).move_to([SAFE_RIGHT, top - 0.53, 0], aligned_edge=RIGHT)
-        return VGroup(formula, self.strip, pairing, legend)
+        return VGroup(frequencies, self.strip, pairing, legend)
 
     def view(self) -> dict:
         """Every plane at the trackers' whole positions (engine call, cached per position pair)."""

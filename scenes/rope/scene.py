@@ -23,9 +23,9 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from manim import Circumscribe, Create, FadeIn, FadeOut, MathTex, Transform, VGroup, linear, smooth
+from manim import Circumscribe, Create, FadeIn, FadeOut, Transform, VGroup, linear, smooth
 
-from scenes.kit import MARGIN, SAFE_RIGHT, StepScene, Topic, fmt, head_color, step, theme
+from scenes.kit import MARGIN, SAFE_RIGHT, StepScene, Topic, fmt, formula, head_color, step, theme
 from scenes.rope.numbers import numbers
 from scenes.rope.params import Params
 from scenes.rope.parts import (
@@ -111,8 +111,7 @@ class RopeScene(StepScene):
     @step
     def rotate_by_position(self) -> None:
         p, w = self.params, self.widget
-        self.formula = MathTex(r"\text{rotation} = \text{position} \times " + fmt(p.deg_per_pos, 1) + DEGREES,
-                               font_size=34, color=theme().text).move_to(FORMULA_AT)
+        self.formula = formula(f'"rotation" = "position" times {fmt(p.deg_per_pos, 1)} degree', 34).move_to(FORMULA_AT)
         self.add(*w.rotation_arcs())
         self.play(FadeIn(self.formula))
         self.cue(1)
@@ -130,9 +129,9 @@ class RopeScene(StepScene):
     @step
     def shift_both(self) -> None:
         p, w = self.params, self.widget
-        formula = MathTex(r"(R_m\,q)\cdot(R_n\,k) = q\cdot R_{n-m}\,k", font_size=34, color=theme().text)
+        shifted = formula("(R_m thin q) dot (R_n thin k) = q dot R_(n-m) thin k", 34)
         self.remove(w.q_arc, w.k_arc)
-        self.play(Transform(self.formula, formula.move_to(self.formula)), run_time=0.8)
+        self.play(Transform(self.formula, shifted.move_to(self.formula)), run_time=0.8)
         self.cue("Both arrows")
         self.play(*w.turn_to(p.query_pos + p.shift, p.key_pos + p.shift), run_time=run_time(p.shift, 3, 2, 6),
                   rate_func=smooth)

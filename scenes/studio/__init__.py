@@ -36,7 +36,7 @@ def serve(host: str = "127.0.0.1", port: int = 8765, out: Any = "media", *, open
     sock.listen(128)  # connections wait from now on, so the printed URL answers at once
     port = sock.getsockname()[1]  # --port 0: a free port
     url = f"http://{f'[{host}]' if ':' in host else host}:{port}/"
-    app = make_app(Path(out), host=host, port=port, workers=workers, queue_size=queue_size, prepare=True)
+    app = make_app(Path(out), host=host, port=port, workers=workers, queue_size=queue_size)
     announce(url)
     if open_browser:
         import webbrowser

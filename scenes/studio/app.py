@@ -151,11 +151,9 @@ def error(message: str, status: int = 400) -> JSONResponse:
 
 
 def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: int = 1, queue_size: int = 8,
-             command: list[str] | None = None, prepare: bool = False) -> Any:
-    """The studio as an ASGI app serving renders under ``out`` (the Host guard in front); ``prepare``:
-    compile the number glyphs ahead (:class:`JobQueue`)."""
-    studio = Studio(Path(out), dict(workers=workers, size=queue_size, command=command,
-                                    frames=step_frames.AVAILABLE, prepare=prepare and step_frames.AVAILABLE))
+             command: list[str] | None = None) -> Any:
+    """The studio as an ASGI app serving renders under ``out`` (the Host guard in front)."""
+    studio = Studio(Path(out), dict(workers=workers, size=queue_size, command=command, frames=step_frames.AVAILABLE))
     guard = Guard(Starlette(routes=studio.routes(), lifespan=studio.lifespan), host, port)
     guard.stopping = studio.stopping
     guard.queue = lambda: studio.state.get("queue")

@@ -9,9 +9,7 @@ changes nothing: a job runs until it ends or is cancelled. Children are started 
 (``spares``: the next render's) and do their imports while nothing is asked, so a job's first
 frame does not wait for Python and Manim to start. The step-end frames have a child of their own
 that stays between jobs (``framer``, ``worker.py --serve-frames``), so what one request built (parsed
-formulas, digits, label glyphs) is still there for the next changed flag. With ``prepare``, one more
-child, at a low priority, compiles the number glyphs the topics' Tex caches lack (once per ``out``),
-so a flag that shows a new digit does not wait for LaTeX in its frames.
+formulas, digits, label glyphs) is still there for the next changed flag.
 
 Example::
 
@@ -90,7 +88,7 @@ class JobQueue:
     """Jobs by id, a bounded waiting line, ``workers`` runner threads and the children they start."""
 
     def __init__(self, out: Path, *, workers: int = 1, size: int = 8, command: list[str] | None = None,
-                 frames: bool = False, prepare: bool = False) -> None:
+                 frames: bool = False) -> None:
         self.out = Path(out).absolute()
         self.size, self.command, self.frames = size, list(command or WORKER), frames
         self.jobs: dict[str, Job] = {}
@@ -103,11 +101,6 @@ class JobQueue:
         self.spare_count = 1  # the next render's child
         self.framer: subprocess.Popen | None = None  # the step-end frames' child, kept between jobs (warm)
         self.framer_busy = False
-        self.helpers: list[subprocess.Popen] = []  # the number glyphs' compile (``prepare``), killed at the end
-        if prepare:
-            self.helpers.append(subprocess.Popen([*WORKER, "--prepare-numbers", str(self.out)], env=self._env(),
-                                                 stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                                 stderr=subprocess.DEVNULL))
         with self.lock:
             self._refill()
         self.threads = [threading.Thread(target=self._run, name=f"studio-runner-{i}", daemon=True)
@@ -175,11 +168,11 @@ class JobQueue:
         for job_id in ids:
             self.cancel(job_id)
         with self.lock:
-            spares, self.spares = self.spares + self.helpers + ([self.framer] if self.framer else []), []
+            spares, self.spares = self.spares + ([self.framer] if self.framer else []), []
             drawing = [p for j in self.jobs.values() if j.state in FINAL for p in j.procs if p is not self.framer]
         for proc in drawing:  # the frames of a job whose video is done
             stop(proc)
-        for proc in spares:  # they hold no work: nothing to stop cleanly (a glyph compile is redone next time)
+        for proc in spares:  # they hold no work: nothing to stop cleanly
             proc.kill()
             proc.wait()
         deadline = time.monotonic() + wait

@@ -96,7 +96,6 @@ def render(request: dict, emit: Emit) -> None:
     params = api.make_params(topic, request.get("params", {}))
     if request.get("script"):
         opts = api.with_script(topic, params, opts, request["script"])
-    api.check_tools(topic)
     record = out / ".cache" / "studio" / PLAYS
     progress = Progress(recorded_plays(record, request), len(step_names(topic, params)))
     emit(event="start", total=progress.total, steps=progress.steps)
@@ -176,16 +175,6 @@ def warm_up() -> None:
     load_topics()
 
 
-def prepare_numbers(out: str) -> int:
-    """``python -m scenes.studio.worker --prepare-numbers OUT``: compile the number glyphs the topics'
-    Tex caches under ``OUT`` lack, at a low priority (the studio starts this once, beside its children)."""
-    from scenes.pipeline.step_frames import prepare_number_glyphs  # heavy (Manim): only in this helper child
-
-    os.nice(PREPARE_NICE)
-    prepare_number_glyphs(out)
-    return 0
-
-
 def event_writer() -> Emit:
     """``emit(**event)``: one JSON line on the real stdout; Manim's and piper's prints go to stderr."""
     events = os.fdopen(os.dup(1), "w", buffering=1, encoding="utf-8")
@@ -263,6 +252,4 @@ def serve_frames() -> int:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--prepare-numbers"]:
-        sys.exit(prepare_numbers(sys.argv[2]))
     sys.exit(serve_frames() if sys.argv[1:2] == ["--serve-frames"] else main())
