@@ -324,3 +324,31 @@ def test_burned_caption_fits_the_band_in_at_most_two_readable_lines():
     assert long.height <= config.frame_height / 2 + CAPTION_TOP
     unscaled = Text(long[0].text, font=FONT, font_size=20)
     assert long[0].height == pytest.approx(unscaled.height, rel=0.02)  # not shrunk to fit one line
+
+
+def ink_rows(sheet: Image.Image, box: tuple[int, int, int, int], colour: str) -> np.ndarray:
+    """The row numbers inside ``box`` (x0, y0, x1, y1) where some pixel is within 40 of ``colour``."""
+    pixels = np.asarray(sheet.crop(box).convert("RGB"), dtype=int)
+    target = np.array([int(colour[i:i + 2], 16) for i in (1, 3, 5)])
+    return np.flatnonzero((np.abs(pixels - target).max(axis=-1) < 40).any(axis=1))
+
+
+def test_storyboard_captions_are_readable_and_its_title_is_whole():
+    """At the default width, three columns: a caption's digits are at least 14 px tall on the sheet, and
+    a long title wraps inside the sheet instead of running off its edge."""
+    from scenes.kit.theme import THEMES
+    from scenes.pipeline.exports.storyboard import compose_storyboard
+
+    frames = [Image.new("RGB", (1280, 720), "black") for _ in range(5)]
+    title = "residual: one head's mixture becomes an update added to the stream " * 2
+    sheet = compose_storyboard(frames, ["8"] * 5, ["step"] * 5, title=title)
+    text = THEMES["dark"].text
+    x0, _, x1, y1 = sheet.info["panels"][0]
+    below = sheet.info["panels"][3][1]  # the second row's top: the first row's caption lies above it
+    rows = ink_rows(sheet, (x0, y1 + 1, x1, below), text)
+    assert rows.size and rows.max() - rows.min() + 1 >= 14, "caption digits under 14 px"
+    top = sheet.info["panels"][0][1]
+    title_ink = np.asarray(sheet.crop((0, 0, sheet.width, top)).convert("L"), dtype=int)
+    columns = np.flatnonzero((title_ink > 128).any(axis=0))
+    assert columns.size and columns.min() >= 16 and columns.max() <= sheet.width - 16
+    assert (title_ink > 128).any(axis=1).sum() > 2 * 20  # two lines or more: wrapped, not cut

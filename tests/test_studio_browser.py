@@ -111,6 +111,11 @@ def test_the_studio_in_a_browser(server, tmp_path):
         start = page.evaluate("document.getElementById('video').currentTime")
         page.wait_for_function(f"document.getElementById('video').currentTime > {start} + 0.5", timeout=15_000)
         assert page.evaluate("document.getElementById('video').textTracks[0].kind") == "subtitles"
+        # the captions are a line under the picture, not drawn over it
+        assert page.evaluate("document.getElementById('video').textTracks[0].mode") == "hidden"
+        page.wait_for_function("document.getElementById('subtitle').textContent.trim().length > 0", timeout=15_000)
+        line, picture = page.locator("#subtitle").bounding_box(), video.bounding_box()
+        assert line["y"] >= picture["y"] + picture["height"] - 1, (line, picture)
         job = api(server, "GET", f"/api/renders/{page.evaluate('document.body.dataset.job')}")
         assert job["state"] == "done" and "--wo negate --voice" in job["command"]
         expect(page.locator("#steps li")).to_have_count(len(job["manifest"]["steps"]))

@@ -13,6 +13,8 @@ from .drawing import _font, _theme, _wrap, save_png
 from .video_info import ExportError, frames_at, step_end_frames
 
 STORYBOARD_KEY = "tblock-storyboard"  # PNG text chunk: the topic and each panel's step and box
+CAPTION_PX = 20  # caption font at the default 1280-px sheet: its digits are about 15 px tall
+TITLE_PX = 28
 
 
 def storyboard_columns(n: int) -> int:
@@ -39,9 +41,9 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
     pad, gap = round(24 * scale), round(20 * scale)
     panel_w = (width - 2 * pad - (columns - 1) * gap) // columns
     panel_h = round(panel_w * images[0].height / images[0].width)
-    caption_font = _font(max(11, round(15 * scale * (1.25 if columns < 3 else 1))))
-    name_font = _font(max(11, round(14 * scale * (1.25 if columns < 3 else 1))), bold=True)
-    title_font = _font(max(14, round(24 * scale)), bold=True)
+    caption_font = _font(max(11, round(CAPTION_PX * scale)))
+    name_font = _font(max(11, round(CAPTION_PX * scale)), bold=True)
+    title_font = _font(max(14, round(TITLE_PX * scale)), bold=True)
     line_h = round(caption_font.size * 1.3)
     wrapped = [_wrap(c, caption_font, panel_w) for c in captions]
     name_h = round(name_font.size * 1.6)

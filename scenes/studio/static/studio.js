@@ -349,10 +349,8 @@ const Studio = (() => {
     const captions = status.files.find((f) => f.endsWith(".srt"));
     video.replaceChildren();
     video.src = `${primary}?job=${status.id}`;
-    if (captions) {
-      video.append(el("track", { kind: "subtitles", srclang: "en", label: "captions", default: true,
-                                 src: `${captions}?as=vtt&job=${status.id}` }));
-    }
+    if (captions) showSubtitlesBelow(video, `${captions}?as=vtt&job=${status.id}`);
+    else $("subtitle").hidden = true;
     video.hidden = false;
     $("placeholder").hidden = true;
     video.load();
@@ -366,6 +364,21 @@ const Studio = (() => {
     link.hidden = !status.script;
     if (status.script) { link.href = status.script; link.download = status.script.split("/").pop(); }
     $("rerender").disabled = true;
+  }
+
+  // the captions as a line under the picture, never over it: the track is loaded hidden and each
+  // cue's text is copied into #subtitle while it is active
+  function showSubtitlesBelow(video, src) {
+    const line = $("subtitle");
+    const track = el("track", { kind: "subtitles", srclang: document.documentElement.lang || "en", label: "captions", src });
+    video.append(track);
+    track.track.mode = "hidden";
+    line.textContent = "";
+    line.hidden = false;
+    track.track.addEventListener("cuechange", () => {
+      const cues = Array.from(track.track.activeCues || []);
+      line.textContent = cues.map((cue) => cue.text).join("\n");
+    });
   }
 
   function renderSteps(manifest, drawn, skipped) {
