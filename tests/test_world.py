@@ -64,7 +64,8 @@ def test_the_written_bank_world_is_the_lessons_world(cli, tmp_path):
 def test_a_topic_without_a_world_file_says_which_have_one(cli):
     result = cli("world", "ledger")
     assert result.exit_code == 2
-    assert "ledger reads no world file; the topics that do: bank, block, ffn, heads, residual" in result.output
+    assert ("ledger reads no world file; the topics that do: bank, block, ffn, heads, positions, residual, "
+            "rope") in result.output
 
 
 def test_two_worlds_never_share_an_output_name(cli, tmp_path):
