@@ -56,9 +56,9 @@ class Params(TopicParams):
 
     def check_world(self) -> None:
         """With --world: the file's names and contents, so no flag that sets them beside it (its own head
-        width is welcome: :meth:`resolved` writes it in)."""
+        width and second key's turn are welcome: :meth:`resolved` writes them in)."""
         world = check_rope(load_world(self.world, ROPE_SPEC))
-        own = {"d_head": world.sizes["d_head"]}
+        own = {"d_head": world.sizes["d_head"], "key_content": key_turn(world)}
         given = [k for k, v in self.changed().items() if k in self.WORLD_GIVES and own.get(k) != v]
         if given:
             flag = "--" + given[0].replace("_", "-")
