@@ -34,7 +34,7 @@ from tblock.config import BlockConfig
 from tblock.positions import sinusoidal
 from tblock.weights import BlockWeights
 from tblock.worlds.heads import embed_tokens
-from tblock.worlds.positions import POSITIONS_SPEC, check_positions
+from tblock.worlds.positions import POSITIONS_SPEC
 from tblock.worlds.trained import checkpoint
 from tblock.worlds.world_file import World as WorldFile
 from tblock.worlds.world_file import WorldSpec, block_arrays, load_world
@@ -286,7 +286,7 @@ def positions_numbers(world: World, order: tuple[int, ...], shift: int,
 def block_world(p: Params) -> World:
     """The block, tokens and position table these flags ask for: the world file's, a checkpoint's, or seeded."""
     if p.world is not None:
-        file = check_positions(load_world(p.world, POSITIONS_SPEC))
+        file = load_world(p.world, POSITIONS_SPEC)
         return file_world(file, p.alibi_slopes(file.sizes["h"]))
     inp = p.trained()
     if inp is None:

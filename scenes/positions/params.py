@@ -10,7 +10,7 @@ from typing import ClassVar
 
 from scenes.kit import TopicParams, param, seed_param, world_param
 from scenes.kit.values import words_of
-from tblock.worlds.positions import MAX_TOKENS, MIN_TOKENS, POSITIONS_SPEC, check_positions
+from tblock.worlds.positions import MAX_TOKENS, MIN_TOKENS, POSITIONS_SPEC
 from tblock.worlds.trained import TrainedInput, trained_input
 from tblock.worlds.world_file import WorldError, load_world
 
@@ -116,7 +116,7 @@ class Params(TopicParams):
         if given:
             flag = "--" + given[0].replace("_", "-")
             raise ValueError(f"{flag}: not with --world, whose file gives the sentence, embeddings, table and block")
-        world = check_positions(load_world(self.world, POSITIONS_SPEC))
+        world = load_world(self.world, POSITIONS_SPEC)
         n, rows = len(world.tokens), world.sizes["n_pos"]
         if n + self.shift > rows:
             raise WorldError(f"{world.path}: W_pos: {rows} positions (0..{rows - 1}), but --shift {self.shift} "

@@ -32,7 +32,7 @@ from tblock.positions import (
     rope_score_by_offset,
     rotate_2d,
 )
-from tblock.worlds.rope import ROPE_NAMES, ROPE_SPEC, check_rope
+from tblock.worlds.rope import ROPE_NAMES, ROPE_SPEC
 from tblock.worlds.world_file import World, WorldSpec, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
@@ -283,7 +283,7 @@ def numbers(p: Params) -> RopeNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same); with
     ``--world``, the file's names and contents."""
     if p.world is not None:
-        file = check_rope(load_world(p.world, ROPE_SPEC))
+        file = load_world(p.world, ROPE_SPEC)
         return contents_numbers(p.query_pos, p.key_pos, p.deg_per_pos, p.shift, file.arrays, p.base, p.pairing,
                                 file.tokens, file)
     return rope_numbers(p.query_pos, p.key_pos, p.deg_per_pos, p.shift, p.key_content, p.d_head, p.base, p.pairing)

@@ -9,7 +9,7 @@ from typing import ClassVar
 
 from scenes.kit import TopicParams, param, world_param
 from tblock.config import ROPE_PAIRINGS
-from tblock.worlds.rope import ROPE_SPEC, check_rope, key_turn
+from tblock.worlds.rope import ROPE_SPEC, key_turn
 from tblock.worlds.world_file import load_world
 
 MAX_POS = 10000
@@ -57,7 +57,7 @@ class Params(TopicParams):
     def check_world(self) -> None:
         """With --world: the file's names and contents, so no flag that sets them beside it (its own head
         width and second key's turn are welcome: :meth:`resolved` writes them in)."""
-        world = check_rope(load_world(self.world, ROPE_SPEC))
+        world = load_world(self.world, ROPE_SPEC)
         own = {"d_head": world.sizes["d_head"], "key_content": key_turn(world)}
         given = [k for k, v in self.changed().items() if k in self.WORLD_GIVES and own.get(k) != v]
         if given:

@@ -25,16 +25,6 @@ from tblock.worlds.world_file import World, WorldError, WorldSpec, block_arrays
 MIN_TOKENS, MAX_TOKENS = 3, 6  # the sentence rows hold six; the same-token step needs a word twice
 WORD_CHARS = 10  # a chip of the sentence holds ten characters
 
-POSITIONS_SPEC = WorldSpec(
-    "positions", {
-        "tok": (("n", "d"), "each token's embedding, one row per token (a repeated word repeats its row)"),
-        "W_pos": (("n_pos", "d"), "the absolute position table: row p is added to the token at position p "
-                                  "(at least n + --shift rows)"),
-        **block_arrays(),
-    },
-    max_tokens=MAX_TOKENS, word_chars=WORD_CHARS,
-    note="The block: LayerNorm, exact GELU, full attention. --permute, --scheme, --slopes and --shift still apply.")
-
 
 def check_positions(world: World) -> World:
     """The checks a positions world needs beyond its shapes (one line naming the file and the key): at
@@ -54,3 +44,15 @@ def check_positions(world: World) -> World:
     if d_head % 2:
         raise WorldError(f"{where}: W_Q: d_head = {d_head} is odd; RoPE turns coordinate pairs, so it must be even")
     return world
+
+
+POSITIONS_SPEC = WorldSpec(
+    "positions", {
+        "tok": (("n", "d"), "each token's embedding, one row per token (a repeated word repeats its row)"),
+        "W_pos": (("n_pos", "d"), "the absolute position table: row p is added to the token at position p "
+                                  "(at least n + --shift rows)"),
+        **block_arrays(),
+    },
+    max_tokens=MAX_TOKENS, word_chars=WORD_CHARS,
+    note="The block: LayerNorm, exact GELU, full attention. --permute, --scheme, --slopes and --shift still apply.",
+    check=check_positions)

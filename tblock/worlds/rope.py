@@ -29,18 +29,6 @@ ROPE_NAMES = ("query", "key", "key 2")  # the lesson's names of the three arrows
 UNIT_TOLERANCE = 0.01  # a content's length may differ from 1 by this much (four typed decimals are plenty)
 MAX_D_HEAD = 128  # the --d-head flag's limit: the strip of coordinates holds this many
 
-ROPE_SPEC = WorldSpec(
-    "rope", {
-        "q": (("2",), "the query's content in the 2-D widget, a unit vector (before RoPE turns it)"),
-        "k": (("2",), "the key's content in the 2-D widget, a unit vector"),
-        "k2": (("2",), "the second key's content, a unit vector turned away from k's"),
-        "head": (("d_head",), "the query's and the key's content in a head of d_head/2 planes (the same "
-                              "vector for both), a unit vector; d_head even"),
-    },
-    fixed={"2": 2}, max_tokens=3, limit=1.0, word_chars=10,
-    note="tokens: the names of the query, the key and the second key. The rates, positions and shift are "
-         "the flags': --deg-per-pos, --base, --pairing, --query-pos, --key-pos, --shift.")
-
 
 def check_rope(world: World) -> World:
     """The checks a RoPE world needs beyond its shapes (one line naming the file and the key): three names,
@@ -63,6 +51,20 @@ def check_rope(world: World) -> World:
         raise WorldError(f"{where}: head: {d_head} entries; d_head must be even (RoPE turns coordinate pairs) "
                          f"and at most {MAX_D_HEAD}")
     return world
+
+
+ROPE_SPEC = WorldSpec(
+    "rope", {
+        "q": (("2",), "the query's content in the 2-D widget, a unit vector (before RoPE turns it)"),
+        "k": (("2",), "the key's content in the 2-D widget, a unit vector"),
+        "k2": (("2",), "the second key's content, a unit vector turned away from k's"),
+        "head": (("d_head",), "the query's and the key's content in a head of d_head/2 planes (the same "
+                              "vector for both), a unit vector; d_head even"),
+    },
+    fixed={"2": 2}, max_tokens=3, limit=1.0, word_chars=10,
+    note="tokens: the names of the query, the key and the second key. The rates, positions and shift are "
+         "the flags': --deg-per-pos, --base, --pairing, --query-pos, --key-pos, --shift.",
+    check=check_rope)
 
 
 def key_turn(world: World) -> float:
