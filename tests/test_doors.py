@@ -181,36 +181,67 @@ BAD_WORLDS = [  # (case, old text of the written bank world, new text, the line 
 ]
 
 
-def bad_worlds(folder: Path) -> list[tuple[str, Path, str]]:
-    """Each BAD_WORLDS row as (case, a file holding it, the full line)."""
+ROPE_BAD_WORLDS = [  # the same for the written rope world
+    ("unknown key", 'topic = "rope"', 'topic = "rope"\nW_Q = [1.0]',
+     "W_Q: unknown key; a rope world holds topic, tokens, q, k, k2, head"),
+    ("wrong shape", "q = [1.0, 0.0]", "q = [1.0, 0.0, 0.0]", "q: shape (3,), but the other arrays imply (2,) = (2,)"),
+    ("nan", "k = [1.0, 0.0]", "k = [nan, 0.0]",
+     "k: holds NaN or infinity (entry 1); every value must be a finite number"),
+    ("tokens", '"key 2"]', '"key 2", "key 3"]', "tokens: 4 tokens; rope lays out at most 3"),
+    ("too large", "q = [1.0, 0.0]", "q = [2.0, 0.0]",
+     "q: 2 (entry 1) is too large to show; every value must lie within ±1"),
+    ("not a unit vector", "q = [1.0, 0.0]", "q = [0.6, 0.6]",
+     "q: length 0.849; RoPE turns unit vectors: give one of length 1, e.g. [0.6, 0.8]"),
+]
+FIRST_POSITION = "  [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0],\n"  # the written positions world's W_pos row 0
+POSITIONS_BAD_WORLDS = [  # the same for the written positions world
+    ("unknown key", 'topic = "positions"', 'topic = "positions"\ndims = ["a"]', "dims: unknown key; a positions "
+     "world holds topic, tokens, tok, W_pos, W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O, W_in, b_in, W_out, b_out, "
+     "ln1_w, ln1_b, ln2_w, ln2_b"),
+    ("wrong shape", "ln1_w = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]", "ln1_w = [1.0, 1.0, 1.0]",
+     "ln1_w: shape (3,), but the other arrays imply (d,) = (8,)"),
+    ("nan", FIRST_POSITION, FIRST_POSITION.replace("1.0", "nan", 1),
+     "W_pos: holds NaN or infinity (row 1, column 2); every value must be a finite number"),
+    ("tokens", '"dog"]', '"dog", "and", "me"]', "tokens: 7 tokens; positions lays out at most 6"),
+    ("too large", FIRST_POSITION, FIRST_POSITION.replace("1.0", "300.0", 1),
+     "W_pos: 300 (row 1, column 2) is too large to show; every value must lie within ±100"),
+    ("a repeated word's rows differ", '"sees", "the", "dog"]', '"sees", "cat", "dog"]',
+     "tok: rows 2 and 4 are both 'cat' but differ; a repeated word has one embedding: copy row 2 into row 4"),
+]
+BAD_WORLDS_OF = {"bank": BAD_WORLDS, "rope": ROPE_BAD_WORLDS, "positions": POSITIONS_BAD_WORLDS}
+
+
+def bad_worlds(folder: Path, topic: str = "bank") -> list[tuple[str, Path, str]]:
+    """Each row of ``topic``'s bad worlds as (case, a file holding it, the full line)."""
     from scenes.cli.world import world_toml
 
-    text = world_toml(api.topic_named("bank"), api.topic_named("bank").Params())
+    text = world_toml(api.topic_named(topic), api.topic_named(topic).Params())
     rows = []
-    for case, old, new, line in BAD_WORLDS:
+    for case, old, new, line in BAD_WORLDS_OF[topic]:
         assert text.count(old) == 1, case
-        path = folder / f"{case.replace(' ', '-')}.toml"
+        path = folder / f"{topic}-{case.replace(' ', '-')}.toml"
         path.write_text(text.replace(old, new))
         rows.append((case, path, f"{path}: {line}"))
     return rows
 
 
-def test_a_bad_world_file_is_refused_alike_at_every_door(cli, tmp_path, monkeypatch):
+@pytest.mark.parametrize("topic", list(BAD_WORLDS_OF))
+def test_a_bad_world_file_is_refused_alike_at_every_door(cli, tmp_path, monkeypatch, topic):
     monkeypatch.setattr(api, "render_or_skip", lambda *a, **k: pytest.fail("rendered despite bad input"))
     client = TestClient(make_app(tmp_path / "out", host=HOST, port=PORT), base_url=f"http://{HOST}:{PORT}")
-    for case, path, line in bad_worlds(tmp_path):
+    for case, path, line in bad_worlds(tmp_path, topic):
         with pytest.raises(api.RenderError) as caught:
-            scenes.render("bank", out=tmp_path / "out", world=path)
+            scenes.render(topic, out=tmp_path / "out", world=path)
         assert str(caught.value) == line, case
-        result = cli("bank", "--world", path, "--out", tmp_path / "out")
-        assert result.exit_code == 2 and result.output == one_line(line, "render.py bank") + "\n", case
-        answer = client.post("/api/check", json={"topic": "bank", "params": {"world": str(path)}})
+        result = cli(topic, "--world", path, "--out", tmp_path / "out")
+        assert result.exit_code == 2 and result.output == one_line(line, f"render.py {topic}") + "\n", case
+        answer = client.post("/api/check", json={"topic": topic, "params": {"world": str(path)}})
         assert answer.status_code == 400 and answer.json()["error"] == line, case
         lesson = tmp_path / "lesson.toml"
-        lesson.write_text(f'[[clip]]\ntopic = "bank"\nworld = "{path.name}"\n')
+        lesson.write_text(f'[[clip]]\ntopic = "{topic}"\nworld = "{path.name}"\n')
         with pytest.raises(LessonError) as caught:
             load(lesson)
-        assert str(caught.value) == f"{lesson}: clip 1 (bank): world: {line}", case
+        assert str(caught.value) == f"{lesson}: clip 1 ({topic}): world: {line}", case
     assert not (tmp_path / "out").exists()
 
 

@@ -64,7 +64,8 @@ def test_the_written_bank_world_is_the_lessons_world(cli, tmp_path):
 def test_a_topic_without_a_world_file_says_which_have_one(cli):
     result = cli("world", "ledger")
     assert result.exit_code == 2
-    assert "ledger reads no world file; the topics that do: bank, block, ffn, heads, residual" in result.output
+    assert ("ledger reads no world file; the topics that do: bank, block, ffn, heads, positions, residual, "
+            "rope") in result.output
 
 
 def test_two_worlds_never_share_an_output_name(cli, tmp_path):
@@ -379,3 +380,219 @@ def test_a_world_edited_in_place_gets_a_new_name_and_key(cli, tmp_path):
     path.write_text(path.read_text().replace('"river"', '"stream"'))
     after = (output_name("bank", Params(world=path), opts), input_key(topic, Params(world=path), opts))
     assert before[0] != after[0] and before[1] != after[1]
+
+
+# -- rope and positions: the written world is the lesson's, the checks, an edited world rendered -----
+
+
+def test_the_written_rope_and_positions_worlds_are_the_lessons(cli, tmp_path):
+    from scenes.positions.numbers import numbers as positions_numbers
+    from scenes.positions.params import Params as PositionsParams
+    from scenes.rope.numbers import numbers as rope_numbers
+    from scenes.rope.params import Params as RopeParams
+
+    path = written(cli, tmp_path, "rope")
+    table = tomllib.loads(path.read_text())
+    assert table["tokens"] == ["query", "key", "key 2"] and table["q"] == [1.0, 0.0]
+    assert "# head (d_head,) = (8,):" in path.read_text()
+    mine, lesson = rope_numbers(RopeParams(world=path)), rope_numbers(RopeParams())
+    for key in ("before", "after", "other"):
+        assert abs(mine.__dict__[key]["score"] - lesson.__dict__[key]["score"]) < 1e-9, key
+    np.testing.assert_allclose(mine.plot_scores, lesson.plot_scores, atol=1e-9)
+    assert RopeParams(world=path).resolved().key_content == pytest.approx(-45.0, abs=1e-9)
+    path = written(cli, tmp_path, "positions")
+    table = tomllib.loads(path.read_text())
+    assert table["tokens"] == ["the", "cat", "sees", "the", "dog"] and np.array(table["W_pos"]).shape == (32, 8)
+    mine, lesson = positions_numbers(PositionsParams(world=path)), positions_numbers(PositionsParams())
+    np.testing.assert_allclose(mine.absolute_permuted, lesson.absolute_permuted, atol=1e-9)
+    for scheme in ("absolute", "relative", "rope"):
+        assert abs(mine.equivariance[scheme] - lesson.equivariance[scheme]) < 1e-9, scheme
+    assert mine.world_file.sha256 == sha(path) and lesson.world_file is None
+
+
+ROPE_BAD = [  # (case, old text of the written rope world, new text, the line after "FILE: ")
+    ("unknown key", 'topic = "rope"', 'topic = "rope"\ndims = ["x", "y"]',
+     "dims: unknown key; a rope world holds topic, tokens, q, k, k2, head"),
+    ("wrong shape", "q = [1.0, 0.0]", "q = [1.0, 0.0, 0.0]", "q: shape (3,), but the other arrays imply (2,) = (2,)"),
+    ("nan", "k = [1.0, 0.0]", "k = [nan, 0.0]",
+     "k: holds NaN or infinity (entry 1); every value must be a finite number"),
+    ("too large", "q = [1.0, 0.0]", "q = [2.0, 0.0]",
+     "q: 2 (entry 1) is too large to show; every value must lie within ±1"),
+    ("not a unit vector", "q = [1.0, 0.0]", "q = [0.6, 0.6]",
+     "q: length 0.849; RoPE turns unit vectors: give one of length 1, e.g. [0.6, 0.8]"),
+    ("more names than arrows", '"key 2"]', '"key 2", "key 3"]', "tokens: 4 tokens; rope lays out at most 3"),
+    ("fewer names than arrows", ', "key 2"]', "]",
+     'tokens: 2 names; give three: the query\'s, the key\'s and the second key\'s, e.g. ["query", "key", "key 2"]'),
+    ("second key like the first", "k2 = [0.707106781187, -0.707106781187]", "k2 = [1.0, 0.0]",
+     "k2: points the same way as k; the second key must differ in content"),
+    ("odd head", "head = [0.5, 0.0, 0.5, 0.0, 0.5, 0.0, 0.5, 0.0]", "head = [0.6, 0.0, 0.8]",
+     "head: 3 entries; d_head must be even (RoPE turns coordinate pairs) and at most 128"),
+]
+FIRST_POSITION = "  [0.0, 1.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0],\n"  # W_pos's row 0 (sinusoidal: sin 0, cos 0, ...)
+POSITIONS_BAD = [
+    ("unknown key", 'topic = "positions"', 'topic = "positions"\ndims = ["a"]', "dims: unknown key; a positions "
+     "world holds topic, tokens, tok, W_pos, W_Q, W_K, W_V, W_O, b_Q, b_K, b_V, b_O, W_in, b_in, W_out, b_out, "
+     "ln1_w, ln1_b, ln2_w, ln2_b"),
+    ("wrong shape", "ln1_w = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]", "ln1_w = [1.0, 1.0, 1.0]",
+     "ln1_w: shape (3,), but the other arrays imply (d,) = (8,)"),
+    ("nan", FIRST_POSITION, FIRST_POSITION.replace("1.0", "nan", 1),
+     "W_pos: holds NaN or infinity (row 1, column 2); every value must be a finite number"),
+    ("too large", FIRST_POSITION, FIRST_POSITION.replace("1.0", "300.0", 1),
+     "W_pos: 300 (row 1, column 2) is too large to show; every value must lie within ±100"),
+    ("more tokens than the layout holds", '"dog"]', '"dog", "and", "me"]',
+     "tokens: 7 tokens; positions lays out at most 6"),
+    ("fewer tokens", 'tokens = ["the", "cat", "sees", "the", "dog"]', 'tokens = ["the", "the"]',
+     "tok: shape (5, 8), but the other arrays imply (n, d) = (2, ?)"),
+    ("no repeated word", '"sees", "the", "dog"]', '"sees", "a", "dog"]',
+     "tokens: no word occurs twice; the video follows one word at two positions"),
+    ("a repeated word's rows differ", '"sees", "the", "dog"]', '"sees", "cat", "dog"]',
+     "tok: rows 2 and 4 are both 'cat' but differ; a repeated word has one embedding: copy row 2 into row 4"),
+]
+WORLD_BAD = [("bank", *row) for row in BAD] + [("rope", *row) for row in ROPE_BAD] + \
+    [("positions", *row) for row in POSITIONS_BAD]
+
+
+@pytest.fixture(scope="module")
+def world_files(tmp_path_factory) -> dict[str, Path]:
+    """The world file ``tblock world TOPIC`` writes for bank, rope and positions, by topic."""
+    from scenes.cli.world import world_toml
+
+    folder = tmp_path_factory.mktemp("worlds")
+    files = {}
+    for topic in ("bank", "rope", "positions"):
+        files[topic] = folder / f"{topic}.toml"
+        files[topic].write_text(world_toml(api.topic_named(topic), api.topic_named(topic).Params()))
+    return files
+
+
+@pytest.mark.parametrize("topic, case, old, new, line", [r for r in WORLD_BAD if r[0] != "bank"],
+                         ids=[f"{r[0]}-{r[1]}" for r in WORLD_BAD if r[0] != "bank"])
+def test_a_bad_rope_or_positions_world_is_refused_in_one_line(world_files, topic, case, old, new, line):
+    path = edited(world_files[topic], old, new, f"{topic}-{case.replace(' ', '-')}.toml")
+    with pytest.raises(ValueError) as caught:
+        api.topic_named(topic).Params(world=path)
+    assert str(caught.value) == f"{path}: {line}"
+
+
+def test_a_positions_world_must_reach_the_shifted_positions(world_files):
+    from scenes.positions.params import Params as PositionsParams
+
+    path = world_files["positions"]
+    with pytest.raises(WorldError, match=rf"^{path}: W_pos: 32 positions \(0..31\), but --shift 40 moves the 5 "
+                                         r"tokens up to position 44; give at least 45 rows or a smaller --shift$"):
+        PositionsParams(world=path, shift=40)
+    with pytest.raises(ValueError, match=r"^--words: not with --world"):
+        PositionsParams(world=path, words="a b a")
+    assert PositionsParams(world=path, shift=27).order == (0, 4, 2, 3, 1)  # the lesson's, for five words
+
+
+def rotate(v: np.ndarray, degrees: float) -> np.ndarray:
+    """v (2,) turned counter-clockwise by ``degrees``, written out."""
+    a = np.radians(degrees)
+    return np.array([[np.cos(a), -np.sin(a)], [np.sin(a), np.cos(a)]]) @ v
+
+
+def rope_head_score(h: np.ndarray, q_pos: float, k_pos: float, base: float = 10000.0) -> float:
+    """(R_q_pos h) . (R_k_pos h) for a head whose planes are (2i, 2i+1), each turning at base^(-2i/d)."""
+    thetas = base ** (-np.arange(0, len(h), 2) / len(h))
+    planes = h.reshape(-1, 2)  # (d_head/2, 2)
+    return float(sum(rotate(p, np.degrees(q_pos * t)) @ rotate(p, np.degrees(k_pos * t))
+                     for p, t in zip(planes, thetas)))
+
+
+@pytest.mark.render
+def test_an_edited_rope_world_renders_its_own_numbers(cli, tmp_path, render_topic_cli):
+    path = written(cli, tmp_path, "rope")
+    path = edited(path, 'tokens = ["query", "key", "key 2"]', 'tokens = ["Paris", "Eiffel", "skyscraper"]',
+                  "names.toml")
+    path = edited(path, "q = [1.0, 0.0]", "q = [0.6, 0.8]", "vector.toml")  # a new query content
+    path = edited(path, "k2 = [0.707106781187, -0.707106781187]", "k2 = [-0.8, 0.6]", "key.toml")
+    head = [0.5, -0.5, 0.0, 0.5, 0.0, 0.0, 0.3, 0.4, 0.0, -0.1, 0.0, 0.0]  # a new head, 12 wide: 6 planes
+    path = edited(path, "head = [0.5, 0.0, 0.5, 0.0, 0.5, 0.0, 0.5, 0.0]", f"head = {head}", "mine.toml")
+    result, manifest, _ = render_topic_cli("rope", "--world", path, "--query-pos", "7", "--key-pos", "3",
+                                           "--shift", "5")
+    assert result.exit_code == 0, result.output
+    t = {k: np.array(v) for k, v in tomllib.loads(path.read_text()).items() if k not in ("topic", "tokens")}
+    shown = manifest.numbers
+    assert shown["world"]["tokens"] == ["Paris", "Eiffel", "skyscraper"] and shown["world"]["sha256"] == sha(path)
+    # the widget: each vector turned by its position x 4 degrees (the default --deg-per-pos)
+    np.testing.assert_allclose(shown["q_rot"], rotate(t["q"], 7 * 4.0), atol=1e-12)
+    np.testing.assert_allclose(shown["k_rot"], rotate(t["k"], 3 * 4.0), atol=1e-12)
+    np.testing.assert_allclose(shown["q_rot_shifted"], rotate(t["q"], 12 * 4.0), atol=1e-12)
+    np.testing.assert_allclose(shown["other_k_rot"], rotate(t["k2"], 8 * 4.0), atol=1e-12)
+    score = rotate(t["q"], 28.0) @ rotate(t["k"], 12.0)
+    assert abs(score - t["q"] @ rotate(t["k"], -16.0)) < 1e-12  # the score depends only on the offset
+    assert shown["score_before_shift"] == shown["score_after_shift"] == pytest.approx(score, abs=0.005 + 1e-9)
+    assert shown["other_score"] == pytest.approx(rotate(t["q"], 48.0) @ rotate(t["k2"], 32.0), abs=0.005 + 1e-9)
+    assert shown["key_content_deg"] == round(np.degrees(np.arctan2(0.6, -0.8)), 1)  # k2 turned from k = [1, 0]
+    # the head: plane i turns by position x base^(-2i/d_head); the score depends only on the offset
+    h = np.array(head)
+    np.testing.assert_allclose(shown["plane_thetas"], 10000.0 ** (-np.arange(0, 12, 2) / 12), rtol=1e-12)
+    assert shown["multi_score"] == shown["multi_score_shifted"] == pytest.approx(rope_head_score(h, 7, 3), abs=0.005)
+    assert abs(rope_head_score(h, 7, 3) - rope_head_score(h, 12, 8)) < 1e-12
+    hand = [rope_head_score(h, 7, 7 - d) for d in shown["plot_distances"]]
+    np.testing.assert_allclose(shown["plot_scores"], hand, atol=1e-9)
+    assert manifest.primary.path.startswith("rope_query-pos-7_key-pos-3_shift-5_world-" + sha(path)[:8])
+
+
+def with_array(path: Path, key: str, rows: list[list[float]], name: str) -> Path:
+    """A copy of the world file whose matrix ``key`` is replaced by ``rows``."""
+    text = path.read_text()
+    start = text.index(f"\n{key} = [\n") + 1
+    end = text.index("\n]\n", start) + 3
+    target = path.with_name(name)
+    target.write_text(text[:start] + f"{key} = {rows}\n" + text[end:])
+    return target
+
+
+def rope_by_hand(x: np.ndarray, positions: np.ndarray, base: float = 10000.0) -> np.ndarray:
+    """Each row of x (n, d_head) with its pairs (2i, 2i+1) turned by position x base^(-2i/d_head)."""
+    thetas = base ** (-np.arange(0, x.shape[1], 2) / x.shape[1])
+    return np.array([np.concatenate([rotate(row[2 * i:2 * i + 2], np.degrees(p * t)) for i, t in enumerate(thetas)])
+                     for row, p in zip(x, positions)])
+
+
+@pytest.mark.render
+def test_an_edited_positions_world_renders_its_own_numbers(cli, tmp_path, render_topic_cli):
+    from math import erf
+
+    path = written(cli, tmp_path, "positions", "--shift", "4")
+    path = edited(path, 'tokens = ["the", "cat", "sees", "the", "dog"]',
+                  'tokens = ["a", "big", "dog", "saw", "a", "cat"]', "tokens.toml")
+    rng = np.random.default_rng(5)
+    tok = np.round(rng.uniform(-2, 2, (6, 8)), 2)
+    tok[4] = tok[0]  # the repeated word's one embedding
+    path = with_array(path, "tok", tok.tolist(), "vectors.toml")  # six new vectors
+    path = edited(path, "ln1_w = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]",
+                  "ln1_w = [2.0, 0.5, 1.0, 1.0, 1.5, 1.0, 1.0, 3.0]", "weight.toml")
+    path = edited(path, FIRST_POSITION, "  [0.5, -0.5, 0.5, -0.5, 0.0, 1.0, 0.0, 1.0],\n", "mine.toml")  # a new row 0
+    result, manifest, _ = render_topic_cli("positions", "--world", path, "--shift", "4")
+    assert result.exit_code == 0, result.output
+    t = {k: np.array(v) for k, v in tomllib.loads(path.read_text()).items() if k not in ("topic", "tokens")}
+    gelu = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / np.sqrt(2))))
+    shown, n, order = manifest.numbers, 6, np.array([0, 5, 2, 3, 4, 1])  # six words: the second and last swap
+    assert shown["world"]["tokens"] == ["a", "big", "dog", "saw", "a", "cat"] and shown["order"] == [1, 6, 3, 4, 5, 2]
+
+    def block(x: np.ndarray) -> np.ndarray:
+        return block_by_hand({**t, "x": x}, gelu, causal=False)["resid_post"]
+
+    np.testing.assert_allclose(shown["out"], block(t["tok"]), atol=0.005 + 1e-9)  # as shown: two decimals
+    assert shown["pair_difference"] < 1e-12  # the word 'a' at positions 1 and 5: one row
+    absolute = block(t["tok"] + t["W_pos"][:n])
+    put_back = block(t["tok"][order] + t["W_pos"][:n])[np.argsort(order)]
+    np.testing.assert_allclose(shown["absolute"], absolute, atol=0.005 + 1e-9)
+    np.testing.assert_allclose(shown["absolute_permuted"], put_back, atol=0.005 + 1e-9)
+    assert shown["equivariance_error"]["absolute"] == pytest.approx(np.abs(put_back - absolute).max(), abs=1e-9)
+    # RoPE: head 0's scores with q and k turned by position x frequency depend only on the offset
+    xn = layer_norm(t["tok"], t["ln1_w"], t["ln1_b"])
+    q, k = (xn @ t[f"W_{c}"][0] + t[f"b_{c}"][0] for c in "QK")
+
+    def scores(offset: int) -> np.ndarray:
+        at = offset + np.arange(n)
+        return rope_by_hand(q, at) @ rope_by_hand(k, at).T / np.sqrt(q.shape[1])
+
+    np.testing.assert_allclose(scores(4), scores(0), atol=1e-12)
+    np.testing.assert_allclose(shown["rope_attn_scores"], scores(0), atol=0.005 + 1e-9)
+    np.testing.assert_allclose(shown["rope_shifted_attn_scores"], scores(4), atol=0.005 + 1e-9)
+    assert shown["shift_invariance_error"]["rope"] < 1e-9 < shown["shift_invariance_error"]["absolute"]
+    assert manifest.primary.path.startswith(f"positions_shift-4_world-{sha(path)[:8]}")

@@ -23,6 +23,7 @@ when both positions move by the same amount (:func:`shift_invariance_error`).
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -33,7 +34,10 @@ from tblock.config import BlockConfig
 from tblock.positions import sinusoidal
 from tblock.weights import BlockWeights
 from tblock.worlds.heads import embed_tokens
+from tblock.worlds.positions import POSITIONS_SPEC
 from tblock.worlds.trained import checkpoint
+from tblock.worlds.world_file import World as WorldFile
+from tblock.worlds.world_file import WorldSpec, block_arrays, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.positions.params import Params
@@ -55,6 +59,7 @@ class World:
     table: np.ndarray  # (P, d) absolute position vectors, row p for position p
     table_name: str
     slopes: tuple[float, ...] = ()  # ALiBi slopes; () = the paper's for the head count
+    file: WorldFile | None = None  # the world file, when the numbers are a teacher's own
 
     @property
     def n(self) -> int:
@@ -78,6 +83,17 @@ def checkpoint_world(weights: str, ids: np.ndarray, strings: tuple[str, ...], la
     cfg = ckpt.config.replace(mask="full", positions="none")
     return World(cfg, ckpt.block(layer), tuple(strings), ckpt.token_embeddings(ids), ckpt.position_table(),
                  ckpt.name, tuple(slopes))
+
+
+def file_world(file: WorldFile, slopes: tuple[float, ...] = ()) -> World:
+    """A read world file's block (its sizes and weights, LayerNorm, full attention, no positions), its
+    tokens and their embeddings, and its W_pos as the absolute table (named by the file)."""
+    z = file.sizes
+    cfg = BlockConfig(d_model=z["d"], n_heads=z["h"], d_head=z["d_head"], d_ff=z["d_ff"], mask="full",
+                      positions="none")
+    w = BlockWeights(**{k: np.array(file.arrays[k]) for k in block_arrays()}).validate(cfg)
+    return World(cfg, w, file.tokens, np.array(file.arrays["tok"]), np.array(file.arrays["W_pos"]),
+                 Path(file.path).name, tuple(slopes), file)
 
 
 def scheme_config(world: World, scheme: str, mask: str = "full") -> BlockConfig:
@@ -220,6 +236,11 @@ class PositionsNumbers:
         return self.world.tokens
 
     @property
+    def world_file(self) -> WorldFile | None:
+        """The world file, when the numbers are a teacher's own (the manifest records it)."""
+        return self.world.file
+
+    @property
     def permuted_tokens(self) -> tuple[str, ...]:
         return tuple(self.tokens[i] for i in self.order)
 
@@ -262,8 +283,11 @@ def positions_numbers(world: World, order: tuple[int, ...], shift: int,
     )
 
 
-def world_of(p: Params) -> World:
-    """The block, tokens and position table these flags ask for."""
+def block_world(p: Params) -> World:
+    """The block, tokens and position table these flags ask for: the world file's, a checkpoint's, or seeded."""
+    if p.world is not None:
+        file = load_world(p.world, POSITIONS_SPEC)
+        return file_world(file, p.alibi_slopes(file.sizes["h"]))
     inp = p.trained()
     if inp is None:
         return seeded_world(p.word_list, p.d_model, p.heads, p.seed, p.alibi_slopes(p.heads))
@@ -272,4 +296,11 @@ def world_of(p: Params) -> World:
 
 def numbers(p: Params) -> PositionsNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
-    return positions_numbers(world_of(p), p.order, p.shift, p.schemes)
+    return positions_numbers(block_world(p), p.order, p.shift, p.schemes)
+
+
+def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], None, dict[str, np.ndarray]]:
+    """The world these flags use, as ``tblock world positions`` writes it: its spec, tokens, no dimension
+    names, and arrays (the token embeddings, the position table, the block's weights by the engine's names)."""
+    world = block_world(p)
+    return POSITIONS_SPEC, world.tokens, None, {"tok": world.tok, "W_pos": world.table, **world.weights.to_dict()}

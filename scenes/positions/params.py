@@ -5,12 +5,17 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
 
-from scenes.kit import TopicParams, param, seed_param
+from scenes.kit import TopicParams, param, seed_param, world_param
 from scenes.kit.values import words_of
+from tblock.worlds.positions import MAX_TOKENS, MIN_TOKENS, POSITIONS_SPEC
 from tblock.worlds.trained import TrainedInput, trained_input
+from tblock.worlds.world_file import WorldError, load_world
 
-MIN_TOKENS, MAX_TOKENS = 3, 6
+WORLD_GIVES = ("words", "d_model", "heads", "seed", "weights")  # --world's: the file gives these
+DEFAULT_PERMUTE = "1,5,3,4,2"  # the lesson's: the second and the last word swap
 SCHEME_CHOICES = ("all", "absolute", "relative", "rope")
 MAX_SHIFT = 1000
 
@@ -55,8 +60,9 @@ class Params(TopicParams):
     words: str = param("the,cat,sees,the,dog", f"the sentence ({MIN_TOKENS} to {MAX_TOKENS} words; one word must "
                         "occur twice), as a sentence 'the cat sees the dog' or comma-separated the,cat,sees,the,dog",
                         kind="words")
-    permute: str = param("1,5,3,4,2", "the permuted sentence as positions of the words, e.g. 2,1,3,4 "
-                         "(a permutation of 1..n)", kind="numbers")
+    permute: str = param(DEFAULT_PERMUTE, "the permuted sentence as positions of the words, e.g. 2,1,3,4 "
+                         "(a permutation of 1..n; with --world and n other than 5: the second and the "
+                         "last word swap)", kind="numbers")
     scheme: str = param("all", "which position schemes the video shows after the no-position steps",
                         choices=SCHEME_CHOICES)
     d_model: int = param(8, "stream width d (with --weights: the checkpoint's)", low=2, high=64,
@@ -70,8 +76,14 @@ class Params(TopicParams):
     weights: str = param("", "a checkpoint ('tiny', shipped; a model in the local Hugging Face cache, "
                          "'gpt2'; or a path): its token embeddings, layer 0 and learned "
                          "position table replace the seeded ones (empty: seeded random, sinusoidal table)")
+    world: Path | None = world_param("positions")
+
+    WORLD_GIVES: ClassVar[tuple[str, ...]] = WORLD_GIVES  # the flags a world file replaces (refused beside it)
 
     def check(self) -> None:
+        if self.world is not None:
+            self.check_world()
+            return
         words = self.word_list
         n = len(words)
         if not MIN_TOKENS <= n <= MAX_TOKENS or not all(words):
@@ -97,15 +109,37 @@ class Params(TopicParams):
                              f"got {self.d_model} / {self.heads}")
         parse_slopes(self.slopes, self.heads)
 
+    def check_world(self) -> None:
+        """With --world: the file's sentence, embeddings, table and block, so no flag that sets them beside
+        it; its table must reach the shifted positions, and --permute must fit its sentence."""
+        given = [name for name in self.WORLD_GIVES if name in self.changed()]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise ValueError(f"{flag}: not with --world, whose file gives the sentence, embeddings, table and block")
+        world = load_world(self.world, POSITIONS_SPEC)
+        n, rows = len(world.tokens), world.sizes["n_pos"]
+        if n + self.shift > rows:
+            raise WorldError(f"{world.path}: W_pos: {rows} positions (0..{rows - 1}), but --shift {self.shift} "
+                             f"moves the {n} tokens up to position {n + self.shift - 1}; give at least "
+                             f"{n + self.shift} rows or a smaller --shift")
+        parse_slopes(self.slopes, world.sizes["h"])
+        self.order  # noqa: B018  (a --permute that does not fit the file's sentence is refused here)
+
     @property
     def word_list(self) -> tuple[str, ...]:
-        """The sentence's words, split from --words."""
+        """The sentence's words, split from --words (with --world, the file's tokens)."""
+        if self.world is not None:
+            return load_world(self.world, POSITIONS_SPEC).tokens
         return parse_words(self.words)
 
     @property
     def order(self) -> tuple[int, ...]:
-        """The permutation, 0-based: the permuted sentence is words[order]."""
-        return parse_permutation(self.permute, len(self.word_list))
+        """The permutation, 0-based: the permuted sentence is words[order]. A world file's sentence of other
+        than five words, without --permute, swaps its second and last words (as the lesson's does)."""
+        n = len(self.word_list)
+        if self.world is not None and "permute" not in self.changed() and n != 5:
+            return parse_permutation(",".join(map(str, [1, n, *range(3, n), 2])), n)
+        return parse_permutation(self.permute, n)
 
     @property
     def schemes(self) -> tuple[str, ...]:

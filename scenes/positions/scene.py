@@ -32,7 +32,7 @@ from scenes.kit import (
     step,
     theme,
 )
-from scenes.positions.numbers import inverse, numbers
+from scenes.positions.numbers import inverse, numbers, world_of
 from scenes.positions.params import Params
 from scenes.positions.parts import PositionTable, Rows, Sentence, SummaryTable, connector
 from scenes.positions.script import BOUND_TEXT, NAMES, WHERE, changes, diff, only_offset, script
@@ -160,7 +160,7 @@ class PositionsScene(StepScene):
         equation = formula('X = "token embedding" + "position embedding"', 34).move_to([0, SAFE_TOP - 0.3, 0])
         shown = min(max(TABLE_SHOWN, len(tokens) + self.numbers.shift), len(world.table))
         name = "sinusoidal table (tblock.positions)" if world.table_name == "sinusoidal" else \
-            f"learned W_pos of '{world.table_name}'"
+            f"W_pos of '{world.table_name}'" if world.file is not None else f"learned W_pos of '{world.table_name}'"
         table = self.track("position_table", PositionTable(world.table, shown, name, height=1.3))
         table.next_to(equation, DOWN, buff=0.3)
         keep_on_screen(table)
@@ -264,7 +264,8 @@ class PositionsScene(StepScene):
         for k, (row, rule) in enumerate(zip(table.body, table.rules)):
             self.cue(k + 1)  # sentence k + 1 speaks row k
             self.play(FadeIn(row), Create(rule), run_time=0.5)
-        foot = note(f"measured: permute {self.params.permute}; shift both positions by {self.numbers.shift}; "
+        permute = ",".join(str(i + 1) for i in self.numbers.order)  # with --world, maybe not --permute's
+        foot = note(f"measured: permute {permute}; shift both positions by {self.numbers.shift}; "
                     f"{BOUND_TEXT} is rounding", theme().muted, 18)
         foot.next_to(table, DOWN, buff=0.4)
         self.play(FadeIn(foot), run_time=0.5)
@@ -284,4 +285,4 @@ class PositionsScene(StepScene):
                     table=world.table_name)
 
 TOPIC = Topic("positions", "why a block needs positions; absolute, relative bias and RoPE, measured",
-              Params, PositionsScene)
+              Params, PositionsScene, world=world_of)

@@ -62,10 +62,14 @@ def spoken(words: tuple[str, ...]) -> str:
 
 
 def table_name(s: PositionsNumbers) -> str:
+    if s.world.file is not None:
+        return f"the W_pos of {s.world.table_name}"
     return "the sinusoidal table" if s.world.table_name == "sinusoidal" else f"{s.world.table_name}'s learned W_pos"
 
 
 def say_table_name(s: PositionsNumbers) -> str:
+    if s.world.file is not None:
+        return "the position table of your world file"
     if s.world.table_name == "sinusoidal":
         return "the sinusoidal table"
     return f"the learned position table of the {s.world.table_name} model"

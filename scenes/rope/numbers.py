@@ -32,6 +32,8 @@ from tblock.positions import (
     rope_score_by_offset,
     rotate_2d,
 )
+from tblock.worlds.rope import ROPE_NAMES, ROPE_SPEC
+from tblock.worlds.world_file import World, WorldSpec, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.rope.params import Params
@@ -221,6 +223,8 @@ class RopeNumbers:
     drawn: list[int]
     plot_distances: np.ndarray  # (m,)
     plot_scores: np.ndarray  # (m,)
+    names: tuple[str, ...] = ROPE_NAMES  # the query's, the key's and the second key's names
+    world_file: World | None = None  # the world file, when the contents are a teacher's own
 
     @property
     def distance(self) -> int:
@@ -235,15 +239,28 @@ class RopeNumbers:
 
 def rope_numbers(query_pos: int, key_pos: int, deg_per_pos: float, shift: int, key_content: float, d_head: int,
                  base: float, pairing: str) -> RopeNumbers:
-    """The video's numbers: the widget at each step, the planes, the score curve.
+    """The video's numbers for the lesson's contents: the widget at each step, the planes, the score curve.
 
     >>> s = rope_numbers(12, 4, 4.0, 6, -45.0, 8, 10000.0, "interleaved")
     >>> round(s.before["score"], 2), round(s.after["score"], 2), round(s.other["score"], 2)
     (0.85, 0.85, 0.22)
     """
-    q = k = np.array([1.0, 0.0])  # (2,) the same content for query and key
-    k2 = content_vector(key_content)  # (2,)
-    multi = aligned_content(d_head, pairing)  # (d_head,)
+    contents = lesson_contents(key_content, d_head, pairing)
+    return contents_numbers(query_pos, key_pos, deg_per_pos, shift, contents, base, pairing)
+
+
+def lesson_contents(key_content: float, d_head: int, pairing: str) -> dict[str, np.ndarray]:
+    """The lesson's contents by the world file's keys: q = k = [1, 0], k2 at ``key_content`` degrees,
+    and the head's content along the first axis of every plane."""
+    same = np.array([1.0, 0.0])  # (2,) the same content for query and key
+    return {"q": same, "k": same.copy(), "k2": content_vector(key_content), "head": aligned_content(d_head, pairing)}
+
+
+def contents_numbers(query_pos: int, key_pos: int, deg_per_pos: float, shift: int, contents: dict[str, np.ndarray],
+                     base: float, pairing: str, names: tuple[str, ...] = ROPE_NAMES,
+                     file: World | None = None) -> RopeNumbers:
+    """The video's numbers for these contents (q, k, k2 (2,) and head (d_head,), by the world file's keys)."""
+    q, k, k2, multi = (np.asarray(contents[key], dtype=np.float64) for key in ("q", "k", "k2", "head"))
     moved_q, moved_k = query_pos + shift, key_pos + shift
     xs = plot_distances(query_pos - key_pos)  # (m,)
     return RopeNumbers(
@@ -255,12 +272,26 @@ def rope_numbers(query_pos: int, key_pos: int, deg_per_pos: float, shift: int, k
         other=widget_view(q, k2, moved_q, moved_k, deg_per_pos),
         planes=plane_view(multi, multi, query_pos, key_pos, base, pairing),
         planes_shifted=plane_view(multi, multi, moved_q, moved_k, base, pairing),
-        drawn=drawn_planes(d_head // 2),
+        drawn=drawn_planes(len(multi) // 2),
         plot_distances=xs,
         plot_scores=score_by_distance(multi, multi, xs, base, pairing, query_pos),
+        names=tuple(names), world_file=file,
     )
 
 
 def numbers(p: Params) -> RopeNumbers:
-    """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
+    """The numbers for these flags: the one entry point (the script and the scene ask the same); with
+    ``--world``, the file's names and contents."""
+    if p.world is not None:
+        file = load_world(p.world, ROPE_SPEC)
+        return contents_numbers(p.query_pos, p.key_pos, p.deg_per_pos, p.shift, file.arrays, p.base, p.pairing,
+                                file.tokens, file)
     return rope_numbers(p.query_pos, p.key_pos, p.deg_per_pos, p.shift, p.key_content, p.d_head, p.base, p.pairing)
+
+
+def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], None, dict[str, np.ndarray]]:
+    """The world these flags use, as ``tblock world rope`` writes it: its spec, the three arrows' names, no
+    dimension names, and the contents (q, k, k2 of the widget; the head's)."""
+    s = numbers(p)
+    return ROPE_SPEC, s.names, None, {"q": s.q_content, "k": s.k_content, "k2": s.k2_content,
+                                      "head": s.multi_content}

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
+from pathlib import Path
+from typing import ClassVar
 
-from scenes.kit import TopicParams, param
+from scenes.kit import TopicParams, param, world_param
 from tblock.config import ROPE_PAIRINGS
+from tblock.worlds.rope import ROPE_SPEC, key_turn
+from tblock.worlds.world_file import load_world
 
 MAX_POS = 10000
+WORLD_GIVES = ("key_content", "d_head")  # --world's: the file gives the contents and the head's width
 
 
 @dataclass(frozen=True)
@@ -25,8 +31,13 @@ class Params(TopicParams):
                         low=1.0, high=1e7)
     pairing: str = param("interleaved", "which coordinates form a plane: (2i, 2i+1) or (i, i + d_head/2)",
                          choices=ROPE_PAIRINGS)
+    world: Path | None = world_param("rope")
+
+    WORLD_GIVES: ClassVar[tuple[str, ...]] = WORLD_GIVES  # the flags a world file replaces (refused beside it)
 
     def check(self) -> None:
+        if self.world is not None:
+            self.check_world()
         if self.d_head % 2:
             raise ValueError(f"--d-head must be even, since RoPE rotates coordinate pairs; got {self.d_head}")
         if not self.base > 1:
@@ -40,5 +51,23 @@ class Params(TopicParams):
                 shift = f"({self.shift})" if self.shift < 0 else str(self.shift)
                 raise ValueError(f"{flag} + --shift must stay within 0..{MAX_POS}; "
                                  f"got {pos} + {shift} = {moved}")
-        if self.key_content == 0:
+        if self.key_content == 0 and self.world is None:
             raise ValueError("--key-content must not be 0: the second key must differ in content from the first")
+
+    def check_world(self) -> None:
+        """With --world: the file's names and contents, so no flag that sets them beside it (its own head
+        width and second key's turn are welcome: :meth:`resolved` writes them in)."""
+        world = load_world(self.world, ROPE_SPEC)
+        own = {"d_head": world.sizes["d_head"], "key_content": key_turn(world)}
+        given = [k for k, v in self.changed().items() if k in self.WORLD_GIVES and own.get(k) != v]
+        if given:
+            flag = "--" + given[0].replace("_", "-")
+            raise ValueError(f"{flag}: not with --world, whose file gives the contents and the head's width")
+
+    def resolved(self) -> Params:
+        """These flags with the world file's head width and its second key's turn from the first, in degrees
+        (themselves without --world): what the captions and the ledger say."""
+        if self.world is None:
+            return self
+        world = load_world(self.world, ROPE_SPEC)
+        return dataclasses.replace(self, d_head=world.sizes["d_head"], key_content=key_turn(world))

@@ -215,8 +215,9 @@ class RopeWidget(VGroup):
     """
 
     def __init__(self, q_content: np.ndarray, k_content: np.ndarray, deg_per_pos: float,
-                 center: Sequence[float], radius: float) -> None:
+                 center: Sequence[float], radius: float, names: Sequence[str] = ("query", "key", "key 2")) -> None:
         super().__init__()
+        self.names = tuple(names)  # the arrows' names: the lesson's, or a world file's tokens
         t = theme()
         self.origin, self.radius = np.asarray(center, dtype=float), radius
         self.q_content, self.k_content, self.deg_per_pos = q_content, k_content, deg_per_pos
@@ -230,8 +231,8 @@ class RopeWidget(VGroup):
         self.stage = VGroup(h_axis, v_axis, circle, Dot(c, radius=0.05, color=t.muted))
         self.k_arrow = redrawn(lambda: unit_arrow(c, r, self.view()["k_rot"], t.positive, 9, 0.3), self.state)
         self.q_arrow = redrawn(lambda: unit_arrow(c, r, self.view()["q_rot"], t.accent, 5, 0.24), self.state)
-        self.q_name = self.arrow_name("query", "q", t.accent)
-        self.k_name = self.arrow_name("key", "k", t.positive)
+        self.q_name = self.arrow_name(self.names[0], "q", t.accent)
+        self.k_name = self.arrow_name(self.names[1], "k", t.positive)
         self.add(self.stage, self.k_arrow, self.q_arrow, self.q_name, self.k_name)
 
     # engine views at the positions shown now
@@ -322,7 +323,7 @@ class RopeWidget(VGroup):
         k2_arrow = redrawn(lambda: unit_arrow(c, r, self.view2()["k_rot"], color, 6, 0.26), self.state)
         k2_arc = redrawn(lambda: arc(c, 1.7, self.view2()["k_dir"], self.view2()["between_sweep"], color, 4),
                          self.state)
-        live = VGroup(k2_arrow, k2_arc, self.arrow_name("key 2", "k2", color))
+        live = VGroup(k2_arrow, k2_arc, self.arrow_name(self.names[2], "k2", color))
         self.add(ghost, live)
         return content_arrow, ghost, live
 

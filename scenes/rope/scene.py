@@ -26,7 +26,7 @@ import numpy as np
 from manim import Circumscribe, Create, FadeIn, FadeOut, Transform, VGroup, linear, smooth
 
 from scenes.kit import MARGIN, SAFE_RIGHT, StepScene, Topic, fmt, formula, head_color, step, theme
-from scenes.rope.numbers import numbers
+from scenes.rope.numbers import numbers, world_of
 from scenes.rope.params import Params
 from scenes.rope.parts import (
     DEGREES,
@@ -91,7 +91,7 @@ class RopeScene(StepScene):
     def show_pair(self) -> None:
         t = theme()
         self.widget = w = RopeWidget(self.numbers.q_content, self.numbers.k_content, self.params.deg_per_pos,
-                                     CENTER, RADIUS)
+                                     CENTER, RADIUS, self.numbers.names)
         self.play(Create(w.stage), run_time=1.0)
         self.play(FadeIn(w.k_arrow), FadeIn(w.q_arrow), FadeIn(w.q_name), FadeIn(w.k_name))
         self.ledger = ledger = Ledger(LEDGER_LEFT, LEDGER_RIGHT, ROW_TOP, ROW_STEP)
@@ -152,7 +152,8 @@ class RopeScene(StepScene):
         self.play(FadeOut(ledger.marks), run_time=0.5)
         ledger.freeze()
         freeze(w.k_arrow, w.q_arrow, w.between_arc)
-        content_row = ledger.add_fixed("key_content_deg", "key 2 content", color, p.key_content, 1, DEGREES)
+        turn = p.resolved().key_content  # with --world: the file's k2 turned from its k
+        content_row = ledger.add_fixed("key_content_deg", "key 2 content", color, turn, 1, DEGREES)
         self.play(FadeIn(content_arrow), FadeIn(content_row), run_time=0.8)
         self.add(ghost)
         self.remove(content_arrow)
@@ -228,4 +229,4 @@ class RopeScene(StepScene):
 
 
 TOPIC = Topic("rope", "RoPE: positions as rotations of queries and keys; the score depends on the offset",
-              Params, RopeScene)
+              Params, RopeScene, world=world_of)

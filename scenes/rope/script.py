@@ -6,6 +6,8 @@ these parameters; the scene draws the same numbers.
 
 from __future__ import annotations
 
+import numpy as np
+
 from scenes.kit import Line, fmt, say_int, say_number
 from scenes.rope.numbers import RopeNumbers, numbers
 from scenes.rope.params import Params
@@ -67,13 +69,20 @@ def say_positions(count: int) -> str:
 
 def script(p: Params) -> dict[str, Line]:
     """Every step's caption and narration, in the order the video runs them."""
-    s = numbers(p)
+    s, p = numbers(p), p.resolved()  # with --world: the file's head width and second key's turn
     return {"show_pair": show_pair(s), "rotate_by_position": rotate_by_position(s, p), "shift_both": shift_both(s, p),
             "content_matters": content_matters(s, p), "many_frequencies": many_frequencies(s, p),
             "score_by_distance": score_by_distance(s, p), "where_rope_acts": where_rope_acts()}
 
 
 def show_pair(s: RopeNumbers) -> Line:
+    if not np.array_equal(s.q_content, s.k_content):  # a world file's own contents
+        return Line(
+            f"A query and a key with contents of their own: two unit vectors {deg(s.start['between'])} apart, "
+            f"so q·k = {fmt(s.start['score'])}.",
+            "Here are a query and a key with contents of their own. "
+            f"They are two unit vectors, {say_deg(s.start['between'])} apart. "
+            f"So their dot product, q dot k, is {say_number(s.start['score'])}.")
     return Line(
         f"A query and a key with the same content: two unit vectors pointing the same way, "
         f"so q·k = {fmt(s.start['score'])}.",

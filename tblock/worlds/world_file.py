@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import functools
 import hashlib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -76,7 +76,7 @@ class WorldSpec:
     """What a topic's world file holds: ``arrays`` maps each key to (its shape in symbols, its meaning);
     ``fixed`` gives the symbols the topic's block fixes; ``dims`` whether the file names the stream's
     dimensions; ``max_tokens`` how many tokens the layout holds, ``word_chars`` how long each may be;
-    ``limit`` the largest |value| the file may hold."""
+    ``limit`` the largest |value| the file may hold; ``check`` the topic's own checks, run last on every read."""
 
     topic: str
     arrays: Mapping[str, tuple[tuple[str, ...], str]]
@@ -86,6 +86,7 @@ class WorldSpec:
     limit: float = LIMIT
     word_chars: int = WORD_CHARS
     note: str = ""  # a line for the file's header: how the topic's flags act on the file
+    check: Callable[[World], object] | None = None  # the topic's own checks of a read world (WorldError)
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -170,7 +171,10 @@ def checked_table(table: dict, spec: WorldSpec, where: str, sha256: str = "") ->
         more = "more" if len(dims) > sizes["d"] else "fewer"
         raise WorldError(f"{where}: dims: {len(dims)} names, {more} than the stream's d = {sizes['d']}; "
                          f"give one name per dimension")
-    return World(where, sha256, tokens, dims, arrays, sizes)
+    world = World(where, sha256, tokens, dims, arrays, sizes)
+    if spec.check is not None:
+        spec.check(world)
+    return world
 
 
 def _check_keys(table: dict, spec: WorldSpec, where: str) -> None:
