@@ -44,7 +44,6 @@ import numpy as np
 from manim import DOWN, FadeIn, MovingCameraScene, Rectangle, Transform, VGroup, Wait, config
 
 from .camera import MAX_ZOOM, WHOLE, StepCamera, View, frame_points, place_in_view, view_of
-
 from .glyphs import CachedText
 from .narration import PAUSE, speakable, split_sentences
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
@@ -552,7 +551,8 @@ class StepScene(MovingCameraScene):
         content hash and arrays under ``world`` (its ``record()``)."""
         world = getattr(getattr(self, "numbers", None), "world_file", None)
         extra = {"world": world.record()} if world is not None else {}
-        if any(s["camera"]["moves"] or s["camera"]["start"] != WHOLE for s in getattr(self, "steps", []) if "camera" in s):
+        steps = [s for s in getattr(self, "steps", []) if "camera" in s]
+        if any(s["camera"]["moves"] or s["camera"]["start"] != WHOLE for s in steps):
             extra["camera"] = self.camera_record()
         return {**self.recorded, **{name: part.displayed for name, part in self.tracked.items()}, **extra}
 
