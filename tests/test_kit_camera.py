@@ -91,7 +91,7 @@ def test_each_step_starts_from_the_view_the_one_before_ended_on():
     starts = [s["camera"]["start"] for s in scene.steps]
     assert starts[0] == WHOLE and starts[1] == WHOLE
     assert starts[2] == scene.steps[1]["camera"]["moves"][0]["view"] != WHOLE
-    assert scene.view == WHOLE and isinstance(scene.camera, StepCamera)
+    assert scene.camera_view == WHOLE and isinstance(scene.camera, StepCamera)
     record = scene.collect_numbers()["camera"]
     assert record["one"]["moves"][0]["height"] < FRAME_HEIGHT / 2
     assert record["back"]["moves"][0]["height"] == FRAME_HEIGHT
@@ -120,7 +120,7 @@ def test_the_burned_caption_stays_in_its_band_on_screen():
 
     class Watching(Zooming):
         def end_step(self) -> None:
-            seen[self.steps[-1]["name"]] = (self.view, self._caption_mob.get_center().copy(),
+            seen[self.steps[-1]["name"]] = (self.camera_view, self._caption_mob.get_center().copy(),
                                             self._caption_mob.height)
             super().end_step()
 

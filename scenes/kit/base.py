@@ -284,7 +284,7 @@ class StepScene(MovingCameraScene):
     parts show is read back through :meth:`track` (and :meth:`record` for values
     that are not a part) into :meth:`collect_numbers`, which the manifest writes.
 
-    The camera (Manim's ``MovingCameraScene``) is part of a step's state: :attr:`view` is where it
+    The camera (Manim's ``MovingCameraScene``) is part of a step's state: :attr:`camera_view` is where it
     looks, every step starts by setting the frame to it exactly, and :meth:`frame_part` /
     :meth:`frame_whole` move it, cued to the narration like any animation, so a render in ranges
     (``--jobs``), the step frames and every clip show what the serial render shows.
@@ -314,7 +314,7 @@ class StepScene(MovingCameraScene):
         self.tracked: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
         self._caption_mob: VGroup | None = None
-        self.view: View = WHOLE  # where the camera looks: each step starts here (see frame_part)
+        self.camera_view: View = WHOLE  # where the camera looks: each step starts here (see frame_part)
         renderer = kwargs.get("renderer")
         if renderer is not None and not isinstance(getattr(renderer, "camera", None), StepCamera):
             renderer.camera = StepCamera()  # a renderer made for a plain Scene (step frames, probes)
@@ -370,11 +370,11 @@ class StepScene(MovingCameraScene):
             self.remove(self._caption_mob)
             self._caption_mob = None
         self.next_section(name)
-        self._set_view(self.view)
+        self._set_view(self.camera_view)
         line = self.lines.get(name)
         speech = self.spoken.get(name) or (line.speech if line else "")
         self.steps.append({"name": name, "caption": "", "speech": speech, "start": self.time,
-                           "camera": {"start": self.view, "moves": []}})
+                           "camera": {"start": self.camera_view, "moves": []}})
         if line is not None:
             self.caption(line.caption)
 
@@ -464,7 +464,7 @@ class StepScene(MovingCameraScene):
     def _show_burned_caption(self, text: str) -> None:
         if self._caption_mob is not None:
             self.remove(self._caption_mob)
-        mob = self._caption_in(text, self.view)
+        mob = self._caption_in(text, self.camera_view)
         self._caption_mob = mob
         self.add_foreground_mobject(mob)
 
@@ -497,11 +497,11 @@ class StepScene(MovingCameraScene):
         band on screen; at the end the frame is set to ``view`` exactly. No move, no animation."""
         if at is not None:
             self.cue(at)
-        if view == self.view and not also:
+        if view == self.camera_view and not also:
             return
         frame = self.camera.frame
         moves = [Transform(frame, frame.copy().set_points(frame_points(self._whole_frame, view)))] \
-            if view != self.view else []
+            if view != self.camera_view else []
         caption = self._caption_mob
         target = self._caption_in(self.steps[-1]["caption"], view) if caption is not None else None
         if target is not None:
@@ -511,7 +511,7 @@ class StepScene(MovingCameraScene):
             self.remove(caption)
             self._caption_mob = target
             self.add_foreground_mobject(target)
-        self.view = view
+        self.camera_view = view
         self._set_view(view)
         if self.steps:
             self.steps[-1]["camera"]["moves"].append({"view": view, "time": self.time})
@@ -576,7 +576,7 @@ class StepScene(MovingCameraScene):
             return
         sheet = place_in_view(Rectangle(width=config.frame_width + 0.2, height=config.frame_height + 0.2,
                                         stroke_width=0, fill_color=self.theme.background, fill_opacity=0),
-                              self.view)
+                              self.camera_view)
         self.add(sheet)
         self.play(sheet.animate.set_fill(opacity=1), run_time=run_time)
         self.remove(*mobs, sheet)
