@@ -155,7 +155,8 @@ class LedgerTable(VGroup):
             detail_m.next_to(name_m, RIGHT, buff=0.2)
             if detail_m.get_right()[0] > value_m.get_left()[0] - 0.2:
                 detail_m.next_to(value_m, LEFT, buff=0.25)
-            row.add(detail_m)
+            if detail_m.get_left()[0] >= name_m.get_right()[0] + 0.15:  # no room between them: shown less, not smaller
+                row.add(detail_m)
         if rule:
             row.add(Line([self.left, y + self.pitch / 2, 0], [self.right, y + self.pitch / 2, 0],
                          stroke_width=1.5, color=theme().muted))

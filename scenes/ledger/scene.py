@@ -90,7 +90,7 @@ class LedgerScene(StepScene):
         pic = BlockPicture(mats, sh.d_model, PICTURE_BOX)
         pic.move_to([SAFE_LEFT + 0.1, PICTURE_TOP, 0], aligned_edge=UP + LEFT)
         self.picture = self.track("matrices", pic)
-        table = LedgerTable(TABLE_LEFT, SAFE_RIGHT, TABLE_TOP, pitch=0.62)
+        table = LedgerTable(min(TABLE_LEFT, pic.get_right()[0] + 0.45), SAFE_RIGHT, TABLE_TOP, pitch=0.62)
         rows = {n: table.row(n, n, r * c, detail=f"{count(r)} × {count(c)}") for n, (r, c) in mats.items()}
         self.table = table
         for name in ATTENTION:
@@ -135,7 +135,7 @@ class LedgerScene(StepScene):
         shown = min(sh.layers, MAX_MINIS)
         cols = math.ceil(math.sqrt(shown * 1.4))
         grid_rows = math.ceil(shown / cols)
-        cell = min(6.4 / cols, 5.6 / grid_rows)
+        cell = min(5.6 / cols, 5.6 / grid_rows)  # the table beside it needs 7.5 units for 15-digit counts
         minis = VGroup()
         for i in range(shown):
             mini = BlockPicture(t["matrices"], sh.d_model, (cell * 0.85, cell * 0.85), names=False)
@@ -150,7 +150,7 @@ class LedgerScene(StepScene):
         self.play(FadeIn(one), run_time=0.5)
         self.cue_at("Stack")
         self.play(*[FadeIn(m) for m in minis], FadeIn(times), run_time=1.2)
-        extra = [label(f"(only {shown} of {sh.layers} drawn)", 18, theme().muted)
+        extra = [label(f"(only {shown} of {sh.layers} drawn)", 24, theme().muted)
                  .next_to(minis, DOWN, buff=0.15)] if shown < sh.layers else []
         total = [formula("12 thin N thin d^2", 40, theme().accent).next_to(stack, DOWN, buff=0.45)
                  .align_to(stack, RIGHT)] if sh.lesson_baseline else []
