@@ -43,6 +43,7 @@ from manim.constants import RESAMPLING_ALGORITHMS, RendererType
 
 from .formulas import Formula, Glyph
 from .glyphs import CachedText
+from .layout import LABEL_SIZE
 from .manim_patches import sharing_parsed_paths
 from .theme import FONT, MONO, head_color, theme, value_color, value_rgb
 
@@ -273,8 +274,8 @@ class Plane2D(VGroup):
                          x_length=size, y_length=size, tips=False,
                          axis_config={"color": theme().muted, "stroke_width": 2,
                                       "include_ticks": True, "tick_size": 0.04})
-        self.x_label = label(x_label, 20, theme().muted).next_to(self.axes.x_axis, RIGHT, buff=0.15)
-        self.y_label = label(y_label, 20, theme().muted).next_to(self.axes.y_axis, UP, buff=0.1)
+        self.x_label = label(x_label, LABEL_SIZE, theme().muted).next_to(self.axes.x_axis, RIGHT, buff=0.15)
+        self.y_label = label(y_label, LABEL_SIZE, theme().muted).next_to(self.axes.y_axis, UP, buff=0.1)
         self.add(self.axes, self.x_label, self.y_label)
 
     def point(self, vec: Sequence[float]) -> np.ndarray:
@@ -291,11 +292,12 @@ class Plane2D(VGroup):
 
 
 class WeightBars(VGroup):
-    """A row of attention weights: one bar per source token, with its percentage."""
+    """A row of attention weights: one bar per source token, with its percentage (``font_size``) and its
+    token's name (``label_size``, the same size unless given)."""
 
     def __init__(self, tokens: Sequence[str], weights: Sequence[float], color: str | None = None,
                  bar_height: float = 1.6, bar_width: float = 0.6, gap: float = 0.5,
-                 places: int = 2, font_size: float = 22) -> None:
+                 places: int = 2, font_size: float = 22, label_size: float | None = None) -> None:
         super().__init__()
         color = color or head_color(0)
         self.bars = VGroup()
@@ -310,7 +312,7 @@ class WeightBars(VGroup):
             bar.move_to(base.get_center(), aligned_edge=DOWN)
             pct_mob = number(100 * float(w), places, font_size, unit="%")
             pct_mob.next_to(bar, UP, buff=0.1)
-            tok_mob = label(tok, font_size, theme().muted).next_to(base, DOWN, buff=0.15)
+            tok_mob = label(tok, label_size or font_size, theme().muted).next_to(base, DOWN, buff=0.15)
             self.bars.add(VGroup(base, bar))
             self.percents.add(pct_mob)
             self.token_labels.add(tok_mob)
