@@ -17,8 +17,20 @@ from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
-from scenes.kit.layout import (FILL_HEIGHT, FILL_WIDTH, MIN_DIGIT_HEIGHT, DrawnDigit, DrawnText, fills_frame,
-                               frame_use, off_frame, overlapping_texts, small_digits, small_texts, view_of)
+from scenes.kit.layout import (
+    FILL_HEIGHT,
+    FILL_WIDTH,
+    MIN_DIGIT_HEIGHT,
+    DrawnDigit,
+    DrawnText,
+    fills_frame,
+    frame_use,
+    off_frame,
+    overlapping_texts,
+    small_digits,
+    small_texts,
+    view_of,
+)
 
 
 @dataclass

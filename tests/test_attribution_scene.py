@@ -201,38 +201,6 @@ def test_attribution_last_frame(scene):
     AttributionScene.construct(scene)
 
 
-def digit_heights(mobjects) -> list[tuple[float, str]]:
-    """(height, what) of every digit drawn now, measured by the kit."""
-    from scenes.kit import drawn_digits
-
-    return [(d.height, d.text) for d in drawn_digits(mobjects)]
-
-
-@pytest.mark.render
-@pytest.mark.parametrize("params", [Params(), Params(against="that", ablation="mean", top=5)])
-def test_every_digit_on_screen_is_tall_enough(tmp_path, params):
-    from manim import tempconfig
-
-    from scenes.kit import layout
-
-    least = layout.MIN_DIGIT_HEIGHT  # ≈ 12 px at 720p
-    seen: dict[str, list] = {}
-
-    class Watched(AttributionScene):
-        def end_step(self):
-            seen[self.steps[-1]["name"]] = digit_heights(self.mobjects)
-            super().end_step()
-
-    with tempconfig({"media_dir": str(tmp_path / "m"), "pixel_width": 320, "pixel_height": 180, "frame_rate": 5,
-                     "disable_caching": True, "verbosity": "WARNING", "write_to_movie": False}):
-        Watched(params).render()
-    assert list(seen) == STEPS
-    for name, heights in seen.items():
-        assert heights, name
-        low = min(heights)
-        assert low[0] >= least, (name, low)
-
-
 @pytest.mark.render
 def test_narrated_video_keeps_to_its_voice(cli, tmp_path):
     out = tmp_path / "out"

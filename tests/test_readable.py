@@ -12,9 +12,22 @@ from __future__ import annotations
 import pytest
 from manim import Rectangle, Text, VGroup
 
-from scenes.kit.layout import (FRAME_HEIGHT, MIN_DIGIT_HEIGHT, SAFE_BOTTOM, SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, View,
-                               drawn_texts, fills_frame, frame_use, off_frame, overlapping_texts, small_digits,
-                               small_texts)
+from scenes.kit.layout import (
+    FRAME_HEIGHT,
+    MIN_DIGIT_HEIGHT,
+    SAFE_BOTTOM,
+    SAFE_LEFT,
+    SAFE_RIGHT,
+    SAFE_TOP,
+    View,
+    drawn_texts,
+    fills_frame,
+    frame_use,
+    off_frame,
+    overlapping_texts,
+    small_digits,
+    small_texts,
+)
 from scenes.kit.parts import formula, label, number
 from scenes.topics import TOPIC_MODULES, load_topics
 
@@ -27,7 +40,8 @@ def test_the_kit_sizes_are_the_least_that_meet_the_floor():
     from scenes.kit.layout import LABEL_SIZE, NUMBER_SIZE
 
     digits = "0123456789"
-    assert small_texts([label(digits, LABEL_SIZE), number(23456.789, 3, NUMBER_SIZE), formula(digits, NUMBER_SIZE)]) == []
+    fine = [label(digits, LABEL_SIZE), number(23456.789, 3, NUMBER_SIZE), formula(digits, NUMBER_SIZE)]
+    assert small_texts(fine) == []
     assert small_texts([label(digits, LABEL_SIZE - 2)]) and small_texts([number(23456.789, 3, NUMBER_SIZE - 2)])
 
 
@@ -61,8 +75,9 @@ def test_frame_use_counts_the_safe_area_as_the_camera_shows_it():
     wide = Rectangle(width=0.9 * (SAFE_RIGHT - SAFE_LEFT), height=1)
     assert fills_frame([tall]) and fills_frame([wide])
     assert not fills_frame([tall.copy().scale(0.95)]) and not fills_frame([wide.copy().scale(0.95)])
-    assert fills_frame([VGroup(Rectangle(width=1, height=1).move_to([0, SAFE_TOP - 0.5, 0]), Rectangle(width=1, height=1).move_to(
-        [0, SAFE_BOTTOM + 0.5, 0]))])
+    top, bottom = Rectangle(width=1, height=1), Rectangle(width=1, height=1)
+    top.move_to([0, SAFE_TOP - 0.5, 0]), bottom.move_to([0, SAFE_BOTTOM + 0.5, 0])
+    assert fills_frame([VGroup(top, bottom)])  # two small parts at the top and the bottom span the height
     assert frame_use([tall], View(height=FRAME_HEIGHT / 2))[0] == pytest.approx(1.6)  # zoomed in: it fills more
     assert not fills_frame([Rectangle(width=1, height=1).set_opacity(0).scale(20)])  # nothing drawn spans nothing
 
@@ -83,7 +98,8 @@ def test_off_frame_and_text_on_text_are_found_and_only_those():
 
 def topic_cases() -> list:
     """(slug, which) for every topic, at its default flags and at its largest."""
-    return [pytest.param(slug, which, id=f"{slug}-{which}") for slug in TOPIC_MODULES for which in ("default", "largest")]
+    return [pytest.param(slug, which, id=f"{slug}-{which}")
+            for slug in TOPIC_MODULES for which in ("default", "largest")]
 
 
 @pytest.mark.render

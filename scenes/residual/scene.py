@@ -26,7 +26,19 @@ from manim import (
     VGroup,
 )
 
-from scenes.kit import LABEL_SIZE, NUMBER_SIZE, StepScene, Topic, WeightBars, fmt, formula, head_color, label, step, theme
+from scenes.kit import (
+    LABEL_SIZE,
+    NUMBER_SIZE,
+    StepScene,
+    Topic,
+    WeightBars,
+    fmt,
+    formula,
+    head_color,
+    label,
+    step,
+    theme,
+)
 from scenes.residual.numbers import numbers, world_of
 from scenes.residual.params import Params
 from scenes.residual.parts import COLUMNS, LedgerRow, StreamArrows, TokenPlane
@@ -63,7 +75,8 @@ class ResidualScene(StepScene):
     def show_tokens(self) -> None:
         tokens, receiver = self.numbers.tokens, self.numbers.receiver
         self.board = TokenPlane(self.numbers.dims, tokens, self.numbers.x, receiver)
-        self.title = label("at " + tokens[receiver], LABEL_SIZE + 4, theme().muted).move_to(COLUMNS.point("ledger", TITLE_Y))
+        self.title = label("at " + tokens[receiver], LABEL_SIZE + 4, theme().muted)
+        self.title.move_to(COLUMNS.point("ledger", TITLE_Y))
         x_row = self.row("resid_pre", "input", "x", self.numbers.first["resid_pre"], theme().stream)
         self.play(Create(self.board.plane), run_time=1.0)
         self.play(*[FadeIn(a) for a in self.board.tokens], run_time=1.0)
@@ -80,7 +93,8 @@ class ResidualScene(StepScene):
         score = formula('"score"_j = (q dot k_j) / sqrt(2)', NUMBER_SIZE).move_to(COLUMNS.point("ledger", FORMULA_Y))
         scores = VGroup(*[label(fmt(s), LABEL_SIZE) for s in run["attn_scores"]])
         bars = self.track("pattern", WeightBars(self.numbers.tokens, run["pattern"], head_color(0),
-                                                bar_height=1.9, bar_width=0.7, gap=1.1, font_size=NUMBER_SIZE, label_size=LABEL_SIZE + 4))
+                                                bar_height=1.9, bar_width=0.7, gap=1.1, font_size=NUMBER_SIZE,
+                                                label_size=LABEL_SIZE + 4))
         bars.move_to(COLUMNS.point("ledger", BARS_Y))
         for s, base in zip(scores, bars.bars):
             s.move_to(base.get_center() + UP * 0.4)
