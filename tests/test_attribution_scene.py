@@ -171,9 +171,16 @@ def test_preview_manifest_numbers(cli, tmp_path):
     assert result.exit_code == 0, result.output
     shown = json.loads((out / "attribution" / "p.png.json").read_text())["numbers"]
     terms, attrs, logits = independent_attrs(IDS, -1, IDS[6])
-    assert shown["components"] == pytest.approx({k: np.linalg.norm(v) for k, v in terms.items()}, abs=5e-3)
-    assert shown["direct_logit"] == pytest.approx(attrs, abs=5e-3)
-    assert list(shown["direct_logit"]) == sorted(attrs, key=lambda k: -abs(attrs[k]))  # drawn by size
+    kept = [k for k in shown["components"] if not k.endswith(" others")]  # the longest; the rest fold into one row
+    rest = [k for k in terms if k not in kept]
+    assert rest and {k: shown["components"][k] for k in kept} == pytest.approx(
+        {k: np.linalg.norm(terms[k]) for k in kept}, abs=5e-3)
+    assert shown["components"][f"{len(rest)} others"] == pytest.approx(
+        np.linalg.norm(sum(terms[k] for k in rest)), abs=5e-3)
+    by_size, bars = sorted(attrs, key=lambda k: -abs(attrs[k])), list(shown["direct_logit"])  # drawn by size
+    assert bars[:-1] == by_size[:len(bars) - 1] and bars[-1] == f"{len(attrs) - len(bars) + 1} others"
+    assert [shown["direct_logit"][k] for k in bars[:-1]] == pytest.approx([attrs[k] for k in bars[:-1]], abs=5e-3)
+    assert shown["direct_logit"][bars[-1]] == pytest.approx(sum(attrs[k] for k in by_size[len(bars) - 1:]), abs=5e-3)
     assert shown["logit"] == pytest.approx(logits[IDS[6]], abs=1e-9) and shown["logit_sum_error"] < 1e-9
     assert shown["sum_error"] <= shown["sum_bound"] < 1e-10
     probs = softmax(logits)

@@ -67,6 +67,7 @@ from .parts import (
                    formula,
                    label,
                    number,
+                   power_label,
                    rounded_cell,
                    tick_step,
 )
@@ -112,6 +113,7 @@ __all__ = [
     "drawn_digits", "small_digits", "stack_below", "View", "drawn_texts", "small_texts", "fills_frame", "frame_use",
     "off_frame", "overlapping_texts",
     "AddNode", "HeatStrip", "Plane2D", "SteadyNumber", "VectorColumn", "WeightBars", "formula", "label", "number",
+    "power_label",
     "rounded_cell",
     "tick_step",
     "ROUNDING_EXPONENT", "say_bound", "say_head", "say_int", "say_list", "say_number", "say_ordinal", "say_percent",

@@ -62,6 +62,33 @@ def label(text: str, size: float = 24, color: str | None = None, mono: bool = Fa
     return CachedText(text, font=MONO if mono else FONT, font_size=size, color=color or theme().text)
 
 
+SUPERSCRIPT_CHARS = "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁻⁰¹²³⁴⁵⁶⁷⁸⁹
+PLAIN_CHARS = "\u2212" + "0123456789"  # what each superscript writes: −, digits
+
+
+def power_label(text: str, size: float = 24, color: str | None = None) -> VGroup:
+    """A label whose superscript runs (the ⁻¹² of 10⁻¹²) are drawn as raised labels of their own at
+    ``size``, the rest at ``size / 0.7``: an exponent as large as the floor asks (kit/layout.py).
+
+    >>> [part.text for part in power_label("under 10⁻¹³ here")]
+    ['under 10', '−13', ' here']
+    """
+    import re
+
+    big = size / 0.7
+    parts = VGroup()
+    for piece in re.split(f"([{SUPERSCRIPT_CHARS}]+)", text):
+        if not piece:
+            continue
+        if piece[0] in SUPERSCRIPT_CHARS:
+            exponent = label(piece.translate(str.maketrans(SUPERSCRIPT_CHARS, PLAIN_CHARS)), size, color)
+            parts.add(exponent.next_to(parts, RIGHT, buff=0.04).align_to(parts, UP).shift(UP * 0.12 * big / 34))
+        else:
+            mob = label(piece, big, color)
+            parts.add(mob.next_to(parts, RIGHT, buff=0.12 * big / 34, aligned_edge=DOWN) if len(parts) else mob)
+    return parts
+
+
 _GLYPHS: dict[tuple[type, str], VMobject] = {}  # SteadyNumber's glyphs, made once per process
 STEADY_DECIMALS = 9  # a billionth of a scene unit: far below a pixel, far above a rounding residue
 
