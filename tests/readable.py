@@ -1,26 +1,95 @@
-"""Every step's settled frame, measured: the numbers drawn too small to read (kit ``small_digits``).
+"""Every step's settled frame, measured (issue 32): the texts drawn below the kit's floor, the share of the
+safe area the picture spans, what is drawn off the frame, and the texts drawn on other texts.
 
 A scene runs with its animations skipped (each play jumps to its end, nothing is encoded), and at
-the end of every step the digits of every Text and DecimalNumber on screen are measured.
+the end of every step what is on screen is measured as the camera shows it (``scenes.kit.layout``:
+``small_texts``, ``frame_use``, ``off_frame``, ``overlapping_texts``; ``view_of`` reads a moving
+camera's frame when the scene has one).
 
-    >>> step_offenders(HeadsScene)            # doctest: +SKIP
-    {'show_circuit': [], 'fan_out': [], ...}
+    >>> step_reports(HeadsScene)['fan_out'].problems()     # doctest: +SKIP
+    []
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from pathlib import Path
 from tempfile import TemporaryDirectory
 from typing import Any
 
-from scenes.kit.layout import MIN_DIGIT_HEIGHT, DrawnDigit, small_digits
+from scenes.kit.layout import (
+    FILL_HEIGHT,
+    FILL_WIDTH,
+    MIN_DIGIT_HEIGHT,
+    DrawnDigit,
+    DrawnText,
+    fills_frame,
+    frame_use,
+    off_frame,
+    overlapping_texts,
+    small_digits,
+    small_texts,
+    view_of,
+)
+
+
+@dataclass
+class StepReport:
+    """What one step's settled frame shows that breaks a rule of issue 32 (empty lists: none)."""
+
+    small: list[DrawnText] = field(default_factory=list)
+    use: tuple[float, float] = (0.0, 0.0)  # shares of the safe area's height and width
+    fills: bool = True
+    off: list[str] = field(default_factory=list)
+    overlaps: list[tuple[str, str]] = field(default_factory=list)
+    caption_small: list[DrawnText] = field(default_factory=list)  # a burned caption below the floor
+
+    def problems(self) -> list[str]:
+        """One line per broken rule."""
+        out = []
+        if self.small:
+            out.append("below the floor: " + ", ".join(sorted({f"{t.text!r} {t.height:.3f}" for t in self.small})))
+        if not self.fills:
+            out.append(f"spans {self.use[0]:.0%} of the safe height and {self.use[1]:.0%} of its width "
+                       f"(needs {FILL_HEIGHT:.0%} or {FILL_WIDTH:.0%})")
+        if self.off:
+            out.append("off the frame: " + "; ".join(self.off))
+        if self.overlaps:
+            out.append("text on text: " + "; ".join(f"{a} on {b}" for a, b in self.overlaps))
+        return out
+
+
+def picture(scene: Any) -> list[Any]:
+    """What the scene draws in the picture: its mobjects but the burned caption and the camera's frame."""
+    skip = {id(getattr(scene, "_caption_mob", None)), id(getattr(getattr(scene, "camera", None), "frame", None))}
+    return [m for m in scene.mobjects if id(m) not in skip]
+
+
+def report(scene: Any) -> StepReport:
+    """The :class:`StepReport` of what ``scene`` shows now."""
+    view, mobs = view_of(scene), picture(scene)
+    caption = getattr(scene, "_caption_mob", None)
+    return StepReport(small=small_texts(mobs, view=view), use=frame_use(mobs, view), fills=fills_frame(mobs, view),
+                      off=off_frame(mobs, view), overlaps=overlapping_texts(mobs),
+                      caption_small=small_texts([caption], view=view) if caption is not None else [])
+
+
+def step_reports(scene_class: type, **kwargs: Any) -> dict[str, StepReport]:
+    """Each step's name -> the :class:`StepReport` of its settled frame."""
+    found: dict[str, StepReport] = {}
+
+    class Probe(scene_class):
+        def end_step(self) -> None:
+            found[self.steps[-1]["name"]] = report(self)
+            super().end_step()
+
+    _render(Probe, **kwargs)
+    return found
 
 
 def step_offenders(scene_class: type, minimum: float = MIN_DIGIT_HEIGHT,
                    **kwargs: Any) -> dict[str, list[DrawnDigit]]:
     """Each step's name -> the pieces of text on screen at its end whose digits are below ``minimum``."""
-    from manim import tempconfig
-
     found: dict[str, list[DrawnDigit]] = {}
 
     class Probe(scene_class):
@@ -28,9 +97,51 @@ def step_offenders(scene_class: type, minimum: float = MIN_DIGIT_HEIGHT,
             found[self.steps[-1]["name"]] = small_digits(self.mobjects, minimum)
             super().end_step()
 
+    _render(Probe, **kwargs)
+    return found
+
+
+def _render(scene_class: type, **kwargs: Any) -> None:
+    """Render ``scene_class(**kwargs)`` with its animations skipped, at a small size, into a temporary folder."""
+    from manim import tempconfig
+
     with TemporaryDirectory() as tmp, tempconfig({"media_dir": str(Path(tmp) / "m"), "write_to_movie": False,
                                                   "save_last_frame": True, "disable_caching": True,
                                                   "pixel_width": 320, "pixel_height": 180,
                                                   "verbosity": "WARNING"}):
-        Probe(**kwargs).render()
-    return found
+        scene_class(**kwargs).render()
+
+
+def high(params_class: type, name: str) -> Any:
+    """The top of a flag's declared range (its ``param(..., high=)``)."""
+    import dataclasses
+
+    return next(f for f in dataclasses.fields(params_class) if f.name == name).metadata["high"]
+
+
+SENTENCE = "the,Eiffel,tower,stands,in,Paris,by,night,and,the,river,flows"  # words for a topic's longest sequence
+
+
+LARGEST: dict[str, Any] = {  # slug -> (h: a flag's declared top) -> the flags
+    "residual": lambda h: {},
+    "heads": lambda h: {"d_model": h("d_model"), "heads": h("heads"), "d_head": h("d_model") // h("heads"),
+                        "show": h("show"), "words": ",".join(SENTENCE.split(",")[:h("position")])},
+    "bank": lambda h: {"depth": h("depth"), "compare": True},
+    "rope": lambda h: {"d_head": h("d_head"), "query_pos": h("query_pos")},
+    "positions": lambda h: {"words": "the,cat,sees,the,big,dog", "permute": "1,6,3,4,5,2", "d_model": h("d_model"),
+                            "heads": h("heads")},
+    "block": lambda h: {"n_tokens": h("n_tokens")},
+    "ffn": lambda h: {"d_model": h("d_model"), "d_ff": h("d_ff"), "n_tokens": h("n_tokens")},
+    "induction": lambda h: {"period": h("period"), "top": h("top")},
+    "attribution": lambda h: {"top": h("top")},
+    "ledger": lambda h: {name: h(name) for name in ("d_model", "heads", "d_ff", "layers", "vocab", "context")},
+}
+
+
+def largest_flags(slug: str, params_class: type) -> dict[str, Any]:
+    """A topic's largest flags from its declared ranges: most tokens, most heads, the widest model.
+
+    residual has no size flag (its plane holds the lesson's three tokens; a world file's are checked
+    when it loads), so its largest is its default.
+    """
+    return LARGEST[slug](lambda name: high(params_class, name))

@@ -241,12 +241,3 @@ def test_block_last_frame(scene):
     BlockScene.construct(scene)
 
 
-@pytest.mark.render
-@pytest.mark.parametrize("params", [Params(), Params(n_tokens=6, placement="post", act="relu", mask="causal")])
-def test_every_number_on_screen_is_readable_at_720p(params):
-    """At the end of every step, every digit drawn is at least the kit's MIN_DIGIT_HEIGHT tall."""
-    from tests.readable import step_offenders
-
-    found = step_offenders(BlockScene, params=params)
-    assert list(found) == list(params.steps())
-    assert {step: small for step, small in found.items() if small} == {}

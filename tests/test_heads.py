@@ -244,17 +244,6 @@ def test_heads_last_frame(scene):
 
 
 @pytest.mark.render
-@pytest.mark.parametrize("params", [Params(), Params(d_model=768, heads=12, d_head=64, show=3)])
-def test_every_number_on_screen_is_readable_at_720p(params):
-    """At the end of every step, every digit drawn is at least the kit's MIN_DIGIT_HEIGHT tall."""
-    from tests.readable import step_offenders
-
-    found = step_offenders(HeadsScene, params=params)
-    assert "add_to_stream" in found
-    assert {step: small for step, small in found.items() if small} == {}
-
-
-@pytest.mark.render
 def test_y_sits_at_the_end_of_the_stream_clear_of_the_add_node():
     """The last step's Y[i] starts right of the stream's arrowhead, which starts right of the ⊕."""
     from manim import tempconfig

@@ -189,12 +189,3 @@ def test_video_and_srt(cli, tmp_path):
     assert manifest["numbers"]["induction_score"] == pytest.approx(n.induction.score, abs=5e-4)
 
 
-@pytest.mark.render
-@pytest.mark.parametrize("params", [Params(), Params(period=8, seed=0, top=5), Params(period=3, seed=2)])
-def test_every_number_on_screen_is_readable_at_720p(params):
-    """At the end of every step, every digit drawn is at least the kit's MIN_DIGIT_HEIGHT tall."""
-    from tests.readable import step_offenders
-
-    found = step_offenders(InductionScene, params=params)
-    assert list(found) == ["show_sequence", "previous_token", "induction_head", "predict"]
-    assert {step: small for step, small in found.items() if small} == {}

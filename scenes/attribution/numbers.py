@@ -36,9 +36,9 @@ from tblock.layers import softmax
 from tblock.scores import repeated_random_tokens
 from tblock.worlds.trained import UNKNOWN_TOKENS, checkpoint, display, trained_input
 
-MAX_TERMS = 15  # rows of the sum drawn; more terms fold their smallest into one "others" row
-MAX_BARS = 16  # attribution bars drawn; more fold into one "others" bar
-MAX_DEPTHS = 13  # logit-lens rows drawn (GPT-2 small: the embedding and 12 layers)
+MAX_TERMS = 10  # rows of the sum drawn at the readable size; more terms fold their smallest into one "others" row
+MAX_BARS = 10  # attribution bars drawn at the readable size; more fold into one "others" bar
+MAX_DEPTHS = 6  # logit-lens rows drawn at the readable size (GPT-2 small: 6 of its 13 depths, evenly spread)
 OTHERS = "others"
 
 

@@ -13,12 +13,12 @@ from collections.abc import Sequence
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Group, Line, Rectangle, VGroup
 
-from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, HeatStrip, fit_inside, label, number, theme
+from scenes.kit import LABEL_SIZE, SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, HeatStrip, fit_inside, label, number, theme
+from scenes.kit.layout import NUMBER_SIZE
 
-TEXT_SIZE = 18  # names and tokens (digits 0.18 units tall)
-NUMBER_SIZE = 24  # live numbers (digits at least 0.16 units tall)
+TEXT_SIZE = LABEL_SIZE  # names and tokens, at the kit's floor; live numbers at the kit's NUMBER_SIZE
 CONTEXT_Y = SAFE_TOP - 0.2  # the context line at the top of every step
-MAX_CONTEXT = 10  # tokens shown before the followed one (earlier ones become '…')
+MAX_CONTEXT = 8  # tokens shown before the followed one (earlier ones become '…')
 
 
 def fitted(text: str, size: float, width: float, color: str | None = None):
@@ -40,8 +40,8 @@ class ContextLine(VGroup):
 
     def __init__(self, strings: Sequence[str], index: int, predicted: str, probability: float) -> None:
         super().__init__()
-        self.arrow = label("→", TEXT_SIZE + 2, theme().text)
-        self.prediction = label(f"'{predicted}'", TEXT_SIZE + 2, theme().accent)
+        self.arrow = label("→", TEXT_SIZE, theme().text)
+        self.prediction = label(f"'{predicted}'", TEXT_SIZE, theme().accent)
         self.percent = number(100 * probability, 1, NUMBER_SIZE, theme().accent, unit="%")
         first = max(0, index - MAX_CONTEXT)
         while True:
@@ -68,13 +68,13 @@ class TermRows(Group):
         self.names = list(names)
         self.rows = Group()
         self.norms = []
-        height = min(0.26, pitch * 0.72)
+        height = min(0.3, pitch * 0.6)
         for j, (name, v) in enumerate(zip(names, vectors)):
             y = top - j * pitch
             strip = HeatStrip(v, width=strip_width, height=height, scale=scale)
             strip.move_to([strip_left + strip_width / 2, y, 0])
             name_mob = label(name, TEXT_SIZE, theme().text).move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT)
-            norm = number(float(np.linalg.norm(v)), 2, NUMBER_SIZE - 2, theme().muted)
+            norm = number(float(np.linalg.norm(v)), 2, NUMBER_SIZE, theme().muted)
             norm.move_to([SAFE_RIGHT, y, 0], aligned_edge=RIGHT)
             self.norms.append(norm)
             self.rows.add(Group(name_mob, strip, norm))
@@ -97,7 +97,7 @@ class LensRows(VGroup):
         self.percents: list[list] = []
         self.rows = VGroup()
         k = probs.shape[1]
-        left = SAFE_LEFT + 2.3
+        left = SAFE_LEFT + 2.6
         cell = (SAFE_RIGHT - left) / k
         for d, (name, toks, ps) in enumerate(zip(depth_names, strings, probs)):
             y = top - d * pitch
@@ -106,8 +106,8 @@ class LensRows(VGroup):
             for j, (tok, p) in enumerate(zip(toks, ps)):
                 color = theme().accent if tok == predicted else theme().muted
                 x = left + j * cell
-                pct = number(100 * float(p), 1, NUMBER_SIZE - 2, color, unit="%")
-                name_mob = fitted(f"'{tok}'", TEXT_SIZE + 2, cell - pct.width - 0.45, color)
+                pct = number(100 * float(p), 1, NUMBER_SIZE, color, unit="%")
+                name_mob = fitted(f"'{tok}'", TEXT_SIZE, cell - pct.width - 0.4, color)
                 pair = VGroup(name_mob, pct).arrange(RIGHT, buff=0.15, aligned_edge=DOWN)
                 pair.move_to([x, y + 0.08, 0], aligned_edge=LEFT)
                 base = Line([x, y - 0.17, 0], [x + cell - 0.3, y - 0.17, 0], color=theme().faint, stroke_width=5)
@@ -139,7 +139,7 @@ class AttributionBars(VGroup):
         self.zero_x = left - low * unit
         self.values = []
         self.bars = VGroup()
-        height = min(0.24, pitch * 0.7)
+        height = min(0.3, pitch * 0.6)
         for j, (name, v) in enumerate(items):
             y = top - j * pitch
             color = theme().positive if v >= 0 else theme().negative
@@ -147,7 +147,7 @@ class AttributionBars(VGroup):
             bar = Rectangle(width=width, height=height, stroke_width=0, fill_color=color, fill_opacity=0.9)
             bar.move_to([self.zero_x, y, 0], aligned_edge=LEFT if v >= 0 else RIGHT)
             name_mob = label(name, TEXT_SIZE, theme().text).move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT)
-            value = number(v, 2, NUMBER_SIZE - 2, color).move_to([SAFE_RIGHT, y, 0], aligned_edge=RIGHT)
+            value = number(v, 2, NUMBER_SIZE, color).move_to([SAFE_RIGHT, y, 0], aligned_edge=RIGHT)
             self.values.append(value)
             self.bars.add(VGroup(name_mob, bar, value))
         bottom = top - (len(items) - 1) * pitch - pitch / 2
@@ -176,15 +176,15 @@ class AblationPanel(VGroup):
         self.bars = VGroup()
         for i, (name, p, value, c) in enumerate(zip(names, (before, after), (self.before, self.after),
                                                     (theme().muted, color))):
-            y = -0.45 * i
+            y = -0.6 * i
             name.move_to([0, y, 0], aligned_edge=LEFT)
-            base = Rectangle(width=width, height=0.26, stroke_width=1, stroke_color=theme().faint, fill_opacity=0)
+            base = Rectangle(width=width, height=0.34, stroke_width=1, stroke_color=theme().faint, fill_opacity=0)
             base.move_to([bar_x + width / 2, y, 0])
-            bar = Rectangle(width=max(p * width, 1e-3), height=0.26, stroke_width=0, fill_color=c, fill_opacity=0.9)
+            bar = Rectangle(width=max(p * width, 1e-3), height=0.34, stroke_width=0, fill_color=c, fill_opacity=0.9)
             bar.move_to(base, aligned_edge=LEFT)
             value.next_to(base, RIGHT, buff=0.25)
             self.bars.add(VGroup(name, base, bar, value))
-        self.top_line = VGroup(label(f"top token now '{top_string}'", TEXT_SIZE + 2, theme().text),
+        self.top_line = VGroup(label(f"top token now '{top_string}'", TEXT_SIZE, theme().text),
                                number(100 * top_probability, 1, NUMBER_SIZE, theme().text, unit="%"))
         self.top_line.arrange(RIGHT, buff=0.2)
         self.heading = heading
@@ -202,7 +202,7 @@ class DepthChart(VGroup):
     """The prediction's probability at each depth of the lens: one column per depth, its percentage on top."""
 
     def __init__(self, names: Sequence[str], probs: Sequence[float], color: str, height: float = 1.3,
-                 width: float = 0.5, gap: float = 0.55) -> None:
+                 width: float = 0.6, gap: float = 1.0) -> None:
         super().__init__()
         self.names = list(names)
         self.percents = []
@@ -211,8 +211,8 @@ class DepthChart(VGroup):
             base = Line([x - width / 2, 0, 0], [x + width / 2, 0, 0], color=theme().muted, stroke_width=2)
             bar = Rectangle(width=width, height=max(float(p) * height, 1e-3), stroke_width=0, fill_color=color,
                             fill_opacity=0.9).move_to([x, 0, 0], aligned_edge=DOWN)
-            pct = number(100 * float(p), 1, NUMBER_SIZE - 2, color, unit="%").next_to(bar, UP, buff=0.08)
-            tag = label(name, TEXT_SIZE - 2, theme().muted).next_to(base, DOWN, buff=0.1)
+            pct = number(100 * float(p), 1, NUMBER_SIZE, color, unit="%").next_to(bar, UP, buff=0.08)
+            tag = label(name, TEXT_SIZE, theme().muted).next_to(base, DOWN, buff=0.1)
             self.percents.append(pct)
             self.add(VGroup(base, bar, pct, tag))
 

@@ -57,6 +57,7 @@ from scenes.kit import (
     fmt,
     label,
     number,
+    power_label,
     step,
     theme,
 )
@@ -65,7 +66,6 @@ HEADER_Y = 3.2  # column headings under the context line
 ROWS_TOP, ROWS_BOTTOM = 2.85, -1.2  # the terms of the sum
 STRIP_LEFT, STRIP_WIDTH = SAFE_LEFT + 1.6, 10.0
 SUM_Y, STREAM_Y, BOUND_Y = -1.75, -2.2, -2.8
-BOUND_SIZE = 26  # its superscript digits are 0.15 units tall
 BARS_TOP, BARS_BOTTOM, TOTAL_Y = 2.75, -2.2, -2.8
 VERDICT_Y = -2.45
 ROW_GROWTH = 1.03  # an indicated bar row spans the safe width: grown more, its ends leave the frame
@@ -117,7 +117,7 @@ class AttributionScene(StepScene):
         running = self.numbers.running_sums()  # (G, d)
         total = HeatStrip(np.zeros_like(resid_final), width=STRIP_WIDTH, height=0.3, scale=scale)
         total.move_to([STRIP_LEFT + STRIP_WIDTH / 2, SUM_Y, 0])
-        total_norm = number(0.0, PLACES, NUMBER_SIZE - 2).move_to([SAFE_RIGHT, SUM_Y, 0], aligned_edge=RIGHT)
+        total_norm = number(0.0, PLACES, NUMBER_SIZE).move_to([SAFE_RIGHT, SUM_Y, 0], aligned_edge=RIGHT)
         rule = Line([SAFE_LEFT, (ROWS_BOTTOM + SUM_Y) / 2 - 0.05, 0], [SAFE_RIGHT, (ROWS_BOTTOM + SUM_Y) / 2 - 0.05, 0],
                     color=theme().faint, stroke_width=1.5)
         sum_name = label("Σ terms", TEXT_SIZE, theme().text).move_to([SAFE_LEFT, SUM_Y, 0], aligned_edge=LEFT)
@@ -138,10 +138,10 @@ class AttributionScene(StepScene):
         stream.move_to([STRIP_LEFT + STRIP_WIDTH / 2, STREAM_Y, 0])
         stream_row = Group(label("stream", TEXT_SIZE, theme().text).move_to([SAFE_LEFT, STREAM_Y, 0],
                                                                             aligned_edge=LEFT),
-                            number(float(np.linalg.norm(resid_final)), PLACES, NUMBER_SIZE - 2).move_to(
+                            number(float(np.linalg.norm(resid_final)), PLACES, NUMBER_SIZE).move_to(
                                 [SAFE_RIGHT, STREAM_Y, 0], aligned_edge=RIGHT))
-        bound = label(f"every coordinate of Σ terms − stream is under {power_of_ten(self.numbers.bound_exponent)} "
-                      "(rounding)", BOUND_SIZE, theme().accent).move_to([STRIP_LEFT, BOUND_Y, 0], aligned_edge=LEFT)
+        bound = power_label(f"|Σ terms − stream| < {power_of_ten(self.numbers.bound_exponent)} everywhere",
+                            TEXT_SIZE, theme().accent).move_to([STRIP_LEFT, BOUND_Y, 0], aligned_edge=LEFT)
         self.cue(5)
         self.play(FadeIn(stream_row), FadeIn(stream), run_time=0.8)
         self.play(FadeIn(bound, shift=UP * 0.1), run_time=0.8)
@@ -162,7 +162,7 @@ class AttributionScene(StepScene):
                                                         self.numbers.lens_predicted[depths], theme().accent))
         chart_name = label(f"p('{predicted}') by depth", TEXT_SIZE, theme().text)
         chart_name.move_to([SAFE_LEFT, CHART_Y + 0.5, 0], aligned_edge=LEFT)
-        chart.move_to([0, 0, 0]).shift([SAFE_LEFT + 2.3 - chart.get_left()[0], CHART_Y - chart[0][0].get_y(), 0])
+        chart.shift([chart_name.get_right()[0] + 0.6 - chart.get_left()[0], CHART_Y - chart[0][0].get_y(), 0])
         self.play(FadeIn(title), run_time=0.6)
         self.cue(1)
         self.play(*[FadeIn(row[0]) for row in rows.rows], FadeIn(chart_name), *[FadeIn(col[0]) for col in chart],
@@ -187,9 +187,9 @@ class AttributionScene(StepScene):
         bars = self.track("direct_logit", AttributionBars(items, BARS_TOP,
                                                           pitch(len(items), BARS_TOP, BARS_BOTTOM, 0.42),
                                                           SAFE_LEFT + 1.9, SAFE_RIGHT - 1.2))
-        total = VGroup(label("Σ bars", TEXT_SIZE + 2, theme().text),
+        total = VGroup(label("Σ bars", TEXT_SIZE, theme().text),
                        number(sum(v for _, v in items), PLACES, NUMBER_SIZE, theme().accent),
-                       label(f"·   the forward's logit of {target}", TEXT_SIZE + 2, theme().text),
+                       label(f"·   the forward's logit of {target}", TEXT_SIZE, theme().text),
                        number(self.numbers.logit, PLACES, NUMBER_SIZE, theme().accent)).arrange(RIGHT, buff=0.25)
         total.move_to([0, TOTAL_Y, 0])
         self.play(FadeIn(title), FadeIn(bars.axis), run_time=0.6)

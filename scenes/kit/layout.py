@@ -141,8 +141,10 @@ def stack_below(mobs: Sequence[Any], top: float, gap: float = 0.2) -> None:
 
 # -- readable numbers ----------------------------------------------------------------------------
 
-MIN_DIGIT_HEIGHT = 0.13  # frame units: 8 units are the frame's height, so about 12 px at 720p, 8 px at 480p
+MIN_DIGIT_HEIGHT = 0.03 * FRAME_HEIGHT  # 0.24 units: 3% of the frame's height, about 22 px at 720p (issue 32)
 DIGIT_PER_POINT = 0.344 / 48  # the height of a formula's "0" per point of font size (measured once)
+NUMBER_SIZE = 35  # the least font size of a number or formula at the floor: a "2" is 0.333 / 48 units per point
+LABEL_SIZE = 24  # the least font size of a label (the house font's "0" is 0.504 / 48 units per point)
 SUBSCRIPTS = "\u2080\u2081\u2082\u2083\u2084\u2085\u2086\u2087\u2088\u2089"  # x₀, W₁: indices, not numbers
 
 
@@ -228,3 +230,175 @@ def number_text(mob: Any) -> str:
 def glyph_of(part: Any) -> str:
     """The character a DecimalNumber's part draws: a kit ``Glyph``'s, or a ``Text``'s (``mob_class=Text``)."""
     return getattr(part, "glyph", None) or getattr(part, "text", "")
+
+
+# -- every text readable, the frame used, nothing off it, no text on text (issue 32) -------------------------------
+
+FILL_HEIGHT, FILL_WIDTH = 0.80, 0.90  # a step's end spans this much of the safe area's height, or of its width
+OVERLAP_TOLERANCE = 0.02  # frame units (about 2 px at 720p) two texts' boxes may share: touching is not overlapping
+
+
+@dataclass(frozen=True)
+class View:
+    """What the camera shows: its centre and height in scene units (the whole frame, unless a
+    ``MovingCameraScene`` moved or zoomed its ``camera.frame``). Heights on screen are scene heights
+    divided by :attr:`zoom`."""
+
+    x: float = 0.0
+    y: float = 0.0
+    height: float = FRAME_HEIGHT
+
+    @property
+    def zoom(self) -> float:
+        """The camera frame's height over the whole frame's: below 1 when zoomed in."""
+        return self.height / FRAME_HEIGHT
+
+    def bounds(self) -> tuple[float, float, float, float]:
+        """(left, right, bottom, top) of what the camera shows, in scene units."""
+        half_w, half_h = FRAME_WIDTH / 2 * self.zoom, self.height / 2
+        return self.x - half_w, self.x + half_w, self.y - half_h, self.y + half_h
+
+    def safe(self) -> tuple[float, float, float, float]:
+        """(left, right, bottom, top) of the safe area as the camera shows it, in scene units."""
+        z = self.zoom
+        return self.x + SAFE_LEFT * z, self.x + SAFE_RIGHT * z, self.y + SAFE_BOTTOM * z, self.y + SAFE_TOP * z
+
+
+def view_of(scene: Any) -> View:
+    """The :class:`View` of ``scene``'s camera: its ``camera.frame`` when it has one, else the whole frame."""
+    frame = getattr(getattr(scene, "camera", None), "frame", None)
+    if frame is None:
+        return View()
+    centre = frame.get_center()
+    return View(float(centre[0]), float(centre[1]), float(frame.height))
+
+
+@dataclass(frozen=True)
+class DrawnText:
+    """A text on screen (a label, a number, a formula): what it writes and its height on screen, the
+    height of its digit "0" at its current size (or of its smallest digit, when that is smaller)."""
+
+    text: str
+    height: float
+
+
+def drawn_texts(mobjects: Iterable[Any], view: View = View()) -> list[DrawnText]:
+    """Every visible text among ``mobjects`` (and their families), measured on screen (see :class:`DrawnText`).
+
+    A ``Text`` by the "0" of its font at its current font size (its digit glyphs too, subscripts left
+    out); a ``DecimalNumber`` by its digits; a formula by its font size at its current scale.
+    """
+    return [DrawnText(text, height / view.zoom) for text, height in _text_heights(mobjects)]
+
+
+def _text_heights(mobjects: Iterable[Any]) -> list[tuple[str, float]]:
+    """(text, height in scene units) of each visible text unit among ``mobjects``."""
+    from manim import DecimalNumber, Text
+
+    out: list[tuple[str, float]] = []
+    for mob in text_units(mobjects):
+        if isinstance(mob, Text):
+            digits = [h for _, h in text_digits(mob)]
+            out.append((mob.text, min([zero_height(mob.font, float(mob.font_size))] + digits)))
+        elif isinstance(mob, DecimalNumber):
+            digits = [p.height for p in mob.submobjects if glyph_of(p).isdigit() and visible(p)]
+            out.append((number_text(mob), min(digits) if digits else mob.font_size * DIGIT_PER_POINT))
+        else:
+            out.append((getattr(mob, "source", type(mob).__name__), mob.font_size * DIGIT_PER_POINT))
+    return out
+
+
+def text_units(mobjects: Iterable[Any]) -> list[Any]:
+    """The visible texts among ``mobjects`` and their families: each ``Text``, ``DecimalNumber`` and
+    formula once (their glyphs are not texts of their own)."""
+    from manim import DecimalNumber, Text
+
+    found: list[Any] = []
+
+    def visit(mob: Any) -> None:
+        if isinstance(mob, (Text, DecimalNumber, Formula)):
+            if visible(mob):
+                found.append(mob)
+            return
+        for sub in mob.submobjects:
+            visit(sub)
+
+    for mob in ([mobjects] if hasattr(mobjects, "get_family") else mobjects):
+        visit(mob)
+    return found
+
+
+def zero_height(font: str, size: float) -> float:
+    """The height of the digit "0" of ``font`` at font size ``size`` (measured once per font, at 48)."""
+    return glyph_height("0", font, 48.0) * size / 48.0
+
+
+def small_texts(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT, view: View = View()) -> list[DrawnText]:
+    """The texts of :func:`drawn_texts` whose height on screen is below ``minimum``."""
+    return [t for t in drawn_texts(mobjects, view) if t.height < minimum - 1e-9]
+
+
+def drawn_leaves(mobjects: Iterable[Any]) -> list[Any]:
+    """The mobjects of the families of ``mobjects`` that draw something themselves (points and a fill or a stroke)."""
+    return [m for mob in mobjects for m in mob.get_family()
+            if m.has_points() and hasattr(m, "get_fill_opacity")
+            and (m.get_fill_opacity() > 0 or (m.get_stroke_opacity() > 0 and m.get_stroke_width() > 0))]
+
+
+def box_of(mobs: Sequence[Any]) -> tuple[float, float, float, float] | None:
+    """(left, right, bottom, top) around ``mobs``, or None when there are none."""
+    if not mobs:
+        return None
+    lows = np.array([m.get_corner(np.array([-1.0, -1.0, 0.0])) for m in mobs])
+    highs = np.array([m.get_corner(np.array([1.0, 1.0, 0.0])) for m in mobs])
+    return float(lows[:, 0].min()), float(highs[:, 0].max()), float(lows[:, 1].min()), float(highs[:, 1].max())
+
+
+def frame_use(mobjects: Iterable[Any], view: View = View()) -> tuple[float, float]:
+    """(share of the safe area's height, share of its width) that what ``mobjects`` draw spans."""
+    box = box_of(drawn_leaves(mobjects))
+    if box is None:
+        return 0.0, 0.0
+    left, right, bottom, top = view.safe()
+    return (box[3] - box[2]) / (top - bottom), (box[1] - box[0]) / (right - left)
+
+
+def fills_frame(mobjects: Iterable[Any], view: View = View()) -> bool:
+    """True when what ``mobjects`` draw spans ``FILL_HEIGHT`` of the safe height or ``FILL_WIDTH`` of its width."""
+    tall, wide = frame_use(mobjects, view)
+    return tall >= FILL_HEIGHT - 1e-9 or wide >= FILL_WIDTH - 1e-9
+
+
+def off_frame(mobjects: Iterable[Any], view: View = View(), tolerance: float = 1e-3) -> list[str]:
+    """A description of each of ``mobjects`` that draws something outside what the camera shows."""
+    left, right, bottom, top = view.bounds()
+    out = []
+    for mob in mobjects:
+        box = box_of(drawn_leaves([mob]))
+        if box is not None and (box[0] < left - tolerance or box[1] > right + tolerance
+                                or box[2] < bottom - tolerance or box[3] > top + tolerance):
+            out.append(f"{describe(mob)} at x {box[0]:.2f}..{box[1]:.2f}, y {box[2]:.2f}..{box[3]:.2f}")
+    return out
+
+
+def overlapping_texts(mobjects: Iterable[Any], tolerance: float = OVERLAP_TOLERANCE) -> list[tuple[str, str]]:
+    """Pairs of distinct texts (:func:`text_units`) whose boxes share more than ``tolerance`` both ways."""
+    units = text_units(mobjects)
+    boxes = [box_of([u]) for u in units]
+    pairs = []
+    for i, a in enumerate(boxes):
+        for j in range(i + 1, len(boxes)):
+            b = boxes[j]
+            if min(a[1], b[1]) - max(a[0], b[0]) > tolerance and min(a[3], b[3]) - max(a[2], b[2]) > tolerance:
+                pairs.append((describe(units[i]), describe(units[j])))
+    return pairs
+
+
+def describe(mob: Any) -> str:
+    """A short name for a mobject in a test's message: its text, or its class."""
+    from manim import DecimalNumber
+
+    if isinstance(mob, DecimalNumber):
+        return repr(number_text(mob))
+    text = getattr(mob, "text", None) or getattr(mob, "source", None)
+    return repr(text) if text else type(mob).__name__

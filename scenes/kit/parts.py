@@ -43,6 +43,7 @@ from manim.constants import RESAMPLING_ALGORITHMS, RendererType
 
 from .formulas import Formula, Glyph
 from .glyphs import CachedText
+from .layout import LABEL_SIZE
 from .manim_patches import sharing_parsed_paths
 from .theme import FONT, MONO, head_color, theme, value_color, value_rgb
 
@@ -59,6 +60,33 @@ def formula(source: str, size: float = 34, color: str | None = None) -> Formula:
 def label(text: str, size: float = 24, color: str | None = None, mono: bool = False) -> Text:
     """A Text in the house font and the theme's text colour (its outlines parsed once: kit/glyphs.py)."""
     return CachedText(text, font=MONO if mono else FONT, font_size=size, color=color or theme().text)
+
+
+SUPERSCRIPT_CHARS = "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁻⁰¹²³⁴⁵⁶⁷⁸⁹
+PLAIN_CHARS = "\u2212" + "0123456789"  # what each superscript writes: −, digits
+
+
+def power_label(text: str, size: float = 24, color: str | None = None) -> VGroup:
+    """A label whose superscript runs (the ⁻¹² of 10⁻¹²) are drawn as raised labels of their own at
+    ``size``, the rest at ``size / 0.7``: an exponent as large as the floor asks (kit/layout.py).
+
+    >>> [part.text for part in power_label("under 10⁻¹³ here")]
+    ['under 10', '−13', ' here']
+    """
+    import re
+
+    big = size / 0.7
+    parts = VGroup()
+    for piece in re.split(f"([{SUPERSCRIPT_CHARS}]+)", text):
+        if not piece:
+            continue
+        if piece[0] in SUPERSCRIPT_CHARS:
+            exponent = label(piece.translate(str.maketrans(SUPERSCRIPT_CHARS, PLAIN_CHARS)), size, color)
+            parts.add(exponent.next_to(parts, RIGHT, buff=0.04).align_to(parts, UP).shift(UP * 0.12 * big / 34))
+        else:
+            mob = label(piece, big, color)
+            parts.add(mob.next_to(parts, RIGHT, buff=0.12 * big / 34, aligned_edge=DOWN) if len(parts) else mob)
+    return parts
 
 
 _GLYPHS: dict[tuple[type, str], VMobject] = {}  # SteadyNumber's glyphs, made once per process
@@ -273,8 +301,8 @@ class Plane2D(VGroup):
                          x_length=size, y_length=size, tips=False,
                          axis_config={"color": theme().muted, "stroke_width": 2,
                                       "include_ticks": True, "tick_size": 0.04})
-        self.x_label = label(x_label, 20, theme().muted).next_to(self.axes.x_axis, RIGHT, buff=0.15)
-        self.y_label = label(y_label, 20, theme().muted).next_to(self.axes.y_axis, UP, buff=0.1)
+        self.x_label = label(x_label, LABEL_SIZE, theme().muted).next_to(self.axes.x_axis, RIGHT, buff=0.15)
+        self.y_label = label(y_label, LABEL_SIZE, theme().muted).next_to(self.axes.y_axis, UP, buff=0.1)
         self.add(self.axes, self.x_label, self.y_label)
 
     def point(self, vec: Sequence[float]) -> np.ndarray:
@@ -291,11 +319,12 @@ class Plane2D(VGroup):
 
 
 class WeightBars(VGroup):
-    """A row of attention weights: one bar per source token, with its percentage."""
+    """A row of attention weights: one bar per source token, with its percentage (``font_size``) and its
+    token's name (``label_size``, the same size unless given)."""
 
     def __init__(self, tokens: Sequence[str], weights: Sequence[float], color: str | None = None,
                  bar_height: float = 1.6, bar_width: float = 0.6, gap: float = 0.5,
-                 places: int = 2, font_size: float = 22) -> None:
+                 places: int = 2, font_size: float = 22, label_size: float | None = None) -> None:
         super().__init__()
         color = color or head_color(0)
         self.bars = VGroup()
@@ -310,7 +339,7 @@ class WeightBars(VGroup):
             bar.move_to(base.get_center(), aligned_edge=DOWN)
             pct_mob = number(100 * float(w), places, font_size, unit="%")
             pct_mob.next_to(bar, UP, buff=0.1)
-            tok_mob = label(tok, font_size, theme().muted).next_to(base, DOWN, buff=0.15)
+            tok_mob = label(tok, label_size or font_size, theme().muted).next_to(base, DOWN, buff=0.15)
             self.bars.add(VGroup(base, bar))
             self.percents.add(pct_mob)
             self.token_labels.add(tok_mob)

@@ -7,10 +7,10 @@ from collections.abc import Sequence
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Dot, Transform, VGroup
 
-from scenes.kit import Columns, Plane2D, VectorColumn, formula, label, theme
+from scenes.kit import LABEL_SIZE, NUMBER_SIZE, Columns, Plane2D, VectorColumn, formula, label, theme
 
 # the plane on the left; the ledger (names, then two numbers) on the right
-COLUMNS = Columns(plane=(-4.0, 5.6), ledger=(3.6, 6.0), values=(5.5, 2.95))
+COLUMNS = Columns(plane=(-4.25, 5.2), ledger=(3.7, 6.3), values=(5.3, 3.1))
 PLANE_Y = -0.1
 
 
@@ -19,18 +19,18 @@ class TokenPlane(VGroup):
 
     def __init__(self, dims: Sequence[str], tokens: Sequence[str], x: np.ndarray, followed: int) -> None:
         super().__init__()
-        self.plane = Plane2D(dims[0], dims[1], extent=1.5, size=5.6)
+        self.plane = Plane2D(dims[0], dims[1], extent=1.5, size=COLUMNS.plane.width)
         self.plane.shift(COLUMNS.point("plane", PLANE_Y) - self.plane.axes.get_center())
         self.tokens = VGroup()
         for i, (tok, vec) in enumerate(zip(tokens, x)):
             color = theme().stream if i == followed else theme().muted
             if np.allclose(vec, 0):
                 mark = Dot(self.plane.point(vec), color=color, radius=0.06)
-                name = label(tok, 20, color).next_to(mark, DOWN + LEFT, buff=0.08)
+                name = label(tok, LABEL_SIZE, color).next_to(mark, DOWN + LEFT, buff=0.08)
             else:
                 mark = self.plane.arrow(vec, color, width=4)
                 corner = DOWN if vec[1] == 0 else RIGHT
-                name = label(tok, 20, color).next_to(mark.get_end(), corner, buff=0.12)
+                name = label(tok, LABEL_SIZE, color).next_to(mark.get_end(), corner, buff=0.12)
             self.tokens.add(VGroup(mark, name))
         self.add(self.plane, self.tokens)
 
@@ -45,10 +45,10 @@ class LedgerRow(VGroup):
 
     def __init__(self, name: str, source: str, values: Sequence[float], color: str, y: float) -> None:
         super().__init__()
-        self.values = VectorColumn(values, horizontal=True, places=4, cell_width=1.45, cell_height=0.52,
-                                   font_size=28)
-        self.name = VGroup(label(name, 22, color), formula(source, 32, color))
-        self.name.arrange(RIGHT, buff=0.2).move_to([COLUMNS.ledger.left, y, 0], aligned_edge=LEFT)
+        self.values = VectorColumn(values, horizontal=True, places=4, cell_width=1.5, cell_height=0.6,
+                                   font_size=NUMBER_SIZE)
+        self.name = VGroup(label(name, LABEL_SIZE, color), formula(source, NUMBER_SIZE, color))
+        self.name.arrange(RIGHT, buff=0.15).move_to([COLUMNS.ledger.left, y, 0], aligned_edge=LEFT)
         self.values.move_to(COLUMNS.point("values", y))
         self.add(self.name, self.values)
 
@@ -76,8 +76,8 @@ class StreamArrows(VGroup):
         self.board = board
         self.x = board.arrow(run["resid_pre"], theme().stream, width=6)
         self.delta, self.result = self._update_arrows(run)
-        self.delta_name = label("Δ", 24, theme().update)
-        self.result_name = label("x + Δ", 22, theme().accent)
+        self.delta_name = label("Δ", LABEL_SIZE + 4, theme().update)
+        self.result_name = label("x + Δ", LABEL_SIZE + 2, theme().accent)
         self.delta_name.move_to(self._name_targets()[0])
         self.result_name.move_to(self._name_targets()[1])
         self.add(self.x, self.delta, self.result, self.delta_name, self.result_name)

@@ -26,7 +26,19 @@ from manim import (
     VGroup,
 )
 
-from scenes.kit import StepScene, Topic, WeightBars, fmt, formula, head_color, label, step, theme
+from scenes.kit import (
+    LABEL_SIZE,
+    NUMBER_SIZE,
+    StepScene,
+    Topic,
+    WeightBars,
+    fmt,
+    formula,
+    head_color,
+    label,
+    step,
+    theme,
+)
 from scenes.residual.numbers import numbers, world_of
 from scenes.residual.params import Params
 from scenes.residual.parts import COLUMNS, LedgerRow, StreamArrows, TokenPlane
@@ -34,8 +46,8 @@ from scenes.residual.script import script
 
 WO_FORMULA = {"identity": "W_O = I", "negate": 'W_O = "diag"(-1, thin space 1)'}
 WORLD_WO_FORMULA = {"identity": "W_O", "negate": 'W_O thin "diag"(-1, thin space 1)'}  # a world file's W_O, flipped
-ROW_Y = {"resid_pre": -0.95, "z": -1.6, "attn_out": -2.25, "resid_mid": -2.9}  # the ledger's rows, by trace key
-TITLE_Y, FORMULA_Y, BARS_Y = -0.35, 3.15, 1.25
+ROW_Y = {"resid_pre": -0.75, "z": -1.5, "attn_out": -2.25, "resid_mid": -3.0}  # the ledger's rows, by trace key
+TITLE_Y, FORMULA_Y, BARS_Y = -0.05, 3.25, 1.45
 
 
 class ResidualScene(StepScene):
@@ -63,7 +75,8 @@ class ResidualScene(StepScene):
     def show_tokens(self) -> None:
         tokens, receiver = self.numbers.tokens, self.numbers.receiver
         self.board = TokenPlane(self.numbers.dims, tokens, self.numbers.x, receiver)
-        self.title = label("at " + tokens[receiver], 24, theme().muted).move_to(COLUMNS.point("ledger", TITLE_Y))
+        self.title = label("at " + tokens[receiver], LABEL_SIZE + 4, theme().muted)
+        self.title.move_to(COLUMNS.point("ledger", TITLE_Y))
         x_row = self.row("resid_pre", "input", "x", self.numbers.first["resid_pre"], theme().stream)
         self.play(Create(self.board.plane), run_time=1.0)
         self.play(*[FadeIn(a) for a in self.board.tokens], run_time=1.0)
@@ -76,11 +89,12 @@ class ResidualScene(StepScene):
     def score_keys(self) -> None:
         run = self.numbers.first
         q_arrow = self.board.arrow(run["rot_q"], theme().accent, width=4)
-        q_name = label("query", 20, theme().accent).next_to(q_arrow.get_end(), LEFT, buff=0.1)
-        score = formula('"score"_j = (q dot k_j) / sqrt(2)', 34).move_to(COLUMNS.point("ledger", FORMULA_Y))
-        scores = VGroup(*[label(fmt(s), 22) for s in run["attn_scores"]])
+        q_name = label("query", LABEL_SIZE, theme().accent).next_to(q_arrow.get_end(), LEFT, buff=0.1)
+        score = formula('"score"_j = (q dot k_j) / sqrt(2)', NUMBER_SIZE).move_to(COLUMNS.point("ledger", FORMULA_Y))
+        scores = VGroup(*[label(fmt(s), LABEL_SIZE) for s in run["attn_scores"]])
         bars = self.track("pattern", WeightBars(self.numbers.tokens, run["pattern"], head_color(0),
-                                                bar_height=2.2, bar_width=0.6, gap=0.9, font_size=26))
+                                                bar_height=1.9, bar_width=0.7, gap=1.1, font_size=NUMBER_SIZE,
+                                                label_size=LABEL_SIZE + 4))
         bars.move_to(COLUMNS.point("ledger", BARS_Y))
         for s, base in zip(scores, bars.bars):
             s.move_to(base.get_center() + UP * 0.4)
@@ -109,7 +123,7 @@ class ResidualScene(StepScene):
             self.play(GrowArrow(arrow), run_time=0.7)
             start = start + piece
         h_arrow = self.board.arrow(run["z"], head_color(0), width=6)
-        h_name = label("h", 24, head_color(0)).next_to(h_arrow.get_end(), LEFT, buff=0.1)
+        h_name = label("h", LABEL_SIZE + 4, head_color(0)).next_to(h_arrow.get_end(), LEFT, buff=0.1)
         h_row = self.row("z", "mixture", "h = A V", run["z"], head_color(0))
         self.cue("It has")
         self.play(ReplacementTransform(pieces, h_arrow), FadeIn(h_name), FadeIn(h_row))
@@ -119,7 +133,7 @@ class ResidualScene(StepScene):
     @step
     def project_update(self) -> None:
         wo, run = next(iter(self.numbers.runs.items()))
-        self.wo_formula = formula(self.wo_source(wo), 34).move_to(self.title)
+        self.wo_formula = formula(self.wo_source(wo), NUMBER_SIZE).move_to(self.title)
         self.arrows = StreamArrows(self.board, run)
         a = self.arrows
         self.delta_row = self.row("attn_out", "update", "Delta = h thin W_O", run["attn_out"], theme().update)
@@ -136,7 +150,7 @@ class ResidualScene(StepScene):
     @step
     def switch_to_negate(self) -> None:
         run = self.numbers.runs["negate"]
-        self.play(Transform(self.wo_formula, formula(self.wo_source("negate"), 34).move_to(self.wo_formula)))
+        self.play(Transform(self.wo_formula, formula(self.wo_source("negate"), NUMBER_SIZE).move_to(self.wo_formula)))
         self.cue("update becomes")
         self.play(*self.arrows.retarget(run), *self.delta_row.animate_values(run["attn_out"]),
                   *self.result_row.animate_values(run["resid_mid"]), run_time=1.5)
