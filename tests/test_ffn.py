@@ -310,3 +310,18 @@ class DarkFFNScene(FFNScene):
 @frames_comparison(base_scene=DarkFFNScene)
 def test_ffn_last_frame(scene):
     FFNScene.construct(scene)
+
+
+# -- readable from the back row (issue 32) ---------------------------------------------------------
+
+@pytest.mark.render
+@pytest.mark.parametrize("flags", [{}, {"d_model": 1024, "d_ff": 4096, "n_tokens": 6}, {"weights": "tiny"}],
+                         ids=["defaults", "largest", "tiny"])
+def test_every_step_end_is_readable_and_fills_the_frame(flags):
+    """Every digit and word at least 3% of the frame's height; the content spans 80% of the safe height
+    or 90% of its width, inside the frame and above the caption band."""
+    from tests.step_ends import back_row_faults, step_ends
+
+    ends = step_ends(FFNScene, params=Params(**flags))
+    assert list(ends) == list(STEPS)
+    assert back_row_faults(ends) == {}
