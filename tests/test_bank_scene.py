@@ -368,3 +368,18 @@ def test_bank_last_frame(scene):
 def test_bank_compare_light_last_frame(scene):
     """Issue 11's frame: --compare --depth 6 --theme light, the closing sentence clear of the headings."""
     BankScene.construct(scene)
+
+
+# -- readable from the back row (issue 32) ---------------------------------------------------------
+
+@pytest.mark.render
+@pytest.mark.parametrize("flags", [{}, {"depth": MAX_DEPTH, "compare": True}, {"depth": 6, "residual": False}],
+                         ids=["defaults", "largest", "overwrite"])
+def test_every_step_end_is_readable_and_fills_the_frame(flags):
+    """Every digit and word at least 3% of the frame's height; the content spans 80% of the safe height
+    or 90% of its width, inside the frame and above the caption band."""
+    from tests.step_ends import back_row_faults, step_ends
+
+    ends = step_ends(BankScene, params=Params(**flags))
+    assert len(ends) == 6 + bool(flags.get("compare"))
+    assert back_row_faults(ends) == {}

@@ -140,14 +140,15 @@ def test_position_counts_from_one_and_zero_is_the_last_token():
 
 
 @pytest.mark.parametrize("d, f, stream, hidden, table", [
-    (4, 16, True, True, True),          # the defaults: rows of numbers everywhere
+    (4, 16, True, False, True),         # the defaults: 16 readable hidden cells need 15 units, so a strip
     (768, 3072, False, False, False),   # model scale: heat strips
-    (4, 32, True, False, True),         # 32 hidden numbers do not fit: a strip under a row of 4 numbers
-    (6, 16, True, True, False),         # 6 numbers in a table row would be cells under 0.6 wide
-    (16, 16, True, True, False),
-    (17, 32, False, False, False),
+    (8, 8, True, True, False),          # 8 hidden numbers fit the row; 8 in a table row would be cells < 0.92
+    (10, 10, True, True, False),        # the most readable cells a 10-unit row holds
+    (11, 11, False, False, False),
+    (5, 16, True, False, False),        # 5 numbers in a 3.85-unit table row would be cells under 0.92
 ])
 def test_look_follows_the_kits_one_rule(d, f, stream, hidden, table):
+    """Numbers only where every cell holds one at the readability floor (kit/readable.py), else a strip."""
     look = Look(d, f)
     assert (look.stream_numbers, look.hidden_numbers, look.table_numbers) == (stream, hidden, table)
 
@@ -309,3 +310,18 @@ class DarkFFNScene(FFNScene):
 @frames_comparison(base_scene=DarkFFNScene)
 def test_ffn_last_frame(scene):
     FFNScene.construct(scene)
+
+
+# -- readable from the back row (issue 32) ---------------------------------------------------------
+
+@pytest.mark.render
+@pytest.mark.parametrize("flags", [{}, {"d_model": 1024, "d_ff": 4096, "n_tokens": 6}, {"weights": "tiny"}],
+                         ids=["defaults", "largest", "tiny"])
+def test_every_step_end_is_readable_and_fills_the_frame(flags):
+    """Every digit and word at least 3% of the frame's height; the content spans 80% of the safe height
+    or 90% of its width, inside the frame and above the caption band."""
+    from tests.step_ends import back_row_faults, step_ends
+
+    ends = step_ends(FFNScene, params=Params(**flags))
+    assert list(ends) == list(STEPS)
+    assert back_row_faults(ends) == {}

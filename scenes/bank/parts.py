@@ -45,7 +45,6 @@ from scenes.bank.numbers import Term
 from scenes.kit import (
     SAFE_BOTTOM,
     SAFE_RIGHT,
-    SAFE_WIDTH,
     Formula,
     VectorColumn,
     WeightBars,
@@ -59,23 +58,25 @@ from scenes.kit import (
     theme,
     tick_step,
 )
+from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE
 
 # -- where the walk's parts sit (content stays in the kit's safe area, SAFE_LEFT..SAFE_RIGHT, above SAFE_BOTTOM) --
 SENTENCE_Y = 3.4
 SENTENCE_X = -3.45
-COL_Y = 1.05  # centre of the stream and Δ columns
-STREAM_X = -4.3
-ADD_X = -3.3
-DELTA_X = -2.3
-SWITCH_AT = (-4.9, -2.6)
-FORMULA_AT = (-4.0, -1.3)
-PANEL_LEFT, PANEL_RIGHT = -1.15, 3.35
-PANEL_TOP, PANEL_MID, PANEL_BOTTOM = 2.95, -0.05, -3.15
-PLOT_X = 5.35
-PLOT_RIGHT = SAFE_RIGHT - 0.25
-CELL = dict(cell_width=1.15, cell_height=0.5, font_size=30)  # the walk's stream-sized columns
-BARS = dict(bar_height=1.05, bar_width=0.5, gap=0.56, places=1, font_size=28)  # attention weights
-RELU_LEFT, RELU_BASE_Y, RELU_SPAN, RELU_HEIGHT = 0.85, -2.55, 2.115, 1.7  # the ReLU units' row
+COL_Y = 1.0  # centre of the stream and Δ columns
+STREAM_X = -3.9
+ADD_X = -2.9
+DELTA_X = -2.05
+SWITCH_AT = (-4.9, -2.75)
+FORMULA_AT = (-4.0, -1.6)
+PANEL_LEFT, PANEL_RIGHT = -1.25, 3.45
+PANEL_TOP, PANEL_MID, PANEL_BOTTOM = 2.95, -0.2, -3.2
+PLOT_X = 5.25
+PLOT_RIGHT = SAFE_RIGHT - 0.1
+CELL = dict(cell_width=1.1, cell_height=0.55, font_size=NUMBER_SIZE)  # the walk's stream-sized columns
+BARS = dict(bar_height=1.0, bar_width=0.5, gap=0.62, places=1, font_size=NUMBER_SIZE)  # attention weights
+WORD_SIZE = 26  # the attention bars' words (WeightBars draws them at its number size)
+RELU_LEFT, RELU_BASE_Y, RELU_SPAN, RELU_HEIGHT = 1.0, -2.45, 2.2, 1.55  # the ReLU units' row
 RELU_GAP_SHARE = 0.085 / 0.275  # the gap's share of each unit's pitch
 
 # -- the depth map ------------------------------------------------------------------------------------
@@ -123,7 +124,7 @@ class Switch(VGroup):
                                 stroke_width=2.5, fill_color=color, fill_opacity=0.25)
         knob = Circle(radius=0.15, color=color, fill_color=color, fill_opacity=1, stroke_width=0)
         knob.move_to(pill.get_right() + LEFT * 0.22 if on else pill.get_left() + RIGHT * 0.22)
-        text = label(f"residual {'on' if on else 'off'}", 22, color).next_to(pill, RIGHT, buff=0.2)
+        text = label(f"residual {'on' if on else 'off'}", TEXT_SIZE, color).next_to(pill, RIGHT, buff=0.2)
         self.add(pill, knob, text)
 
 
@@ -180,9 +181,9 @@ class BlockPanel(VGroup):
                              color=theme().faint, stroke_width=1.5)
         self.frame = VGroup(box, divider)
         self.title = label(f"block 1 of {depth}", 24).move_to([cx, PANEL_TOP - 0.3, 0])
-        self.attn_title = label("attention · reads norm(x)", 20, theme().muted)
+        self.attn_title = label("attention · reads norm(x)", TEXT_SIZE, theme().muted)
         self.attn_title.move_to([PANEL_LEFT + 0.2, PANEL_TOP - 0.72, 0], aligned_edge=LEFT)
-        self.ffn_title = label("feed-forward · reads norm(x)", 20, theme().muted)
+        self.ffn_title = label("FFN · reads norm(x)", TEXT_SIZE, theme().muted)
         self.ffn_title.move_to([PANEL_LEFT + 0.2, PANEL_MID - 0.3, 0], aligned_edge=LEFT)
         # the idle half sits under a veil of the background colour (cheaper than fading its parts)
         self.veils = {}
@@ -192,7 +193,10 @@ class BlockPanel(VGroup):
                              fill_opacity=0.72).set_z_index(5)
             self.veils[name] = veil.move_to([cx, (y0 + y1) / 2, 0])
         self.veiled: str | None = None
-        self.bars = WeightBars(tokens, weights, head_color(0), **BARS).move_to([cx, 1.05, 0])
+        self.bars = WeightBars(tokens, weights, head_color(0), **BARS)
+        for word in self.bars.token_labels:
+            word.scale(WORD_SIZE / BARS["font_size"], about_edge=UP)
+        self.bars.move_to([cx, 0.95, 0])
         self.build_ffn(read, mlp_post)
         self.add(self.frame, self.title, self.attn_title, self.ffn_title, self.bars, self.norm_col, self.norm_name,
                  self.relu_bars, self.relu_base, self.relu_name)
@@ -201,9 +205,9 @@ class BlockPanel(VGroup):
 
     def build_ffn(self, read: np.ndarray, mlp_post: np.ndarray) -> None:
         """The feed-forward half: norm(x) as a small column, one bar per ReLU unit on a base line."""
-        self.norm_col = VectorColumn(read, cell_width=1.0, cell_height=0.42, font_size=24, scale=2.0)
-        self.norm_col.move_to([PANEL_LEFT + 0.7, -1.65, 0])
-        self.norm_name = label("norm(x)", 20, theme().muted).next_to(self.norm_col, DOWN, buff=0.12)
+        self.norm_col = VectorColumn(read, cell_width=1.0, cell_height=0.42, font_size=NUMBER_SIZE, scale=2.0)
+        self.norm_col.move_to([PANEL_LEFT + 0.7, -1.72, 0])
+        self.norm_name = label("norm(x)", TEXT_SIZE, theme().muted).next_to(self.norm_col, DOWN, buff=0.12)
         pitch = RELU_SPAN / (len(mlp_post) - RELU_GAP_SHARE)
         bar_w = pitch * (1 - RELU_GAP_SHARE)
         self.relu_bars = VGroup()
@@ -214,7 +218,7 @@ class BlockPanel(VGroup):
             self.relu_bars.add(bar)
         self.relu_base = Line([RELU_LEFT - 0.05, RELU_BASE_Y, 0], [RELU_LEFT + RELU_SPAN + 0.05, RELU_BASE_Y, 0],
                               color=theme().muted, stroke_width=2)
-        self.relu_name = label(f"ReLU · {len(mlp_post)} units", 20, theme().muted)
+        self.relu_name = label(f"ReLU · {len(mlp_post)} units", TEXT_SIZE, theme().muted)
         self.relu_name.next_to(self.relu_base, DOWN, buff=0.12)
 
     def relu_height(self, h: float) -> float:
@@ -295,21 +299,21 @@ class RunningPlot(VGroup):
         self.axes.move_to([0, -0.45, 0]).align_to([PLOT_RIGHT, 0, 0], RIGHT)
         ticks = VGroup()
         for v in np.arange(lo, hi + step_y / 2, step_y):
-            ticks.add(label(fmt(v, 0 if step_y >= 1 else 1), 20, theme().muted).next_to(
+            ticks.add(label(fmt(v, 0 if step_y >= 1 else 1), TEXT_SIZE, theme().muted).next_to(
                 self.axes.c2p(0, v), LEFT, buff=0.12))
         for b in range(0, depth + 1, step_x):
-            ticks.add(label(str(b), 20, theme().muted).next_to(self.axes.c2p(b, lo), DOWN, buff=0.12))
-        x_name = label("after block", 20, theme().muted).next_to(self.axes, DOWN, buff=0.5)
+            ticks.add(label(str(b), TEXT_SIZE, theme().muted).next_to(self.axes.c2p(b, lo), DOWN, buff=0.12))
+        x_name = label("after block", TEXT_SIZE, theme().muted).next_to(self.axes, DOWN, buff=0.5)
         self.colors = (theme().accent, theme().stream)
         legend = VGroup()
         self.legend_numbers = VGroup()
         for k, name in enumerate(names):
             dot = Dot(radius=0.07, color=self.colors[k])
-            num = number(self.values[0, k], 2, 30, self.colors[k])
-            legend.add(VGroup(dot, label(name, 20, self.colors[k]), num).arrange(RIGHT, buff=0.12))
+            num = number(self.values[0, k], 2, NUMBER_SIZE, self.colors[k])
+            legend.add(VGroup(dot, label(name, TEXT_SIZE, self.colors[k]), num).arrange(RIGHT, buff=0.2))
             self.legend_numbers.add(num)
         legend.arrange(DOWN, aligned_edge=LEFT, buff=0.14).next_to(self.axes, UP, buff=0.35)
-        legend.set_x(PLOT_X + 0.1)
+        legend.align_to([SAFE_RIGHT, 0, 0], RIGHT)
         dots = VGroup(*[Dot(self.axes.c2p(0, self.values[0, k]), radius=0.06, color=self.colors[k])
                         for k in range(2)])
         self.add(self.axes, ticks, x_name, legend, dots)
@@ -339,9 +343,9 @@ def term_formula(t: Term) -> Formula:
     if t.label == "x0":
         return formula("x_0", 34, theme().stream)
     if t.first != t.last:
-        return formula(f"inline(sum_({t.first}..{t.last})) Delta", 32, theme().update)
+        return formula(f"inline(sum_({t.first}..{t.last})) Delta", 34, theme().update)
     kind = "attn" if t.label.startswith("attn") else "ffn"
-    return formula(f'Delta^(({t.first}))_"{kind}"', 32, theme().update)
+    return formula(f'Delta^(({t.first}))_"{kind}"', 34, theme().update)
 
 
 class SumRow(VGroup):
@@ -351,12 +355,12 @@ class SumRow(VGroup):
     def __init__(self, terms: list[Term], final: np.ndarray, dims: Sequence[str], token: str, residual: bool) -> None:
         super().__init__()
         self.terms, self.residual = terms, residual
-        size = dict(cell_width=1.05, cell_height=0.5, font_size=26)
+        size = dict(cell_width=0.95, cell_height=0.55, font_size=NUMBER_SIZE)
         depth = terms[-1].last
         self.cols = VGroup(*[VectorColumn(t.vector, title=term_formula(t), **size) for t in terms])
         self.result = VectorColumn(final, title=formula(f"x_{depth}", 34, theme().accent),
                                    **size)
-        self.signs = VGroup(*[formula("+", 36) for _ in terms[1:]])
+        self.signs = VGroup(*[formula("+", 34) for _ in terms[1:]])
         self.equals = formula("=", 40)
         row = VGroup()
         for i, col in enumerate(self.cols):
@@ -364,15 +368,15 @@ class SumRow(VGroup):
             if i < len(self.signs):
                 row.add(self.signs[i])
         row.add(self.equals, self.result)
-        row.arrange(RIGHT, buff=0.13, aligned_edge=DOWN)
+        row.arrange(RIGHT, buff=0.07, aligned_edge=DOWN)
         for s in [*self.signs, self.equals]:
             s.set_y(self.cols[0].cells.get_center()[1])
-        self.dim_labels = VGroup(*[label(name, 20, theme().muted) for name in dims])
+        self.dim_labels = VGroup(*[label(name, TEXT_SIZE, theme().muted) for name in dims])
         for lab, cell in zip(self.dim_labels, self.cols[0].cells):
             lab.next_to(cell, LEFT, buff=0.15)
         whole = VGroup(self.dim_labels, row)
-        whole.scale_to_fit_width(min(whole.width, SAFE_WIDTH)).move_to([0, 0.9, 0])
-        self.heading = label(f"{token}'s final stream, term by term", 26, theme().muted).move_to([0, 3.3, 0])
+        whole.move_to([0, 0.6, 0])  # never shrunk: a deep stack's middle blocks are folded into one term
+        self.heading = label(f"{token}'s final stream, term by term", 28, theme().muted).move_to([0, 3.4, 0])
         self.total = np.sum([t.vector for t in terms], axis=0)  # (k, d) -> (d,)
         if residual:
             self.note = label(f"x₀ + every correction = {fmt_vec(self.total)}  =  the stream", 24, theme().update)
@@ -383,7 +387,7 @@ class SumRow(VGroup):
             self.cross = VGroup(Line(first.get_corner(UL), first.get_corner(DOWN + RIGHT)),
                                 Line(first.get_corner(DOWN + LEFT), first.get_corner(UP + RIGHT)))
             self.cross.set_stroke(theme().negative, 5)
-        self.note.next_to(whole, DOWN, buff=0.7)
+        self.note.next_to(whole, DOWN, buff=0.9)
         self.add(self.heading, whole, self.note, self.cross)
 
     @property
@@ -414,8 +418,8 @@ class DepthMap(VGroup):
         h = min(MAP_ROW_MAX, (top - MAP_ROWS_LOW) / n)
         bottom = MAP_ROWS_LOW
         top = bottom + n * h
-        font = 20 if h >= 0.5 else 18
-        block_w, ribbon_w = 1.35, 0.24
+        font = TEXT_SIZE
+        block_w, ribbon_w = 1.6, 0.24
         width = ribbon_w + 0.2 + block_w + 0.15 + bar_max + 1.0
         left = centre - width / 2
         ribbon_x = left + ribbon_w / 2
@@ -433,13 +437,14 @@ class DepthMap(VGroup):
                             fill_color=color, fill_opacity=0.9, stroke_width=0)
             bar.move_to([bar_left, y, 0], aligned_edge=LEFT)
             self.bars.add(bar)
-            self.values.add(number(float(v), 2, 32 if h >= 0.5 else 28, color).next_to(bar, RIGHT, buff=0.1))
-        entrance = RoundedRectangle(corner_radius=0.08, width=block_w + ribbon_w + 0.4, height=0.5,
-                                    stroke_color=theme().stream, stroke_width=2)
+            self.values.add(number(float(v), 2, NUMBER_SIZE, color).next_to(bar, RIGHT, buff=0.1))
+        entrance_text = label("entrance: x₀", TEXT_SIZE, theme().stream)
+        entrance = RoundedRectangle(corner_radius=0.08, width=max(block_w + ribbon_w + 0.4, entrance_text.width + 0.3),
+                                    height=0.5, stroke_color=theme().stream, stroke_width=2)
         entrance.move_to([left + (ribbon_w + 0.2 + block_w) / 2, MAP_ENTRANCE_Y, 0])
-        entrance_text = label("entrance: x₀", 20, theme().stream).move_to(entrance)
+        entrance_text.move_to(entrance)
         self.build_ribbon(ribbon_x, entrance.get_top()[1], bottom, top, ribbon_w)
-        self.ribbon_name = label("x₀", 22, theme().stream if residual else theme().muted)
+        self.ribbon_name = label("x₀", TEXT_SIZE, theme().stream if residual else theme().muted)
         self.ribbon_name.next_to([ribbon_x, top, 0], UP, buff=0.1)
         self.head = formula('norm(x - x_0)' if residual else 'norm(x) = norm("last output")', 36, color)
         self.head.next_to([bar_left, top, 0], UP, buff=0.12)
@@ -513,7 +518,7 @@ class DepthMaps(VGroup):
 
     def scale_note(self, under: VGroup) -> VGroup:
         """Beside a residual-off map: the bars are drawn on the residual-on scale."""
-        note = label(f"same scale as residual on (top bar {fmt(self.map_scale)})", 20, theme().muted)
+        note = label(f"same scale as residual on (top bar {fmt(self.map_scale)})", TEXT_SIZE, theme().muted)
         return keep_on_screen(note.next_to(under, DOWN, buff=0.35))
 
     @property

@@ -56,6 +56,7 @@ from scenes.bank.parts import (
 )
 from scenes.bank.script import script
 from scenes.kit import AddNode, Formula, StepScene, Topic, formula, head_color, label, step, theme, value_color
+from scenes.kit.readable import TEXT_SIZE
 
 
 class BankScene(StepScene):
@@ -83,30 +84,36 @@ class BankScene(StepScene):
     def show_sentence(self) -> None:
         self.words = Sentence(self.numbers.tokens, self.numbers.position)
         self.stream = self.track("stream", WalkColumn(
-            self.numbers.x0, STREAM_X, labels=self.numbers.dims, title=label(f"{self.numbers.token}'s stream x", 24),
-            label_size=20))
+            self.numbers.x0, STREAM_X, labels=self.numbers.dims, title=label(f"{self.numbers.token}'s stream x", 26),
+            label_size=TEXT_SIZE))
+        self.stream.title.align_to(self.stream.cells, RIGHT)  # clear of the Δ column's name
         self.stream.log("x0")
-        self.status = label("input x₀", 20, theme().stream).next_to(self.stream.cells, DOWN, buff=0.18)
+        self.status = label("input x₀", TEXT_SIZE, theme().stream).next_to(self.stream.cells, DOWN, buff=0.18)
         switch = Switch(self.numbers.residual).move_to([*SWITCH_AT, 0])
+        self.build_block()
+        panel = self.panel
         self.play(LaggedStart(*[FadeIn(w, shift=DOWN * 0.2) for w in self.words], lag_ratio=0.2))
         self.play(Indicate(self.words[self.numbers.position], color=theme().accent))
         self.cue("enters")
-        self.play(FadeIn(self.stream, shift=DOWN * 0.3), FadeIn(self.status), FadeIn(switch))
+        self.play(FadeIn(self.stream, shift=DOWN * 0.3), FadeIn(self.status), FadeIn(switch), FadeIn(panel.frame),
+                  FadeIn(panel.title), FadeIn(panel.attn_title), FadeIn(panel.ffn_title), FadeIn(self.plot))
 
-    @step
-    def first_attention(self) -> None:
-        blk, residual = self.numbers.run.blocks[0], self.numbers.residual
+    def build_block(self) -> None:
+        """The block panel (block 1's numbers) and the running plot: on screen, empty, from the first step."""
+        blk = self.numbers.run.blocks[0]
         self.panel = self.track("panel", BlockPanel(self.numbers.depth, self.numbers.tokens, blk["pattern"][0],
                                                     blk["ln2_normalized"], blk["mlp_post"],
                                                     self.numbers.mlp_post_max))
         self.plot = self.track("plot", RunningPlot(self.numbers.tracked, [self.numbers.dims[k] for k in TRACKED]))
+
+    @step
+    def first_attention(self) -> None:
+        blk, residual = self.numbers.run.blocks[0], self.numbers.residual
         self.delta = self.track("deltas", WalkColumn(
             blk["attn_out"], DELTA_X, title=formula(sub("attn"), 36, theme().update)))
         node = (AddNode(0.22, theme().text) if residual else OverwriteNode()).move_to([ADD_X, self.delta_y, 0])
         self.formula = self.formula_for("attn").move_to([*FORMULA_AT, 0])
         panel = self.panel
-        self.play(FadeIn(panel.frame), FadeIn(panel.title), FadeIn(panel.attn_title), FadeIn(panel.ffn_title),
-                  FadeIn(self.plot))
         self.add(panel.idle("ffn"))  # the FFN half is veiled at once: it has nothing to do yet
         self.play(FadeIn(panel.bars), self.words.frame(self.numbers.top).animate.set_stroke(head_color(0), width=3),
                   run_time=1.2)
@@ -262,8 +269,11 @@ class BankScene(StepScene):
         self.play(FadeOut(box), run_time=0.3)
 
     def status_to(self, text: str, run_time: float = 0.4) -> None:
-        new = label(text, 20, theme().stream).move_to(self.status)
+        new = label(text, TEXT_SIZE, theme().stream).move_to(self.status)
         self.play(Transform(self.status, new), run_time=run_time)
+        self.remove(self.status)  # the new text itself stays (a Transform keeps the old one's glyphs and name)
+        self.add(new)
+        self.status = new
 
     def show_map(self, m: DepthMap) -> None:
         n = len(m.bars)

@@ -49,41 +49,43 @@ from scenes.kit import (
     HeatStrip,
     LabelledAxes,
     Vector,
-    fit_inside,
     fmt,
     label,
     rows,
-    shows_numbers,
     theme,
     tick_step,
 )
+from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, numbers_fit, with_power, wrapped
 from scenes.kit.vector import CELL_GAP
+from tblock.worlds.ffn import FFN_MAX_TOKENS
 
-# The single-position view: a label column on the left, the vectors on the right.
+# The single-position view: a label column on the left, the vectors on the right; six rows fill
+# the safe area's height (the rows to come are dashed slots from the first step on).
 LABEL_X = SAFE_LEFT              # left edge of the row labels
-CONTENT_X = 1.55                 # centre of the vectors
-CONTENT_W = 10.6                 # width the widest (hidden) vector may take
-CELL_W = 0.85                    # a number cell, while the row has room for it
-ROW_H = 0.44                     # height of a number row (a strip is 80% of it)
+CONTENT_X = 1.85                 # centre of the vectors
+CONTENT_W = 10.0                 # width the widest (hidden) vector may take
+CELL_W = 1.3                     # a number cell, while the row has room for it
+ROW_H = 0.6                      # height of a number row (a strip is 80% of it)
 STRIP_MIN_W = 1.6                # the narrowest stream strip
-Y_U, Y_PRE, Y_POST, Y_DELTA, Y_Y, Y_Z = 3.2, 1.9, 0.6, -0.7, -1.75, -2.8
-PLOT_CENTRE = (2.35, -1.3)
-PLOT_W, PLOT_H = 7.0, 2.7
-LEGEND_Y = -1.5
+Y_U, Y_PRE, Y_POST, Y_DELTA, Y_Y, Y_Z = 3.3, 2.1, 0.9, -0.3, -1.5, -2.7
+PLOT_CENTRE = (2.3, -1.45)
+PLOT_W, PLOT_H = 7.0, 2.5
+LEGEND_Y = -1.45
+NAME_SIZE = 26                   # a row's name; its detail, the ticks, legend and notes are TEXT_SIZE
 
-# Every position: u rows | the FFN box with its hidden rows | the outputs.
-TABLE = Columns(u=(-3.9, 3.7), box=(0.0, 3.0), out=(3.9, 3.7))
-TABLE_CELL_W = 0.72              # a number cell in a table row
-TABLE_ROW_H = 0.45
-HIDDEN_ROW_W, HIDDEN_ROW_H = 2.5, 0.375
-ROW_PITCH = 0.6
-TABLE_MIDDLE = 0.45              # y of the middle of the table's rows
+# Every position: token names | u rows | the FFN box with its hidden rows | the outputs | token names.
+TABLE = Columns(u=(-3.45, 3.85), box=(0.0, 2.0), out=(3.45, 3.85))
+TABLE_ROW_H = 0.58
+HIDDEN_ROW_W, HIDDEN_ROW_H = 1.7, 0.46
+ROW_PITCH = 0.68
+TABLE_TOP = 2.45                 # y of the first of the most rows (fewer are centred on the same middle)
 
 
 def fitted_width(n: int, cell: float, room: float, strip: float) -> float:
-    """The width n entries get: cells of ``cell`` (at most ``room`` in all) if they show as numbers, else ``strip``."""
+    """The width n entries get: cells of ``cell`` (at most ``room`` in all) while readable numbers fit, else
+    ``strip`` (the kit's ``numbers_fit``: a cell holds a number at the readability floor)."""
     cells = min(room, n * cell + CELL_GAP * (n - 1))
-    return cells if shows_numbers(n, cells) else strip
+    return cells if numbers_fit(n, cells) else strip
 
 
 @dataclass(frozen=True)
@@ -106,19 +108,34 @@ class Look:
     @property
     def table_width(self) -> float:
         """A row of u or of Δ in the every-position table."""
-        return fitted_width(self.d_model, TABLE_CELL_W, TABLE.u.width, TABLE.u.width)
+        return fitted_width(self.d_model, TABLE.u.width, TABLE.u.width, TABLE.u.width)
+
+    @property
+    def stream_style(self) -> dict:
+        """The stream rows' Vector options: numbers at the floor's size, or a strip."""
+        return {"numbers": self.stream_numbers, "font_size": NUMBER_SIZE}
+
+    @property
+    def hidden_style(self) -> dict:
+        """The hidden rows' Vector options."""
+        return {"numbers": self.hidden_numbers, "font_size": NUMBER_SIZE}
+
+    @property
+    def table_style(self) -> dict:
+        """The table rows' Vector options."""
+        return {"numbers": self.table_numbers, "font_size": NUMBER_SIZE}
 
     @property
     def stream_numbers(self) -> bool:
-        return shows_numbers(self.d_model, self.stream_width)
+        return numbers_fit(self.d_model, self.stream_width)
 
     @property
     def hidden_numbers(self) -> bool:
-        return shows_numbers(self.d_ff, self.hidden_width)
+        return numbers_fit(self.d_ff, self.hidden_width)
 
     @property
     def table_numbers(self) -> bool:
-        return shows_numbers(self.d_model, self.table_width)
+        return numbers_fit(self.d_model, self.table_width)
 
 
 def dot_cloud(points: np.ndarray, radius: float, color: str) -> VMobject:
@@ -132,10 +149,20 @@ def dot_cloud(points: np.ndarray, radius: float, color: str) -> VMobject:
 
 def row_label(name: str, detail: str, y: float, color: str) -> VGroup:
     """A two-line label in the left column: the vector's name, then a muted detail."""
-    group = VGroup(label(name, 22, color), label(detail, 18, theme().muted))
+    room = CONTENT_X - CONTENT_W / 2 - 0.15 - LABEL_X  # up to where the widest vector starts
+    group = VGroup(wrapped(name, NAME_SIZE, room, color, aligned_edge=LEFT),
+                   wrapped(detail, TEXT_SIZE, room, theme().muted, aligned_edge=LEFT))
     group.arrange(DOWN, aligned_edge=LEFT, buff=0.08)
-    fit_inside(group, LABEL_X, CONTENT_X - CONTENT_W / 2 - 0.2)  # up to where the widest vector starts
+    for part in group:
+        part.align_to(group, LEFT)
     return group.move_to([LABEL_X, y, 0], aligned_edge=LEFT)
+
+
+def slot(row: Mobject) -> VMobject:
+    """A faint dashed outline where a row will appear: the whole path is on screen from the first step."""
+    frame = RoundedRectangle(corner_radius=0.06, width=row.width + 0.08, height=ROW_H + 0.08,
+                             stroke_color=theme().muted, stroke_width=1.5, stroke_opacity=0.6)
+    return DashedVMobject(frame.move_to(row), num_dashes=max(24, int(row.width * 6)))
 
 
 def funnel(upper: Mobject, lower: Mobject, text: str) -> VGroup:
@@ -145,7 +172,7 @@ def funnel(upper: Mobject, lower: Mobject, text: str) -> VGroup:
     gap = 0.08
     shape = Polygon(a + DOWN * gap, b + DOWN * gap, c + UP * gap, d + UP * gap, stroke_width=0,
                     fill_color=theme().faint, fill_opacity=0.7)
-    name = label(text, 20, theme().text).move_to(shape.get_center())
+    name = label(text, TEXT_SIZE, theme().text).move_to(shape.get_center())
     if name.width > (upper.width + lower.width) / 2 - 0.3:  # a narrow funnel: its matrix goes beside it
         name.next_to(shape, RIGHT, buff=0.3)
     return VGroup(shape, name)
@@ -170,8 +197,9 @@ def morph(sources: Sequence[Vector], target: Vector):
 class Readout(VGroup):
     """One line of text and the values it prints (``displayed``, for the manifest)."""
 
-    def __init__(self, text: str, size: float, color: str, **values) -> None:
-        super().__init__(label(text, size, color))
+    def __init__(self, text: str, size: float, color: str, width: float = SAFE_RIGHT - SAFE_LEFT,
+                 **values) -> None:
+        super().__init__(with_power(text, size, color) if "10⁻" in text else wrapped(text, size, width, color))
         self.text, self.values = text, values
 
     @property
@@ -211,14 +239,14 @@ class ActivationPlot(VGroup):
         super().__init__()
         lo, hi = window
         muted = theme().muted
-        self.axes = LabelledAxes((lo, hi, 1), (-0.5, hi, 1), PLOT_W, PLOT_H, x_label="input", label_size=18)
+        self.axes = LabelledAxes((lo, hi, 1), (-0.5, hi, 1), PLOT_W, PLOT_H, x_label="input", label_size=TEXT_SIZE)
         self.axes.shift(np.array([*PLOT_CENTRE, 0]) - self.axes.axes.get_center())  # the axes, not their labels
         every = 1 if hi <= 4 else 2 if hi <= 8 else int(tick_step(hi - lo, ticks=8, least=1))  # wide: 5, 10, ...
-        ticks = VGroup(*[label(fmt(t, 0), 18, muted).next_to(self.axes.c2p(t, -0.5), DOWN, buff=0.06)
+        ticks = VGroup(*[label(fmt(t, 0), TEXT_SIZE, muted).next_to(self.axes.c2p(t, -0.5), DOWN, buff=0.06)
                          for t in range(int(lo), int(hi) + 1) if t != 0 and t % every == 0])
-        ticks.add(*[label(fmt(t, 0), 18, muted).next_to(self.axes.c2p(0, t), LEFT, buff=0.1)
+        ticks.add(*[label(fmt(t, 0), TEXT_SIZE, muted).next_to(self.axes.c2p(0, t), LEFT, buff=0.1)
                     for t in range(1, int(hi) + 1) if t % every == 0])
-        y_name = label("output", 18, muted).next_to(self.axes.c2p(0, hi), RIGHT, buff=0.15)
+        y_name = label("output", TEXT_SIZE, muted).next_to(self.axes.c2p(0, hi), RIGHT, buff=0.15)
         self.frame = VGroup(self.axes, y_name, ticks)
         self.curves, self.legend = VGroup(), VGroup()
         for name, (xs, ys) in curves.items():
@@ -228,12 +256,14 @@ class ActivationPlot(VGroup):
             line.set_points_as_corners([self.axes.c2p(x, y) for x, y in zip(xs, ys)])
             swatch = Line(LEFT * 0.25, RIGHT * 0.25, stroke_color=color, stroke_width=width)
             self.curves.add(line if own else DashedVMobject(line, num_dashes=60))
-            text = label(f"{ACT_NAMES[name]}{' (this block)' if own else ''}", 18, theme().text if own else muted)
+            text = label(f"{ACT_NAMES[name]}{' (this block)' if own else ''}", TEXT_SIZE,
+                         theme().text if own else muted)
             self.legend.add(VGroup(swatch if own else DashedVMobject(swatch, num_dashes=3), text)
                             .arrange(RIGHT, buff=0.15))
         for color, text in ((theme().positive, "active unit (input > 0)"),
                             (theme().negative, "inactive unit (input ≤ 0)")):
-            self.legend.add(VGroup(Dot(radius=0.06, color=color), label(text, 18, muted)).arrange(RIGHT, buff=0.15))
+            key = VGroup(Dot(radius=0.06, color=color), label(text, TEXT_SIZE, muted))
+            self.legend.add(key.arrange(RIGHT, buff=0.15))
         self.legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).move_to([LABEL_X, LEGEND_Y, 0], aligned_edge=LEFT)
         self.dots, self.dots_on_curve = VGroup(), VGroup()
         c2p = self.axes.axes.c2p  # Manim's own c2p takes arrays: thousands of points in one call
@@ -260,13 +290,16 @@ class OnePosition:
         t = theme()
 
         def stream(values: np.ndarray, y: float) -> Vector:
-            return Vector(values, look.stream_width, scale=stream_scale, height=ROW_H).move_to([CONTENT_X, y, 0])
+            return Vector(values, look.stream_width, scale=stream_scale, height=ROW_H, **look.stream_style)\
+                .move_to([CONTENT_X, y, 0])
 
         def hidden(values: np.ndarray, y: float) -> Vector:
-            return Vector(values, look.hidden_width, scale=hidden_scale, height=ROW_H).move_to([CONTENT_X, y, 0])
+            return Vector(values, look.hidden_width, scale=hidden_scale, height=ROW_H, **look.hidden_style)\
+                .move_to([CONTENT_X, y, 0])
 
         self.y_top = stream(pos["resid_mid"], Y_U)
-        self.u_row = Vector(pos["ln2_normalized"], look.stream_width, height=ROW_H).move_to([CONTENT_X, Y_U, 0])
+        self.u_row = Vector(pos["ln2_normalized"], look.stream_width, height=ROW_H, **look.stream_style)\
+            .move_to([CONTENT_X, Y_U, 0])
         self.pre_row = hidden(pos["mlp_pre"], Y_PRE)
         self.post_row = hidden(pos["mlp_post"], Y_POST)
         self.delta_row = stream(pos["mlp_out"], Y_DELTA)
@@ -275,6 +308,9 @@ class OnePosition:
         colours = {"y_top": t.stream, "u": t.text, "pre": t.text, "post": t.text, "delta": t.update,
                    "y": t.stream, "z": t.accent}
         heights = {"y_top": Y_U, "u": Y_U, "pre": Y_PRE, "post": Y_POST, "delta": Y_DELTA, "y": Y_Y, "z": Y_Z}
+        self.slots = {key: slot(row) for key, row in (("pre", self.pre_row), ("post", self.post_row),
+                                                       ("delta", self.delta_row), ("y", self.y_row),
+                                                       ("z", self.z_row))}
         self.marks = ActiveMarks(self.post_row, pos["active"])
         self.norm = norm.next_to(self.delta_row, RIGHT, buff=0.4)
         self.norm_beside = self.norm.get_right()[0] <= SAFE_RIGHT
@@ -302,24 +338,27 @@ class RowTable:
         n = len(tokens)
         t = theme()
         self.look, self.featured = look, featured
-        self.row_y = rows(n, TABLE_MIDDLE + (n - 1) * ROW_PITCH / 2, ROW_PITCH)
+        self.row_y = rows(n, TABLE_TOP - (FFN_MAX_TOKENS - n) * ROW_PITCH / 2, ROW_PITCH)
         self.out_scale = float(np.max(np.abs(out)))
         self.u_rows = self.rows_of(u, float(np.max(np.abs(u))), TABLE.u.x)
         self.out_rows = self.rows_of(out, self.out_scale, TABLE.out.x)
         hid_scale = float(np.max(np.abs(hidden)))
-        self.hid_rows = [Vector(h, HIDDEN_ROW_W, scale=hid_scale, height=HIDDEN_ROW_H).move_to([TABLE.box.x, y, 0])
+        self.hid_rows = [Vector(h, HIDDEN_ROW_W, scale=hid_scale, height=HIDDEN_ROW_H, numbers=False)
+                         .move_to([TABLE.box.x, y, 0])
                          for h, y in zip(hidden, self.row_y)]
         self.box = RoundedRectangle(corner_radius=0.12, width=TABLE.box.width, height=n * ROW_PITCH + 0.2,
                                     stroke_color=t.muted, stroke_width=2)
         self.box.move_to([TABLE.box.x, (self.row_y[0] + self.row_y[-1]) / 2, 0])
-        self.u_names = [label(s, 18, t.muted).next_to(r, LEFT, buff=0.18) for s, r in zip(tokens, self.u_rows)]
-        self.out_names = [label(s, 18, t.muted).next_to(r, RIGHT, buff=0.18) for s, r in zip(tokens, self.out_rows)]
-        self.title_y = self.row_y[0] + 0.85
+        self.u_names = [label(s, TEXT_SIZE, t.muted).next_to(r, LEFT, buff=0.18)
+                        for s, r in zip(tokens, self.u_rows)]
+        self.out_names = [label(s, TEXT_SIZE, t.muted).next_to(r, RIGHT, buff=0.18)
+                          for s, r in zip(tokens, self.out_rows)]
+        self.title_bottom = self.row_y[0] + TABLE_ROW_H / 2 + 0.25
         (u_name, u_shape), (box_name, box_shape), (out_name, out_shape) = titles
         self.titles = [self.column_title(u_name, u_shape, TABLE.u.x),
                        self.column_title(box_name, box_shape, TABLE.box.x)]
         self.out_title = self.column_title(out_name, out_shape, TABLE.out.x, t.update)
-        self.note = label(box_note, 18, t.muted).next_to(self.box, DOWN, buff=0.15)
+        self.note = label(box_note, TEXT_SIZE, t.muted).next_to(self.box, DOWN, buff=0.15)
         self.arrows = [(Arrow(self.u_rows[i].get_right(), [self.box.get_left()[0], y, 0], **self.arrow_style()),
                         Arrow([self.box.get_right()[0], y, 0], self.out_rows[i].get_left(), **self.arrow_style()))
                        for i, y in enumerate(self.row_y)]
@@ -332,13 +371,15 @@ class RowTable:
 
     def rows_of(self, values: np.ndarray, scale: float, x: float) -> list[Vector]:
         """One Vector per row of an (n, d) array, centred at x, row i at row_y[i]."""
-        return [Vector(v, self.look.table_width, scale=scale, height=TABLE_ROW_H).move_to([x, y, 0])
+        return [Vector(v, self.look.table_width, scale=scale, height=TABLE_ROW_H, **self.look.table_style)
+                .move_to([x, y, 0])
                 for v, y in zip(values, self.row_y)]
 
     def column_title(self, name: str, detail: str, x: float, color: str | None = None) -> VGroup:
         """A column's name with its shape underneath."""
-        group = VGroup(label(name, 20, color or theme().text), label(detail, 18, theme().muted))
-        return group.arrange(DOWN, buff=0.08).move_to([x, self.title_y, 0])
+        group = VGroup(label(name, NAME_SIZE, color or theme().text), label(detail, TEXT_SIZE, theme().muted))
+        group.arrange(DOWN, buff=0.08).move_to([x, 0, 0])
+        return group.shift(UP * (self.title_bottom - group.get_bottom()[1]))
 
     @staticmethod
     def frame_row(row: Mobject) -> SurroundingRectangle:

@@ -17,16 +17,18 @@ Render with ``python render.py ffn`` or ``manim -ql scenes/ffn/scene.py FFNScene
 
 from __future__ import annotations
 
-from manim import RIGHT, Circumscribe, Create, FadeIn, FadeOut, FadeTransform, Indicate
+from manim import DOWN, RIGHT, Circumscribe, Create, FadeIn, FadeOut, FadeTransform, Indicate
 
 from scenes.ffn import script as words
 from scenes.ffn.numbers import numbers, world_of
 from scenes.ffn.params import Params
 from scenes.ffn.parts import ActivationPlot, Look, OnePosition, Readout, RowTable, morph
-from scenes.kit import StepScene, Topic, Vector, fit_inside, fmt_bound, step, theme
+from scenes.kit import StepScene, Topic, Vector, fmt_bound, step, theme
+from scenes.kit.readable import TEXT_SIZE
 
-LEDGER_GAP = 1.1   # from the last table row down to the ledger line
-RESULT_GAP = 0.55  # from the ledger line down to the permutation result
+LEDGER_GAP = 0.2   # from the box's note down to the ledger line
+RESULT_GAP = 0.15  # from the ledger line down to the permutation result
+RESULT_SIZE = 28
 
 
 class FFNScene(StepScene):
@@ -52,8 +54,9 @@ class FFNScene(StepScene):
         self.numbers, self.look = numbers(p), Look(p.d_model, p.d_ff)
         pos = self.numbers.pos
         plot = ActivationPlot(self.numbers.curves, p.act, self.numbers.window, pos["mlp_pre"], pos["mlp_post"],
-                              pos["active"], dot_radius=0.06 if self.look.hidden_numbers else 0.025)
-        norm = Readout(words.norm_text(self.numbers), 22, theme().update, update_norm=round(pos["update_norm"], 2))
+                              pos["active"], dot_radius=0.06 if p.d_ff <= 64 else 0.025)
+        norm = Readout(words.norm_text(self.numbers), TEXT_SIZE, theme().update,
+                       update_norm=round(pos["update_norm"], 2))
         self.view = OnePosition(pos, self.look, words.row_labels(p, self.numbers), *words.matrix_texts(p), norm,
                                 plot)
         v = self.view
@@ -69,7 +72,7 @@ class FFNScene(StepScene):
     @step
     def show_input(self) -> None:
         v = self.view
-        self.fade_in(v.y_top, v.labels["y_top"])
+        self.fade_in(v.y_top, v.labels["y_top"], *v.slots.values())
         self.wait(0.4)
         self.cue("normalised copy")  # u replaces Y when the voice turns to it
         # (a Vector is a Group, which cannot become another: the numbers' VGroup moves instead)
@@ -87,7 +90,8 @@ class FFNScene(StepScene):
     @step
     def bend(self) -> None:
         v, plot = self.view, self.view.plot
-        self.play(Create(plot.frame), FadeIn(plot.legend), run_time=0.9)
+        below = [v.slots[key] for key in ("delta", "y", "z")]  # the plot takes their place for this step
+        self.play(Create(plot.frame), FadeIn(plot.legend), *[FadeOut(m) for m in below], run_time=0.9)
         self.cue("dashed")
         self.play(*[Create(c) for c in plot.curves], run_time=1.0)
         self.play(FadeIn(plot.dots), run_time=0.6)
@@ -100,7 +104,7 @@ class FFNScene(StepScene):
     @step
     def contract(self) -> None:
         v = self.view
-        self.play(FadeOut(v.plot), run_time=0.6)
+        self.play(FadeOut(v.plot), *[FadeIn(v.slots[key]) for key in ("delta", "y", "z")], run_time=0.6)
         self.play(FadeIn(v.w2), run_time=0.7)
         self.cue("It brings")
         self.morph([v.post_row], v.delta_row, FadeIn(v.labels["delta"]), run_time=1.4)
@@ -140,9 +144,9 @@ class FFNScene(StepScene):
             self.play(Create(a_in), FadeIn(table.hid_rows[i]), run_time=run)
             self.play(Create(a_out), FadeIn(table.out_rows[i]), FadeIn(table.out_names[i]), run_time=run)
         pos = self.numbers.pos
-        self.ledger = Readout(words.ledger_text(p, self.numbers, self.look), 20, theme().accent,
+        self.ledger = Readout(words.ledger_text(p, self.numbers, self.look), TEXT_SIZE, theme().accent,
                               n_active=pos["n_active"], update_norm=round(pos["update_norm"], 2))
-        fit_inside(self.ledger).move_to([0, table.bottom - LEDGER_GAP, 0])
+        self.ledger.next_to(table.note, DOWN, buff=LEDGER_GAP).set_x(0)
         self.track("ledger", self.ledger)
         self.cue("never mix")
         self.play(*[Create(m) for m in table.frames], FadeIn(self.ledger), run_time=0.8)
@@ -161,9 +165,9 @@ class FFNScene(StepScene):
             self.play(Indicate(hidden, color=theme().accent, scale_factor=1.04), FadeIn(fresh, shift=RIGHT * 0.6),
                       FadeOut(stale), run_time=0.45)
         old, final = table.retitle(*words.AGAIN_TITLE)
-        result = Readout(words.result_text(self.numbers), 24, theme().text, max_diff=check["max_diff"],
-                         max_diff_shown=fmt_bound(check["max_diff"]))  # 24: its exponent's glyphs readable
-        result.move_to([0, self.ledger.get_y() - RESULT_GAP, 0])
+        result = Readout(words.result_text(self.numbers), RESULT_SIZE, theme().text, max_diff=check["max_diff"],
+                         max_diff_shown=fmt_bound(check["max_diff"]))
+        result.next_to(self.ledger, DOWN, buff=RESULT_GAP).set_x(0)
         self.track("rows", table)
         self.track("check", result)
         self.play(FadeOut(old), run_time=0.3)

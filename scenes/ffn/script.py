@@ -203,7 +203,7 @@ def table_titles(p: Params, nums: FFNNumbers) -> list[tuple[str, str]]:
     """(name, shape) of the u column, the FFN box and the output column."""
     n, d = p.n_tokens, p.d_model
     return [("u = LN₂(Y)", f"(n, d) = ({n}, {d})"),
-            (f"hidden h = {ACT_NAMES[p.act]}({hidden_in(nums)})", f"({n}, {p.d_ff}), internal"),
+            ("hidden h", f"({n}, {p.d_ff}), internal"),  # h = act(u·W₁) was named in the one-position view
             ("Δ = FFN(u)", f"(n, d) = ({n}, {d})")]
 
 

@@ -53,16 +53,18 @@ class Vector(Group):
     """A horizontal vector ``width`` units wide: numbers (few entries) or a heat strip (many).
 
     ``scale`` is the |value| that gets the full hue (default: the largest |value|);
-    ``height`` the height of a number cell (a strip is 80% of it).
+    ``height`` the height of a number cell (a strip is 80% of it); ``numbers=False`` draws a strip where
+    the kit's rule would print numbers (a topic whose cells would be below the readability floor).
     """
 
     def __init__(self, values: Sequence[float] | np.ndarray, width: float, scale: float | None = None,
-                 height: float = 0.44, places: int = 2, font_size: float | None = None) -> None:
+                 height: float = 0.44, places: int = 2, font_size: float | None = None,
+                 numbers: bool | None = None) -> None:
         super().__init__()
         values = np.asarray(values, dtype=float)
         n = len(values)
         self.places = places
-        self.numeric = shows_numbers(n, width)
+        self.numeric = shows_numbers(n, width) if numbers is None else numbers and shows_numbers(n, width)
         self.scale_value = float(scale) if scale is not None else colour_scale([values], robust=False)
         self._values = values.copy()
         if self.numeric:

@@ -1,0 +1,94 @@
+"""Sizes that keep text at the readability floor (issue 32: 3% of the frame's height, 0.24 units).
+
+The floor is a digit's height on screen; these are the smallest sizes of the kit's parts that reach
+it (measured once, in the kit's fonts): a ``label`` from ``TEXT_SIZE``, a ``number`` or ``formula``
+from ``NUMBER_SIZE``, and a number cell at least ``NUMBER_CELL`` wide to hold one ("−0.40" at
+``NUMBER_SIZE`` is 0.89 units wide). Where a part cannot hold its text at these sizes it shows less
+(a heat strip, a second line), never smaller text.
+
+Example::
+
+    from scenes.kit.readable import TEXT_SIZE, wrapped, numbers_fit
+    note = wrapped("token 2: 5 of 16 hidden units active (units 1, 6, 12, 14, 15)", TEXT_SIZE, width=12.0)
+    numeric = numbers_fit(16, width=10.5)      # False: sixteen readable cells need 15 units
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from manim import DOWN, ORIGIN, RIGHT, UP, VGroup
+
+from .parts import label
+from .vector import CELL_GAP, MAX_NUMBERS
+
+FLOOR = 0.24  # frame units: 3% of the frame's 8-unit height, about 22 px at 720p
+TEXT_SIZE = 24  # a label's digits at 24 are 0.243-0.252 units tall
+NUMBER_SIZE = 35  # a number's (Typst) digits: its narrowest digit is 0.243 units at 35
+NUMBER_CELL = 0.92  # the narrowest cell that holds a two-place number at NUMBER_SIZE
+
+
+def numbers_fit(n: int, width: float, cell: float = NUMBER_CELL) -> bool:
+    """True when ``n`` entries in ``width`` units get cells of at least ``cell`` (else: a heat strip).
+
+    >>> numbers_fit(4, 3.7), numbers_fit(16, 10.5), numbers_fit(0, 3.0)
+    (True, False, False)
+    """
+    return 0 < n <= MAX_NUMBERS and n * cell + CELL_GAP * (n - 1) <= width + 1e-9
+
+
+def wrapped(text: str, size: float, width: float, color: str | None = None, gap: float = 0.1,
+            aligned_edge: Any = ORIGIN) -> VGroup:
+    """``text`` as one label, or as balanced lines each at most ``width`` wide (centred, or flush with
+    ``aligned_edge``): never shrunk.
+
+    The lines break at spaces (the fewest lines that fit); a single word wider than ``width`` stays whole.
+    """
+    words = text.split()
+    for count in range(1, len(words) + 1):
+        lines = balanced(words, count)
+        mobs = [label(line, size, color) for line in lines]
+        if all(m.width <= width for m in mobs) or count == len(words):
+            return VGroup(*mobs).arrange(DOWN, buff=gap, aligned_edge=aligned_edge)
+    return VGroup(label(text, size, color))
+
+
+def balanced(words: list[str], count: int) -> list[str]:
+    """``words`` cut into ``count`` lines of about equal length (by characters).
+
+    >>> balanced("a bb ccc dddd".split(), 2)
+    ['a bb ccc', 'dddd']
+    """
+    total = len(" ".join(words))
+    lines, current = [], []
+    for word in words:
+        current.append(word)
+        left = count - len(lines) - 1
+        if left and len(" ".join(current)) >= total / count * (len(lines) + 1) - len(" ".join(lines)) - len(lines):
+            lines.append(" ".join(current))
+            current = []
+    if current:
+        lines.append(" ".join(current))
+    return lines
+
+
+def with_power(text: str, size: float, color: str | None = None) -> Any:
+    """A label whose trailing power of ten ('< 10⁻¹²') has its exponent raised at ``TEXT_SIZE``.
+
+    Unicode superscripts are 55% of a digit's height, below the floor at any size a line can
+    have; here the exponent is a label of its own, raised to the base's top. ``.text`` is ``text``.
+    """
+    cut = len(text.rstrip(SUPERSCRIPTS))
+    if cut == len(text):
+        return label(text, size, color)
+    exponent = text[cut:].translate(PLAIN)
+    base = label(text[:cut], size, color)
+    power = label(exponent, TEXT_SIZE, color)
+    power.next_to(base, RIGHT, buff=0.05).align_to(base, UP).shift(UP * power.height * 0.4)
+    group = VGroup(base, power)
+    group.text = text
+    return group
+
+
+SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b"
+PLAIN = str.maketrans(SUPERSCRIPTS, "0123456789\u2212")
