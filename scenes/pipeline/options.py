@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit import param
+from scenes.kit.i18n import LANGUAGES
 from scenes.kit.narration import PAUSE, VoiceError, check_voice_model
 from scenes.kit.values import BadValue, checked, flag_of
 
@@ -84,6 +85,8 @@ class RenderOptions:
     sections: bool = param(False, "Also write one clip per step, for slides.", commands=("render", "studio"))
     theme: str = param("dark", "dark screen, or light for white slide decks.", choices=THEME_NAMES,
                        commands=EVERYWHERE)
+    lang: str = param("en", "Language of the labels, captions and narration (gettext catalogs in scenes/locale/).",
+                      choices=tuple(LANGUAGES), commands=EVERYWHERE)
     out: Path = param(Path("media"), "Output folder; files go to OUT/<topic>/.", commands=("render", "deck",
                       "storyboard"))
     name: str | None = param(None, "Output base name (default: the slug, plus a suffix when settings differ "
