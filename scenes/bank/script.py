@@ -19,7 +19,7 @@ from scenes.bank.params import Params
 from scenes.kit import Line, fmt, fmt_vec, pct, say_int, say_number, say_percent
 from scenes.kit.i18n import N_, _
 
-DIMS = (N_("geographic"), N_("financial"), N_("bank identity"), N_("position"))  # the lesson's names
+DIMS = (N_("geographic"), N_("financial"), N_("function-word"), N_("bank identity"))  # the lesson's names
 
 
 def script(p: Params) -> dict[str, Line]:

@@ -44,6 +44,7 @@ import numpy as np
 from manim import DOWN, FadeIn, Rectangle, Scene, VGroup, Wait, config
 
 from .glyphs import CachedText
+from .i18n import reading_words
 from .narration import PAUSE, speakable, split_sentences
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
 from .values import check_range, flag_of, kind_of, words_text
@@ -441,7 +442,7 @@ class StepScene(Scene):
         if audio is not None:
             rest = whole_frames(audio["start"] + audio["duration"] + self.pause - self.time)
         else:
-            rest = len(current["caption"].split()) / READING_RATE - (self.time - current["start"])
+            rest = reading_words(current["caption"]) / READING_RATE - (self.time - current["start"])
         self.wait(max(STEP_HOLD, rest), frozen_frame=True)
         current["end"] = self.time
         duration = current["end"] - current["start"]

@@ -90,3 +90,14 @@ def _(message: str, /, **values: Any) -> str:
 def N_(message: str, /) -> str:
     """Mark ``message`` for the catalog without translating it now (a table of texts read later with ``_``)."""
     return message
+
+
+CJK_CHARS_PER_WORD = 2.0  # a Chinese caption is read at about two characters for each English word's time
+
+
+def reading_words(text: str) -> float:
+    """How many words a caption is for the reading time: its words, a Chinese character counting half a
+    word (a Chinese caption has few spaces, so split() alone would give it far too little time)."""
+    words = len(text.split())
+    cjk = sum(1 for c in text if "\u3400" <= c <= "\u9fff" or "\uf900" <= c <= "\ufaff")
+    return words + cjk / CJK_CHARS_PER_WORD if cjk else words
