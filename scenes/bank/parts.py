@@ -49,6 +49,7 @@ from scenes.kit import (
     Formula,
     VectorColumn,
     WeightBars,
+    fit_inside,
     fmt,
     fmt_vec,
     formula,
@@ -86,6 +87,7 @@ MAP_ROW_MAX = 1.1  # the tallest a block row gets (a shallow stack is centred in
 SINGLE_MAP = dict(centre=-2.6, top=3.15, bar_max=3.6)
 COMPARE_MAPS = {True: dict(centre=-3.45, top=2.75, bar_max=2.4), False: dict(centre=3.45, top=2.75, bar_max=2.4)}
 VERDICT_AT = (4.4, 0.5)  # beside a single map
+VERDICT_GAP = 0.4  # at least this between a single map (its values) and the sentence beside it
 CLOSING_Y = 3.5  # the closing sentence above two maps
 CLOSING_GAP = 0.15  # at least this much air between the closing sentence and the maps
 
@@ -148,6 +150,8 @@ class WalkColumn(VectorColumn):
     def __init__(self, values: np.ndarray, x: float, **kwargs) -> None:
         super().__init__(values, **CELL, **kwargs)
         self.shift(np.array([x, COL_Y, 0]) - self.cells.get_center())
+        for name in self.dim_labels:  # a longer language's dimension name shrinks to stay on screen
+            fit_inside(name, right=name.get_right()[0])
         self.log_book: dict[str, list[float]] = {}
 
     def log(self, name: str) -> None:
@@ -513,7 +517,8 @@ class DepthMaps(VGroup):
 
     def verdict(self, residual: bool) -> Verdict:
         """The sentence beside a single map."""
-        return keep_on_screen(Verdict(residual).move_to([*VERDICT_AT, 0]))
+        verdict = keep_on_screen(Verdict(residual).move_to([*VERDICT_AT, 0]))
+        return fit_inside(verdict, left=self.maps[residual].get_right()[0] + VERDICT_GAP)  # a longer language's
 
     def scale_note(self, under: VGroup) -> VGroup:
         """Beside a residual-off map: the bars are drawn on the residual-on scale."""
