@@ -11,9 +11,9 @@ scene with :func:`in_language`. English is the code's own text: no catalog is re
 ``scenes/locale/<locale>/LC_MESSAGES/tblock.po`` (made with Babel: see the README, "Your language").
 
 >>> with in_language("de"):
-...     _("{count} percent", count="fünfzig")
+...     _("{number} percent", number="fünfzig")
 'fünfzig Prozent'
->>> _("{count} percent", count="fifty")
+>>> _("{number} percent", number="fifty")
 'fifty percent'
 """
 
