@@ -18,8 +18,8 @@ esac
 PYTHON="${PYTHON:-python3}"
 VENV=".venv"
 
-RENDER_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config fonts-dejavu-core)  # Manim's cairo and pango;
-# DejaVu Sans: the labels' font
+RENDER_PACKAGES=(libcairo2-dev libpango1.0-dev pkg-config fonts-dejavu-core fonts-noto-cjk)  # Manim's cairo and
+# pango; DejaVu Sans: the labels' font; Noto CJK: the glyphs DejaVu lacks (--lang zh), found by fontconfig's fallback
 TEST_PACKAGES=(chromium libreoffice-impress poppler-utils)  # chromium: the browser tests (Playwright drives it;
 # nothing downloads a browser); libreoffice-impress and poppler-utils: the lesson tests open the pptx and read PDFs
 

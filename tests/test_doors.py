@@ -20,8 +20,8 @@ from scenes.pipeline.lesson import LessonError, load
 from scenes.studio.app import make_app
 
 HOST, PORT = "127.0.0.1", 8765
-LESSON_OPTIONS = ("quality", "theme", "voice", "burn_captions")  # the render options a lesson file sets
-STUDIO_OPTIONS = ("quality", "format", "gif_width", "sections", "theme", "voice")
+LESSON_OPTIONS = ("quality", "theme", "lang", "voice", "burn_captions")  # the render options a lesson file sets
+STUDIO_OPTIONS = ("quality", "format", "gif_width", "sections", "theme", "lang", "voice")
 
 BAD = [  # (case, topic, name, value, command-line text, the line)
     ("wrong type", "bank", "depth", "six", "six", "--depth must be a whole number; got 'six'"),
@@ -41,6 +41,7 @@ BAD = [  # (case, topic, name, value, command-line text, the line)
      "got 'a,b,c,d,e,f,g,h,i'"),
     ("option out of its choices", "residual", "quality", "8k", "8k",
      "--quality must be one of preview, medium, high, 4k; got '8k'"),
+    ("language not shipped", "residual", "lang", "xx", "xx", "--lang must be one of en, de, fr, es, zh; got 'xx'"),
     ("text for an option's switch", "residual", "voice", "false", None, "--voice must be true or false; got 'false'"),
     ("option out of range", "residual", "gif_width", 5, "5", "--gif-width must be between 64 and 3840; got 5"),
     ("long value cut", "bank", "depth", "x" * 50_000, "x" * 50_000,
@@ -48,7 +49,7 @@ BAD = [  # (case, topic, name, value, command-line text, the line)
 ]
 IDS = [row[0] for row in BAD]
 CROSS_CHECKED = {"too many words in a sentence"}  # the topic's own check: a lesson names its "flags", not one key
-OPTIONS = {"quality", "format", "gif_width", "sections", "theme", "voice"}
+OPTIONS = {"quality", "format", "gif_width", "sections", "theme", "lang", "voice"}
 
 
 def test_the_api_refuses_with_the_line(tmp_path, monkeypatch):

@@ -45,7 +45,7 @@ BAD = [  # (file text or None for a missing file, what the one line must say)
     ('title = "unclosed\n', "lesson {path}: not valid TOML"),
     ('title = "x"\n', "{path}: no clips"),
     ('qualiti = "high"\n' + CLIP.format(topic="bank"), "{path}: unknown key 'qualiti'; the keys are title, name, "
-     "quality, theme, burn_captions, voice, clip; did you mean 'quality'?"),
+     "quality, theme, lang, burn_captions, voice, clip; did you mean 'quality'?"),
     ('quality = "ultra"\n' + CLIP.format(topic="bank"), "{path}: --quality must be one of preview, medium, high, 4k"),
     ('voice = "yes"\n' + CLIP.format(topic="bank"), "{path}: --voice must be true or false"),
     ('name = "residual"\n' + CLIP.format(topic="bank"), "{path}: name: the lesson's folder 'residual'"),

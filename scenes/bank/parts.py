@@ -48,6 +48,7 @@ from scenes.kit import (
     Formula,
     VectorColumn,
     WeightBars,
+    fit_inside,
     fmt,
     fmt_vec,
     formula,
@@ -58,6 +59,7 @@ from scenes.kit import (
     theme,
     tick_step,
 )
+from scenes.kit.i18n import _
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE
 
 # -- where the walk's parts sit (content stays in the kit's safe area, SAFE_LEFT..SAFE_RIGHT, above SAFE_BOTTOM) --
@@ -86,6 +88,7 @@ MAP_ROW_MAX = 1.1  # the tallest a block row gets (a shallow stack is centred in
 SINGLE_MAP = dict(centre=-2.6, top=3.15, bar_max=3.6)
 COMPARE_MAPS = {True: dict(centre=-3.45, top=2.75, bar_max=2.4), False: dict(centre=3.45, top=2.75, bar_max=2.4)}
 VERDICT_AT = (4.4, 0.5)  # beside a single map
+VERDICT_GAP = 0.4  # at least this between a single map (its values) and the sentence beside it
 CLOSING_Y = 3.5  # the closing sentence above two maps
 CLOSING_GAP = 0.15  # at least this much air between the closing sentence and the maps
 
@@ -124,7 +127,7 @@ class Switch(VGroup):
                                 stroke_width=2.5, fill_color=color, fill_opacity=0.25)
         knob = Circle(radius=0.15, color=color, fill_color=color, fill_opacity=1, stroke_width=0)
         knob.move_to(pill.get_right() + LEFT * 0.22 if on else pill.get_left() + RIGHT * 0.22)
-        text = label(f"residual {'on' if on else 'off'}", TEXT_SIZE, color).next_to(pill, RIGHT, buff=0.2)
+        text = label(_("residual on") if on else _("residual off"), TEXT_SIZE, color).next_to(pill, RIGHT, buff=0.2)
         self.add(pill, knob, text)
 
 
@@ -148,6 +151,8 @@ class WalkColumn(VectorColumn):
     def __init__(self, values: np.ndarray, x: float, **kwargs) -> None:
         super().__init__(values, **CELL, **kwargs)
         self.shift(np.array([x, COL_Y, 0]) - self.cells.get_center())
+        for name in self.dim_labels:  # a longer language's dimension name shrinks to stay on screen
+            fit_inside(name, right=name.get_right()[0])
         self.log_book: dict[str, list[float]] = {}
 
     def log(self, name: str) -> None:
@@ -180,10 +185,10 @@ class BlockPanel(VGroup):
         divider = DashedLine([PANEL_LEFT + 0.15, PANEL_MID, 0], [PANEL_RIGHT - 0.15, PANEL_MID, 0],
                              color=theme().faint, stroke_width=1.5)
         self.frame = VGroup(box, divider)
-        self.title = label(f"block 1 of {depth}", 24).move_to([cx, PANEL_TOP - 0.3, 0])
-        self.attn_title = label("attention · reads norm(x)", TEXT_SIZE, theme().muted)
+        self.title = label(_("block {b} of {n}", b=1, n=depth), 24).move_to([cx, PANEL_TOP - 0.3, 0])
+        self.attn_title = label(_("attention · reads norm(x)"), TEXT_SIZE, theme().muted)
         self.attn_title.move_to([PANEL_LEFT + 0.2, PANEL_TOP - 0.72, 0], aligned_edge=LEFT)
-        self.ffn_title = label("FFN · reads norm(x)", TEXT_SIZE, theme().muted)
+        self.ffn_title = label(_("FFN · reads norm(x)"), TEXT_SIZE, theme().muted)
         self.ffn_title.move_to([PANEL_LEFT + 0.2, PANEL_MID - 0.3, 0], aligned_edge=LEFT)
         # the idle half sits under a veil of the background colour (cheaper than fading its parts)
         self.veils = {}
@@ -218,7 +223,7 @@ class BlockPanel(VGroup):
             self.relu_bars.add(bar)
         self.relu_base = Line([RELU_LEFT - 0.05, RELU_BASE_Y, 0], [RELU_LEFT + RELU_SPAN + 0.05, RELU_BASE_Y, 0],
                               color=theme().muted, stroke_width=2)
-        self.relu_name = label(f"ReLU · {len(mlp_post)} units", TEXT_SIZE, theme().muted)
+        self.relu_name = label(_("ReLU · {count} units", count=len(mlp_post)), TEXT_SIZE, theme().muted)
         self.relu_name.next_to(self.relu_base, DOWN, buff=0.12)
 
     def relu_height(self, h: float) -> float:
@@ -256,7 +261,7 @@ class BlockPanel(VGroup):
 
     def show_block(self, b: int, weights: np.ndarray) -> list:
         """Animations to block b (1-based): the title, and the attention bars (percentages switch at once)."""
-        anims = [Transform(self.title, label(f"block {b} of {self.n_blocks}", 24).move_to(self.title))]
+        anims = [Transform(self.title, label(_("block {b} of {n}", b=b, n=self.n_blocks), 24).move_to(self.title))]
         for (base, bar), pct_mob, w in zip(self.bars.bars, self.bars.percents, weights):
             height = max(float(w) * BARS["bar_height"], 1e-3)
             anims.append(bar.animate.stretch_to_fit_height(height).align_to(base, DOWN))
@@ -303,7 +308,7 @@ class RunningPlot(VGroup):
                 self.axes.c2p(0, v), LEFT, buff=0.12))
         for b in range(0, depth + 1, step_x):
             ticks.add(label(str(b), TEXT_SIZE, theme().muted).next_to(self.axes.c2p(b, lo), DOWN, buff=0.12))
-        x_name = label("after block", TEXT_SIZE, theme().muted).next_to(self.axes, DOWN, buff=0.5)
+        x_name = label(_("after block"), TEXT_SIZE, theme().muted).next_to(self.axes, DOWN, buff=0.5)
         self.colors = (theme().accent, theme().stream)
         legend = VGroup()
         self.legend_numbers = VGroup()
@@ -371,18 +376,21 @@ class SumRow(VGroup):
         row.arrange(RIGHT, buff=0.07, aligned_edge=DOWN)
         for s in [*self.signs, self.equals]:
             s.set_y(self.cols[0].cells.get_center()[1])
-        self.dim_labels = VGroup(*[label(name, TEXT_SIZE, theme().muted) for name in dims])
+        self.dim_labels = VGroup(*[label(_(name), TEXT_SIZE, theme().muted) for name in dims])
         for lab, cell in zip(self.dim_labels, self.cols[0].cells):
             lab.next_to(cell, LEFT, buff=0.15)
         whole = VGroup(self.dim_labels, row)
         whole.move_to([0, 0.6, 0])  # never shrunk: a deep stack's middle blocks are folded into one term
-        self.heading = label(f"{token}'s final stream, term by term", 28, theme().muted).move_to([0, 3.4, 0])
+        self.heading = label(_("{token}'s final stream, term by term", token=token), 28, theme().muted)
+        self.heading.move_to([0, 3.4, 0])
         self.total = np.sum([t.vector for t in terms], axis=0)  # (k, d) -> (d,)
         if residual:
-            self.note = label(f"x₀ + every correction = {fmt_vec(self.total)}  =  the stream", 24, theme().update)
+            self.note = label(_("x₀ + every correction = {total}  =  the stream", total=fmt_vec(self.total)), 24,
+                              theme().update)
             self.cross = VGroup()
         else:
-            self.note = label(f"overwritten: only block {depth}'s last output is left", 24, theme().negative)
+            self.note = label(_("overwritten: only block {depth}'s last output is left", depth=depth), 24,
+                              theme().negative)
             first = self.cols[0].cells
             self.cross = VGroup(Line(first.get_corner(UL), first.get_corner(DOWN + RIGHT)),
                                 Line(first.get_corner(DOWN + LEFT), first.get_corner(UP + RIGHT)))
@@ -432,13 +440,13 @@ class DepthMap(VGroup):
             box = RoundedRectangle(corner_radius=0.06, width=block_w, height=h * 0.8, stroke_color=theme().muted,
                                    stroke_width=1.5, fill_color=theme().faint, fill_opacity=0.5)
             box.move_to([block_x, y, 0])
-            blocks.add(VGroup(box, label(f"block {i + 1}", font, theme().text).move_to(box)))
+            blocks.add(VGroup(box, label(_("block {b}", b=i + 1), font, theme().text).move_to(box)))
             bar = Rectangle(width=max(float(v) / scale * bar_max, 0.02), height=h * 0.55,
                             fill_color=color, fill_opacity=0.9, stroke_width=0)
             bar.move_to([bar_left, y, 0], aligned_edge=LEFT)
             self.bars.add(bar)
             self.values.add(number(float(v), 2, NUMBER_SIZE, color).next_to(bar, RIGHT, buff=0.1))
-        entrance_text = label("entrance: x₀", TEXT_SIZE, theme().stream)
+        entrance_text = label(_("entrance: x₀"), TEXT_SIZE, theme().stream)
         entrance = RoundedRectangle(corner_radius=0.08, width=max(block_w + ribbon_w + 0.4, entrance_text.width + 0.3),
                                     height=0.5, stroke_color=theme().stream, stroke_width=2)
         entrance.move_to([left + (ribbon_w + 0.2 + block_w) / 2, MAP_ENTRANCE_Y, 0])
@@ -449,7 +457,7 @@ class DepthMap(VGroup):
         self.head = formula('norm(x - x_0)' if residual else 'norm(x) = norm("last output")', 36, color)
         self.head.next_to([bar_left, top, 0], UP, buff=0.12)
         self.head.align_to([bar_left, 0, 0], LEFT)
-        self.title = label(f"residual {'on' if residual else 'off'}", 24, color)
+        self.title = label(_("residual on") if residual else _("residual off"), 24, color)
         self.title.next_to(entrance, RIGHT, buff=0.35)
         self.frame = VGroup(entrance, entrance_text, blocks)
         self.add(self.frame, self.ribbon, self.cut, self.ribbon_name, self.bars, self.values, self.head, self.title)
@@ -514,11 +522,12 @@ class DepthMaps(VGroup):
 
     def verdict(self, residual: bool) -> Verdict:
         """The sentence beside a single map."""
-        return keep_on_screen(Verdict(residual).move_to([*VERDICT_AT, 0]))
+        verdict = keep_on_screen(Verdict(residual).move_to([*VERDICT_AT, 0]))
+        return fit_inside(verdict, left=self.maps[residual].get_right()[0] + VERDICT_GAP)  # a longer language's
 
     def scale_note(self, under: VGroup) -> VGroup:
         """Beside a residual-off map: the bars are drawn on the residual-on scale."""
-        note = label(f"same scale as residual on (top bar {fmt(self.map_scale)})", TEXT_SIZE, theme().muted)
+        note = label(_("same scale as residual on (top bar {top})", top=fmt(self.map_scale)), TEXT_SIZE, theme().muted)
         return keep_on_screen(note.next_to(under, DOWN, buff=0.35))
 
     @property
@@ -534,10 +543,10 @@ class Verdict(VGroup):
     def __init__(self, residual: bool, compact: bool = False) -> None:
         super().__init__()
         if residual:
-            lines = ["x₀ runs unbroken to the top:", "the corrections pile up", "on top of the input."]
+            lines = [_("x₀ runs unbroken to the top:"), _("the corrections pile up"), _("on top of the input.")]
             color = theme().update
         else:
-            lines = ["The stream is alive", "but has forgotten its input."]
+            lines = [_("The stream is alive"), _("but has forgotten its input.")]
             color = theme().negative
         if compact:
             lines = [" ".join(lines)]

@@ -56,6 +56,7 @@ from scenes.bank.parts import (
 )
 from scenes.bank.script import script
 from scenes.kit import AddNode, Formula, StepScene, Topic, formula, head_color, label, step, theme, value_color
+from scenes.kit.i18n import _
 from scenes.kit.readable import TEXT_SIZE
 
 
@@ -84,17 +85,18 @@ class BankScene(StepScene):
     def show_sentence(self) -> None:
         self.words = Sentence(self.numbers.tokens, self.numbers.position)
         self.stream = self.track("stream", WalkColumn(
-            self.numbers.x0, STREAM_X, labels=self.numbers.dims, title=label(f"{self.numbers.token}'s stream x", 26),
+            self.numbers.x0, STREAM_X, labels=tuple(_(d) for d in self.numbers.dims),
+            title=label(_("{token}'s stream x", token=self.numbers.token), 26),
             label_size=TEXT_SIZE))
         self.stream.title.align_to(self.stream.cells, RIGHT)  # clear of the Δ column's name
         self.stream.log("x0")
-        self.status = label("input x₀", TEXT_SIZE, theme().stream).next_to(self.stream.cells, DOWN, buff=0.18)
+        self.status = label(_("input x₀"), TEXT_SIZE, theme().stream).next_to(self.stream.cells, DOWN, buff=0.18)
         switch = Switch(self.numbers.residual).move_to([*SWITCH_AT, 0])
         self.build_block()
         panel = self.panel
         self.play(LaggedStart(*[FadeIn(w, shift=DOWN * 0.2) for w in self.words], lag_ratio=0.2))
         self.play(Indicate(self.words[self.numbers.position], color=theme().accent))
-        self.cue("enters")
+        self.cue(_("enters"))
         self.play(FadeIn(self.stream, shift=DOWN * 0.3), FadeIn(self.status), FadeIn(switch), FadeIn(panel.frame),
                   FadeIn(panel.title), FadeIn(panel.attn_title), FadeIn(panel.ffn_title), FadeIn(self.plot))
 
@@ -104,7 +106,7 @@ class BankScene(StepScene):
         self.panel = self.track("panel", BlockPanel(self.numbers.depth, self.numbers.tokens, blk["pattern"][0],
                                                     blk["ln2_normalized"], blk["mlp_post"],
                                                     self.numbers.mlp_post_max))
-        self.plot = self.track("plot", RunningPlot(self.numbers.tracked, [self.numbers.dims[k] for k in TRACKED]))
+        self.plot = self.track("plot", RunningPlot(self.numbers.tracked, [_(self.numbers.dims[k]) for k in TRACKED]))
 
     @step
     def first_attention(self) -> None:
@@ -118,13 +120,13 @@ class BankScene(StepScene):
         self.play(FadeIn(panel.bars), self.words.frame(self.numbers.top).animate.set_stroke(head_color(0), width=3),
                   run_time=1.2)
         self.attn_arrow = panel.attention_arrow([DELTA_X + 0.62, self.delta_y, 0])
-        self.cue("correction")
+        self.cue(_("correction"))
         self.play(Create(self.attn_arrow), FadeIn(self.delta, shift=LEFT * 0.4))
         self.delta.log("0_attn_out")
-        self.cue("entry by entry")
+        self.cue(_("entry by entry"))
         self.play(FadeIn(node), Write(self.formula))
         self.combine(blk["resid_mid"], "0_resid_mid", entry_by_entry=True)
-        self.status_to("after block 1 · attention")
+        self.status_to(_("after block {b} · attention", b=1))
         self.cue(3)
         self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if residual else theme().negative))
 
@@ -135,14 +137,14 @@ class BankScene(StepScene):
         into, out = panel.ffn_arrows(self.delta.cells.get_corner(DOWN + RIGHT))
         self.play(*panel.veil("attn"), FadeOut(self.attn_arrow), run_time=0.6)
         self.play(FadeIn(panel.norm_col), FadeIn(panel.norm_name), run_time=0.8)
-        self.cue("units fire")
+        self.cue(_("units fire"))
         self.play(Create(into), LaggedStart(*[GrowFromEdge(b, DOWN) for b in panel.relu_bars], lag_ratio=0.1),
                   FadeIn(panel.relu_base), FadeIn(panel.relu_name), run_time=1.2)
-        self.cue("correction")
+        self.cue(_("correction"))
         self.swap_delta("ffn", blk["mlp_out"], "0_mlp_out", extra=[Create(out)])
         self.combine(blk["resid_post"], "0_resid_post", run_time=1.2)
-        self.cue("plot")
-        self.status_to("after block 1")
+        self.cue(_("plot"))
+        self.status_to(_("after block {b}", b=1))
         self.play(*self.plot.extend(1), run_time=0.6)
 
     @step
@@ -152,7 +154,7 @@ class BankScene(StepScene):
         for b in range(1, d):
             blk = self.numbers.run.blocks[b]
             if b == d - 1 and d > 2:
-                self.cue("goes")  # the last block with the sentence that reads the track
+                self.cue(_("goes"))  # the last block with the sentence that reads the track
             self.play(*self.panel.show_block(b + 1, blk["pattern"][0]), *self.panel.veil("ffn"),
                       run_time=0.5 * speed)
             self.swap_delta("attn", blk["attn_out"], f"{b}_attn_out", run_time=0.4 * speed)
@@ -161,7 +163,7 @@ class BankScene(StepScene):
                       run_time=0.5 * speed)
             self.swap_delta("ffn", blk["mlp_out"], f"{b}_mlp_out", run_time=0.4 * speed)
             self.combine(blk["resid_post"], f"{b}_resid_post", run_time=0.6 * speed)
-            self.status_to(f"after block {b + 1}", run_time=0.3 * speed)
+            self.status_to(_("after block {b}", b=b + 1), run_time=0.3 * speed)
             self.play(*self.plot.extend(b + 1), run_time=0.4 * speed)
         self.cue(-1)  # the sentence that reads the identity's range
         self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if self.numbers.residual
@@ -180,13 +182,13 @@ class BankScene(StepScene):
                   run_time=1.6)
         self.play(FadeIn(row.equals), FadeIn(row.result))
         if residual:
-            self.cue("still a term")
+            self.cue(_("still a term"))
             self.play(FadeIn(row.note), Indicate(row.cols[0], color=theme().stream))
         else:
             faded = VGroup(*row.cols[:-1], *row.signs)
-            self.cue("last output alone")
+            self.cue(_("last output alone"))
             self.play(faded.animate.set_opacity(0.3), Create(row.cross), FadeIn(row.note))
-            self.cue("overwritten")
+            self.cue(_("overwritten"))
             self.play(Indicate(row.cols[-1], color=theme().negative), Indicate(row.result, color=theme().negative))
 
     @step
@@ -207,7 +209,7 @@ class BankScene(StepScene):
     def compare_maps(self) -> None:
         other = not self.numbers.residual
         self.show_map(self.maps.add_map(other, self.numbers.runs[other].bars))
-        self.cue("Without it")
+        self.cue(_("Without it"))
         self.play(FadeIn(self.maps.closing, shift=UP * 0.2))
 
     # -- how things move ---------------------------------------------------------------------------------
@@ -278,11 +280,11 @@ class BankScene(StepScene):
     def show_map(self, m: DepthMap) -> None:
         n = len(m.bars)
         self.play(FadeIn(m.title), FadeIn(m.frame), FadeIn(m.head), run_time=0.8)
-        self.cue("ribbon", optional=True)
+        self.cue(_("ribbon"), optional=True)
         self.play(GrowFromEdge(m.ribbon, DOWN), FadeIn(m.ribbon_name), run_time=0.8)
         if len(m.cut):
             self.play(Create(m.cut), run_time=0.6)
-        self.cue("bar", optional=True)
+        self.cue(_("bar"), optional=True)
         self.play(LaggedStart(*[GrowFromEdge(b, LEFT) for b in m.bars], lag_ratio=0.5),
                   LaggedStart(*[FadeIn(v) for v in m.values], lag_ratio=0.5),
                   run_time=min(0.5 * n + 0.5, 3.0))

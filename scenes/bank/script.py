@@ -1,6 +1,7 @@
 """Each step's words for the bank video: the caption as written and the narration as spoken.
 
-Both are built from :func:`scenes.bank.numbers.numbers`, never typed in.
+Both are built from :func:`scenes.bank.numbers.numbers`, never typed in, and go through the catalog
+(:func:`scenes.kit.i18n._`) with the numbers as named placeholders.
 
 >>> lines = script(Params())
 >>> list(lines)
@@ -16,6 +17,9 @@ import numpy as np
 from scenes.bank.numbers import GEOGRAPHIC, IDENTITY, BankNumbers, numbers
 from scenes.bank.params import Params
 from scenes.kit import Line, fmt, fmt_vec, pct, say_int, say_number, say_percent
+from scenes.kit.i18n import N_, _
+
+DIMS = (N_("geographic"), N_("financial"), N_("function-word"), N_("bank identity"))  # the lesson's names
 
 
 def script(p: Params) -> dict[str, Line]:
@@ -35,90 +39,115 @@ def script(p: Params) -> dict[str, Line]:
     return lines
 
 
+def capital(text: str) -> str:
+    """``text`` with a capital first letter."""
+    return text[:1].upper() + text[1:]
+
+
 def identity_names(nums: BankNumbers) -> tuple[str, str]:
     """How the caption and the narration name the identity dimension: bank's own, or for another word
     the dimension's name."""
     if nums.token == "bank" and nums.dims[IDENTITY] == "bank identity":
-        return f"its identity (dimension {IDENTITY})", f"its identity, dimension {say_int(IDENTITY)},"
-    name = nums.dims[IDENTITY]
-    return f"the {name} dimension ({IDENTITY})", f"the {name} dimension, dimension {say_int(IDENTITY)},"
+        return (_("its identity (dimension {k})", k=IDENTITY),
+                _("its identity, dimension {k},", k=say_int(IDENTITY)))
+    name = _(nums.dims[IDENTITY])
+    return (_("the {name} dimension ({k})", name=name, k=IDENTITY),
+            _("the {name} dimension, dimension {k},", name=name, k=say_int(IDENTITY)))
 
 
 def show_sentence(nums: BankNumbers) -> Line:
     x0, phrase = nums.x0, " ".join(nums.tokens)
     return Line(
-        f"We follow '{nums.token}' in '{phrase}'. Its stream enters as x₀ = {fmt_vec(x0)}: one number "
-        f"per named dimension.",
-        f"We follow the word {nums.token} in the phrase {phrase}. Its stream enters as x zero, "
-        f"one number for each of its {say_int(len(x0))} named dimensions.")
+        _("We follow '{token}' in '{phrase}'. Its stream enters as x₀ = {x0}: one number per named dimension.",
+          token=nums.token, phrase=phrase, x0=fmt_vec(x0)),
+        _("We follow the word {token} in the phrase {phrase}. Its stream enters as x zero, one number for each "
+          "of its {count} named dimensions.", token=nums.token, phrase=phrase, count=say_int(len(x0))))
+
+
+def identity_change(nums: BankNumbers, before: float, after: float) -> tuple[str, str]:
+    """The identity's first change, written and spoken ('its identity ... went from 0.00 to 0.35')."""
+    ident, spoken_ident = identity_names(nums)
+    if fmt(after) == fmt(before):
+        ident = _("{name} is still {value}", name=ident, value=fmt(after))
+        spoken_ident = _("{name} is still {value}", name=spoken_ident, value=say_number(after))
+    else:
+        ident = _("{name} went from {a} to {b}", name=ident, a=fmt(before), b=fmt(after))
+        spoken_ident = _("{name} went from {a} to {b}", name=spoken_ident, a=say_number(before),
+                         b=say_number(after))
+    if not nums.residual:
+        ident = _("{text}: x₀ is gone", text=ident)
+        spoken_ident = _("{text}, and x zero is gone", text=spoken_ident)
+    return ident, spoken_ident
 
 
 def first_attention(nums: BankNumbers) -> Line:
     blk = nums.run.blocks[0]
     weight = blk["pattern"][0][nums.top]
     source = nums.tokens[nums.top]
-    before, after = nums.x0[IDENTITY], blk["resid_mid"][IDENTITY]
-    ident, spoken_ident = identity_names(nums)
-    if fmt(after) == fmt(before):
-        ident += f" is still {fmt(after)}"
-        spoken_ident += f" is still {say_number(after)}"
-    else:
-        ident += f" went from {fmt(before)} to {fmt(after)}"
-        spoken_ident += f" went from {say_number(before)} to {say_number(after)}"
-    how = "added to" if nums.residual else "written over"
-    if not nums.residual:
-        ident += ": x₀ is gone"
-        spoken_ident += ", and x zero is gone"
+    ident, spoken_ident = identity_change(nums, nums.x0[IDENTITY], blk["resid_mid"][IDENTITY])
+    how = _("added to") if nums.residual else _("written over")
     return Line(
-        f"Block 1, attention: '{nums.token}' puts {pct(weight, 1)} of its weight on '{source}'. Its correction "
-        f"{fmt_vec(blk['attn_out'])} is {how} the stream entry by entry; {ident}.",
-        f"In block one, attention: {nums.token} puts {say_percent(100 * weight, 1)} of its weight on {source}. "
-        f"Out comes a correction, delta attention. It is {how} the stream, entry by entry. "
-        f"{spoken_ident[:1].upper() + spoken_ident[1:].rstrip(',')}.")
+        _("Block 1, attention: '{token}' puts {weight} of its weight on '{source}'. Its correction {delta} is "
+          "{how} the stream entry by entry; {identity}.", token=nums.token, weight=pct(weight, 1), source=source,
+          delta=fmt_vec(blk["attn_out"]), how=how, identity=ident),
+        _("In block one, attention: {token} puts {weight} of its weight on {source}. Out comes a correction, "
+          "delta attention. It is {how} the stream, entry by entry. {identity}.", token=nums.token,
+          weight=say_percent(100 * weight, 1), source=source, how=how,
+          identity=capital(spoken_ident).rstrip(",")))
 
 
 def first_ffn(nums: BankNumbers) -> Line:
     blk = nums.run.blocks[0]
     n_on, n_units = int(np.sum(blk["mlp_post"] > 0)), len(blk["mlp_post"])
-    how = "added" if nums.residual else "written over the stream"
+    how = _("added") if nums.residual else _("written over the stream")
     return Line(
-        f"Block 1, feed-forward: from the normalised stream {fmt_vec(blk['ln2_normalized'])}, {n_on} of {n_units} ReLU "
-        f"units fire; their correction {fmt_vec(blk['mlp_out'])} is {how}. Block 1 leaves "
-        f"{fmt_vec(blk['resid_post'])}.",
-        "Block one, feed-forward: it reads the normalised stream. "
-        f"{say_int(n_on).capitalize()} of its {say_int(n_units)} ReLU units fire. "
-        f"Their correction, delta F F N, is {how}. "
-        "The plot marks where block one leaves the stream.")
+        _("Block 1, feed-forward: from the normalised stream {norm}, {on} of {units} ReLU units fire; their "
+          "correction {delta} is {how}. Block 1 leaves {out}.", norm=fmt_vec(blk["ln2_normalized"]), on=n_on,
+          units=n_units, delta=fmt_vec(blk["mlp_out"]), how=how, out=fmt_vec(blk["resid_post"])),
+        _("Block one, feed-forward: it reads the normalised stream. {on} of its {units} ReLU units fire. Their "
+          "correction, delta F F N, is {how}. The plot marks where block one leaves the stream.",
+          on=say_int(n_on).capitalize(), units=say_int(n_units), how=how))
+
+
+def track_words(geo) -> tuple[str, str]:
+    """The geographic track, written ('0.1 → 0.4 → … → 1.2') and spoken."""
+    then = _(", then ")
+    if len(geo) <= 6:
+        return " → ".join(fmt(v, 1) for v in geo), then.join(say_number(v, 1) for v in geo)
+    return (" → ".join(fmt(v, 1) for v in geo[:3]) + f" → … → {fmt(geo[-1], 1)}",
+            _("{start}, and on to {end}", start=then.join(say_number(v, 1) for v in geo[:3]),
+              end=say_number(geo[-1], 1)))
+
+
+def identity_tail(nums: BankNumbers, low: float, high: float) -> tuple[str, str]:
+    """What the identity did over the later blocks, written and spoken."""
+    ident, spoken_ident = identity_names(nums)
+    spoken_ident = (_("Its identity") if spoken_ident.startswith(_("its identity"))
+                    else _("The {name} dimension", name=_(nums.dims[IDENTITY])))
+    if nums.residual:
+        return (_("while {name} stays within {low} to {high}", name=ident, low=fmt(low), high=fmt(high)),
+                _("{name} stays between {low} and {high}", name=spoken_ident, low=say_number(low),
+                  high=say_number(high)))
+    return (_("and {name} is only {low} to {high}: each block keeps just its output", name=ident, low=fmt(low),
+              high=fmt(high)),
+            _("Each block keeps just its own output. {name} is only {low} to {high}", name=spoken_ident,
+              low=say_number(low), high=say_number(high)))
 
 
 def later_blocks(nums: BankNumbers) -> Line:
     d = nums.depth
     track = nums.tracked  # (depth + 1, 2): geographic, identity
-    geo = track[:, 0]
-    if d <= 5:
-        dim0 = " → ".join(fmt(v, 1) for v in geo)
-        spoken_dim0 = ", then ".join(say_number(v, 1) for v in geo)
-    else:
-        dim0 = " → ".join(fmt(v, 1) for v in geo[:3]) + f" → … → {fmt(geo[-1], 1)}"
-        spoken_dim0 = ", then ".join(say_number(v, 1) for v in geo[:3]) + f", and on to {say_number(geo[-1], 1)}"
-    low, high = track[1:, 1].min(), track[1:, 1].max()
-    ident, spoken_ident = identity_names(nums)
-    spoken_ident = "Its identity" if spoken_ident.startswith("its identity") else f"The {nums.dims[IDENTITY]} dimension"
-    if nums.residual:
-        tail = f"while {ident} stays within {fmt(low)} to {fmt(high)}"
-        spoken_tail = f"{spoken_ident} stays between {say_number(low)} and {say_number(high)}"
-    else:
-        tail = f"and {ident} is only {fmt(low)} to {fmt(high)}: each block keeps just its output"
-        spoken_tail = (f"Each block keeps just its own output. {spoken_ident} is only {say_number(low)} to "
-                       f"{say_number(high)}")
-    blocks = "Block 2 repeats" if d == 2 else f"Blocks 2 to {d} repeat"
-    spoken_blocks = ("Block two repeats" if d == 2 else "Blocks two and three repeat" if d == 3
-                     else f"Blocks two to {say_int(d)} repeat")
+    dim0, spoken_dim0 = track_words(track[:, 0])
+    tail, spoken_tail = identity_tail(nums, track[1:, 1].min(), track[1:, 1].max())
+    blocks = _("Block 2 repeats") if d == 2 else _("Blocks 2 to {depth} repeat", depth=d)
+    spoken_blocks = (_("Block two repeats") if d == 2 else _("Blocks two and three repeat") if d == 3
+                     else _("Blocks two to {depth} repeat", depth=say_int(d)))
+    geo = _(nums.dims[GEOGRAPHIC])
     return Line(
-        f"{blocks} the pattern with the same weights. The {nums.dims[GEOGRAPHIC]} dimension ({GEOGRAPHIC}) goes "
-        f"{dim0}, {tail}.",
-        f"{spoken_blocks} the pattern with the same weights. The {nums.dims[GEOGRAPHIC]} dimension, dimension "
-        f"{say_int(GEOGRAPHIC)}, goes {spoken_dim0}. {spoken_tail}.")
+        _("{blocks} the pattern with the same weights. The {name} dimension ({k}) goes {track}, {tail}.",
+          blocks=blocks, name=geo, k=GEOGRAPHIC, track=dim0, tail=tail),
+        _("{blocks} the pattern with the same weights. The {name} dimension, dimension {k}, goes {track}. "
+          "{tail}.", blocks=spoken_blocks, name=geo, k=say_int(GEOGRAPHIC), track=spoken_dim0, tail=spoken_tail))
 
 
 def the_sum(nums: BankNumbers) -> Line:
@@ -127,16 +156,17 @@ def the_sum(nums: BankNumbers) -> Line:
     if nums.residual:
         folded = len(nums.run.terms) - 1 < n_corr
         return Line(
-            f"The sum: the final stream {fmt_vec(final)} is x₀ plus all {n_corr} corrections"
-            f"{' (the middle blocks summed into one column)' if folded else ''}. The input is still a term of it.",
-            f"The sum: the final stream is x zero plus all {say_int(n_corr)} corrections"
-            f"{', with the middle blocks summed into one column' if folded else ''}. The input is still a term "
-            f"of it.")
+            _("The sum: the final stream {final} is x₀ plus all {count} corrections{folded}. The input is still "
+              "a term of it.", final=fmt_vec(final), count=n_corr,
+              folded=_(" (the middle blocks summed into one column)") if folded else ""),
+            _("The sum: the final stream is x zero plus all {count} corrections{folded}. The input is still a term "
+              "of it.", count=say_int(n_corr),
+              folded=_(", with the middle blocks summed into one column") if folded else ""))
     return Line(
-        f"Without the residual nothing was summed: the final vector {fmt_vec(final)} is block {nums.depth}'s last "
-        f"output alone; x₀ and every earlier correction were overwritten.",
-        f"Without the residual, nothing was summed. The final vector is block "
-        f"{say_int(nums.depth)}'s last output alone. X zero and every earlier correction were overwritten.")
+        _("Without the residual nothing was summed: the final vector {final} is block {depth}'s last output alone; "
+          "x₀ and every earlier correction were overwritten.", final=fmt_vec(final), depth=nums.depth),
+        _("Without the residual, nothing was summed. The final vector is block {depth}'s last output alone. X zero "
+          "and every earlier correction were overwritten.", depth=say_int(nums.depth)))
 
 
 def depth_map(nums: BankNumbers, verdict: bool = True) -> Line:
@@ -145,32 +175,32 @@ def depth_map(nums: BankNumbers, verdict: bool = True) -> Line:
     bars = nums.run.bars
     if nums.residual:
         if len(bars) == 1:  # one block: one bar, nothing grows
-            grows, spoken = f"is {fmt(bars[0])}", f"it is {say_number(bars[0])}"
+            grows, spoken = _("is {value}", value=fmt(bars[0])), _("it is {value}", value=say_number(bars[0]))
         else:
-            grows = f"grows from {fmt(bars[0])} to {fmt(bars[-1])}"
-            spoken = f"it grows from {say_number(bars[0])} to {say_number(bars[-1])}"
+            grows = _("grows from {a} to {b}", a=fmt(bars[0]), b=fmt(bars[-1]))
+            spoken = _("it grows from {a} to {b}", a=say_number(bars[0]), b=say_number(bars[-1]))
         return Line(
-            f"The depth map: the x₀ ribbon runs unbroken from the entrance to the top, and each block's bar, the "
-            f"size of all corrections so far (‖x − x₀‖), {grows}.",
-            "The depth map. The x zero ribbon runs unbroken from the entrance to the top. "
-            f"Each block's bar is the length of x minus x zero, and {spoken}."
-            + (" The corrections pile up on top of the input." if verdict else ""))
+            _("The depth map: the x₀ ribbon runs unbroken from the entrance to the top, and each block's bar, the "
+              "size of all corrections so far (‖x − x₀‖), {grows}.", grows=grows),
+            _("The depth map. The x zero ribbon runs unbroken from the entrance to the top. Each block's bar is "
+              "the length of x minus x zero, and {grows}.", grows=spoken)
+            + (_(" The corrections pile up on top of the input.") if verdict else ""))
     typical = float(np.median(bars))
     return Line(
-        f"Residual off: the ribbon is cut at the entrance, and each block's red bar is only its latest output, "
-        f"about {fmt(typical)} long because of the normalisation."
-        + (" The stream is alive but has forgotten its input." if verdict else ""),
-        "Residual off: the ribbon is cut at the entrance. "
-        f"Each block's red bar is only its latest output, about {say_number(typical)} long, because of the "
-        "normalisation." + (" The stream is alive, but it has forgotten its input." if verdict else ""))
+        _("Residual off: the ribbon is cut at the entrance, and each block's red bar is only its latest output, "
+          "about {size} long because of the normalisation.", size=fmt(typical))
+        + (_(" The stream is alive but has forgotten its input.") if verdict else ""),
+        _("Residual off: the ribbon is cut at the entrance. Each block's red bar is only its latest output, about "
+          "{size} long, because of the normalisation.", size=say_number(typical))
+        + (_(" The stream is alive, but it has forgotten its input.") if verdict else ""))
 
 
 def compare_maps(nums: BankNumbers) -> Line:
     on, off = nums.runs[True].bars, nums.runs[False].bars
     typical = float(np.median(off))
     return Line(
-        f"Side by side on one scale: with the residual the bars climb to {fmt(on[-1])} on top of an unbroken x₀; "
-        f"without it they stay near {fmt(typical)}, and x₀ is gone after the entrance.",
-        f"Side by side, on one scale. With the residual, the bars climb to {say_number(on[-1])}, on top of an "
-        f"unbroken x zero. Without it, they stay near {say_number(typical)}, and x zero is gone after the "
-        f"entrance.")
+        _("Side by side on one scale: with the residual the bars climb to {top} on top of an unbroken x₀; without "
+          "it they stay near {typical}, and x₀ is gone after the entrance.", top=fmt(on[-1]), typical=fmt(typical)),
+        _("Side by side, on one scale. With the residual, the bars climb to {top}, on top of an unbroken x zero. "
+          "Without it, they stay near {typical}, and x zero is gone after the entrance.", top=say_number(on[-1]),
+          typical=say_number(typical)))

@@ -8,6 +8,8 @@ from typing import Any
 import click
 
 from scenes.kit.base import flag_text
+from scenes.kit.i18n import LANGUAGES, in_language
+from scenes.pipeline.options import FIELDS
 from scenes.pipeline.script_file import default_captions, default_script, dump, step_names
 
 from .flags import flush_notices, topic_flags, topic_params
@@ -32,16 +34,18 @@ class ScriptGroup(click.Group):
 def script_command(topic: Any) -> click.Command:
     """Print ``topic``'s default narration for its flags as TOML (edit it, then ``--script FILE``)."""
 
-    def run(**kwargs: Any) -> None:
+    def run(lang: str = "en", **kwargs: Any) -> None:
         params = topic_params(topic, kwargs, click.get_current_context())
         flush_notices()
         flags = " ".join(flag_text(k, v) for k, v in params.changed().items())
-        script = default_script(topic, params)
+        with in_language(lang):
+            script, captions = default_script(topic, params), default_captions(topic, params)
         rest = [n for n in step_names(topic, params) if n not in script]
-        click.echo(dump(script, topic=topic.slug, flags=flags, unscripted=rest,
-                        captions=default_captions(topic, params)), nl=False)
+        click.echo(dump(script, topic=topic.slug, flags=flags, unscripted=rest, captions=captions), nl=False)
 
     run = topic_flags(topic)(run)
+    run = click.option("--lang", type=click.Choice(tuple(LANGUAGES)), default="en", show_default=True,
+                       help=FIELDS["lang"].metadata["help"])(run)
     return click.command(topic.slug, help=f"Print {topic.slug}'s captions and narration as TOML.")(run)
 
 

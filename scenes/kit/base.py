@@ -45,6 +45,7 @@ from manim import DOWN, FadeIn, MovingCameraScene, Rectangle, Transform, VGroup,
 
 from .camera import MAX_ZOOM, WHOLE, StepCamera, View, frame_points, place_in_view, view_of
 from .glyphs import CachedText
+from .i18n import reading_words
 from .narration import PAUSE, speakable, split_sentences
 from .theme import CAPTION_TOP, FONT, Theme, use_theme
 from .values import check_range, flag_of, kind_of, words_text
@@ -454,7 +455,7 @@ class StepScene(MovingCameraScene):
         if audio is not None:
             rest = whole_frames(audio["start"] + audio["duration"] + self.pause - self.time)
         else:
-            rest = len(current["caption"].split()) / READING_RATE - (self.time - current["start"])
+            rest = reading_words(current["caption"]) / READING_RATE - (self.time - current["start"])
         self.wait(max(STEP_HOLD, rest), frozen_frame=True)
         current["end"] = self.time
         duration = current["end"] - current["start"]

@@ -54,9 +54,11 @@ def split_sentences(text: str) -> list[str]:
 
     >>> split_sentences("One point five. Then two!  And three")
     ['One point five.', 'Then two!', 'And three']
+    >>> split_sentences("一点五。然后是二！")
+    ['一点五。', '然后是二！']
     """
-    parts = re.split(r"(?<=[.!?;])\s+", " ".join(text.split()))
-    return [p for p in parts if p.strip(" .!?;")]
+    parts = re.split(r"(?<=[.!?;])\s+|(?<=[。！？；])\s*", " ".join(text.split()))  # Chinese: no space after
+    return [p for p in parts if p.strip(" .!?;。！？；")]
 
 
 SYMBOLS = (  # written symbol -> as a teacher reads it (a caption that has no scripted speech)

@@ -43,8 +43,10 @@ from manim.constants import RESAMPLING_ALGORITHMS, RendererType
 
 from .formulas import Formula, Glyph
 from .glyphs import CachedText
+from .i18n import language
 from .layout import LABEL_SIZE
 from .manim_patches import sharing_parsed_paths
+from .numerals import decimal_sign
 from .theme import FONT, MONO, head_color, theme, value_color, value_rgb
 
 
@@ -116,7 +118,10 @@ class SteadyNumber(DecimalNumber):
         super().__init__(number, *args, mob_class=mob_class, **kwargs)
 
     def _string_to_mob(self, string: str, mob_class: type | None = None, **kwargs: Any) -> VMobject:
-        """A copy of the glyph ``string`` in this number's class (also the unit), at this number's size."""
+        """A copy of the glyph ``string`` in this number's class (also the unit), at this number's size;
+        the decimal point in the video's language's sign (``--lang de``: a comma)."""
+        if string == "." and language() != "en":
+            string = decimal_sign()
         key = (self.mob_class, string)
         if key not in _GLYPHS:
             _GLYPHS[key] = self.mob_class(string, **kwargs)

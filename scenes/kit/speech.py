@@ -23,6 +23,10 @@ from collections.abc import Sequence
 
 from tblock.names import head_label
 
+from .i18n import N_, _, language
+from .numerals import spoken as spoken_decimal
+from .numerals import spoken_int, spoken_ordinal
+
 ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
         "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
 TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
@@ -34,6 +38,8 @@ ORDINALS = {"one": "first", "two": "second", "three": "third", "five": "fifth", 
 def say_int(n: int) -> str:
     """A whole number in words: 3072 -> 'three thousand seventy-two'."""
     n = int(n)
+    if language() != "en":
+        return spoken_int(n)
     if n < 0:
         return "minus " + say_int(-n)
     if n < 20:
@@ -50,6 +56,8 @@ def say_int(n: int) -> str:
 
 def say_ordinal(n: int) -> str:
     """1 -> 'first', 2 -> 'second', 21 -> 'twenty-first', 12 -> 'twelfth'."""
+    if language() != "en":
+        return spoken_ordinal(n)
     words = say_int(n)
     head, sep, last = words.rpartition("-") if "-" in words.split(" ")[-1] else words.rpartition(" ")
     if last in ORDINALS:
@@ -63,6 +71,8 @@ def say_ordinal(n: int) -> str:
 
 def say_number(value: float, places: int = 2) -> str:
     """A decimal as spoken, rounded to ``places``: 1.25 -> 'one point two five', 1.50 -> 'one point five'."""
+    if language() != "en":
+        return spoken_decimal(value, places)
     text = f"{float(value):.{places}f}"
     if float(text) == 0:
         text = text.lstrip("-")
@@ -77,6 +87,8 @@ def say_number(value: float, places: int = 2) -> str:
 
 def say_percent(value: float, places: int = 1) -> str:
     """A percentage (already times 100) as spoken: 61.63 -> 'sixty-one point six percent'."""
+    if language() != "en":
+        return _("{number} percent", number=say_number(value, places))
     return say_number(value, places) + " percent"
 
 
@@ -85,12 +97,16 @@ def say_vector(values: Sequence[float], places: int = 2) -> str:
     words = [say_number(v, places) for v in values]
     if len(words) <= 1:
         return "".join(words)
+    if language() != "en":
+        return _("{items}, and {last}", items=", ".join(words[:-1]), last=words[-1])
     return ", ".join(words[:-1]) + ", and " + words[-1]
 
 
 def say_list(items: Sequence[str]) -> str:
     """Words joined as in speech: 'a', 'a and b', 'a, b and c'."""
     items = list(items)
+    if language() != "en" and len(items) >= 2:
+        return _("{items} and {last}", items=", ".join(items[:-1]), last=items[-1])
     if len(items) <= 2:
         return " and ".join(items)
     return ", ".join(items[:-1]) + " and " + items[-1]
@@ -103,6 +119,9 @@ def say_head(head: int, layer: int | None = None) -> str:
     ('head one', 'head one of layer zero')
     """
     head_label(head, layer)  # the same checks as the written name
+    if language() != "en":
+        said = _("head {number}", number=say_int(head))
+        return said if layer is None else _("{head} of layer {layer}", head=said, layer=say_int(layer))
     spoken = f"head {say_int(head)}"
     return spoken if layer is None else f"{spoken} of layer {say_int(layer)}"
 
@@ -133,8 +152,24 @@ def say_bound(value: float, places: int = 2, exponent: int = ROUNDING_EXPONENT) 
     ('below ten to the minus twelve: rounding', 'below one hundredth', 'zero point four three')
     """
     kind = bound_kind(value, places, exponent)
+    if language() != "en":
+        return said_bound(kind, value, places, exponent)
     if kind == "rounding":
         return f"below ten to the minus {say_int(exponent)}: rounding"
     if kind == "small":
         return "below one " + say_ordinal(10 ** places).removeprefix("one ")
+    return say_number(value, places)
+
+
+BELOW_ONE = {1: N_("below one tenth"), 2: N_("below one hundredth"), 3: N_("below one thousandth")}
+
+
+def said_bound(kind: str, value: float, places: int, exponent: int) -> str:
+    """:func:`say_bound` in a language other than English (its catalog's words)."""
+    if kind == "rounding":
+        return _("below ten to the minus {exponent}: rounding", exponent=say_int(exponent))
+    if kind == "small":
+        if places in BELOW_ONE:
+            return _(BELOW_ONE[places])
+        return _("below ten to the minus {exponent}", exponent=say_int(places))
     return say_number(value, places)

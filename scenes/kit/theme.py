@@ -19,7 +19,9 @@ from dataclasses import dataclass
 import numpy as np
 from manim import ManimColor, interpolate_color
 
+from .i18n import _, language
 from .layout import CAPTION_TOP  # noqa: F401  (kept importable from here; the layout lives in kit.layout)
+from .numerals import list_separator, percent_text, written
 from .speech import ROUNDING_EXPONENT, bound_kind
 
 FONT = "DejaVu Sans"
@@ -120,12 +122,13 @@ def fmt(value: float, places: int = 2) -> str:
     text = f"{value:.{places}f}"
     if float(text) == 0:
         text = f"{0:.{places}f}"
-    return text.replace("-", "\u2212")
+    text = text.replace("-", "\u2212")
+    return text if language() == "en" else written(text)
 
 
 def fmt_vec(values, places: int = 2) -> str:
     """A vector in the house format, e.g. '[1.00, 0.50, −0.30]'."""
-    return "[" + ", ".join(fmt(v, places) for v in values) + "]"
+    return "[" + list_separator().join(fmt(v, places) for v in values) + "]"
 
 
 SUPERSCRIPT = str.maketrans("0123456789-", "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b")
@@ -149,7 +152,7 @@ def fmt_bound(value: float, places: int = 2, exponent: int = ROUNDING_EXPONENT, 
     >>> fmt_bound(5.7e-14, prose=True)
     'below 10⁻¹²'
     """
-    less, equal = ("below ", "") if prose else ("< ", "= ")
+    less, equal = (_("below") + " ", "") if prose else ("< ", "= ")
     kind = bound_kind(value, places, exponent)
     if kind == "rounding":
         return less + power_of_ten(-exponent)
@@ -160,4 +163,6 @@ def fmt_bound(value: float, places: int = 2, exponent: int = ROUNDING_EXPONENT, 
 
 def pct(fraction: float, places: int = 2) -> str:
     """A fraction as a percentage, e.g. 0.50349 -> '50.35%'."""
+    if language() != "en":
+        return percent_text(f"{100 * fraction:.{places}f}")
     return f"{100 * fraction:.{places}f}%"

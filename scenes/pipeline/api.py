@@ -223,6 +223,7 @@ def option_words(opts: RenderOptions, script: Any = None) -> list[tuple[str, str
         ("burn_captions", opts.burn_captions), ("voice", opts.voice and script is None and opts.voice_model is None))
         if on]
     words += [("theme", f"--theme {opts.theme}") if opts.theme != defaults.theme else None,
+              ("lang", f"--lang {opts.lang}") if opts.lang != defaults.lang else None,
               ("voice_model", f"--voice-model {shlex.quote(str(opts.voice_model))}") if opts.voice_model else None,
               ("pause", f"--pause {opts.pause:g}") if opts.voice and opts.pause != defaults.pause else None,
               ("out", f"--out {shlex.quote(str(opts.out))}") if Path(opts.out) != defaults.out else None,

@@ -28,6 +28,7 @@ from typing import Any
 
 from manim import tempconfig
 
+from scenes.kit.i18n import in_language
 from scenes.kit.narration import PiperService
 
 from .encoder import installed
@@ -151,7 +152,7 @@ def play(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, te
     settings = {**manim_settings(opts, name, work, tex_dir, text_dir, steps), **(extra or {})}
     if narrator is None:
         narrator = narrator_for(opts, voice_cache)
-    with tempconfig(settings), installed():
+    with tempconfig(settings), installed(), in_language(opts.lang):
         scene = topic.Scene(params=params, theme_name=opts.theme, burn_captions=opts.burn_captions,
                             narrator=narrator, speech=opts.script, pause=opts.pause, captions=opts.captions)
         scene.render()

@@ -94,6 +94,7 @@ class Lesson:
     title: str
     clips: tuple[Clip, ...]
     theme: str = "dark"
+    lang: str = "en"
     quality: str = "preview"
     voice: bool = False
     burn_captions: bool = False
@@ -286,9 +287,9 @@ def clip_options(lesson: Lesson, clip: Clip, out: Any, *, force: bool = False, v
     """How ``clip`` renders: the lesson's look, one clip per step, the clip's words; into ``OUT/<lesson>/``.
     Its name is the CLI's for these flags, plus a short hash of the edited words (so a clip with its own
     captions never replaces the same flags' render without them)."""
-    opts = api.make_options(quality=lesson.quality, theme=lesson.theme, out=lesson_dir(lesson, out),
-                            sections=True, voice=lesson.voice, burn_captions=lesson.burn_captions,
-                            force=force, verbose=verbose)
+    opts = api.make_options(quality=lesson.quality, theme=lesson.theme, lang=lesson.lang,
+                            out=lesson_dir(lesson, out), sections=True, voice=lesson.voice,
+                            burn_captions=lesson.burn_captions, force=force, verbose=verbose)
     opts = dataclasses.replace(opts, captions=clip.captions or None, script=clip.speech or None)
     return dataclasses.replace(opts, name=output_name(clip.topic.slug, clip.params, opts))
 

@@ -38,6 +38,8 @@ def settings_name(slug: str, params: Any, opts: RenderOptions) -> str:
         parts.append(f"w{opts.gif_width}")
     if opts.theme != "dark":
         parts.append(opts.theme)
+    if opts.lang != "en":
+        parts.append(opts.lang)
     if opts.transparent:
         parts.append("alpha")
     if opts.burn_captions:

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import errno
+import json
 import os
 import re
 import secrets
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit import param
+from scenes.kit.i18n import LANGUAGES
 from scenes.kit.narration import PAUSE, VoiceError, check_voice_model
 from scenes.kit.values import BadValue, checked, flag_of
 
@@ -46,6 +48,7 @@ THEME_NAMES = ("dark", "light")
 COMMANDS = ("render", "deck", "storyboard", "studio", "lesson")  # who reads a flag (``commands=``)
 EVERYWHERE = ("render", "deck", "storyboard", "studio", "lesson")
 CLUSTER_ENV = "TBLOCK_DASK_SCHEDULER"
+VOICE_ENV = "TBLOCK_VOICE_MODEL"  # a piper voice for --voice when --voice-model is not given (another language's)
 GIF_WIDTH = 640  # pixels: a GIF fits a slide column without --gif-width; its height follows the aspect
 
 
@@ -84,6 +87,8 @@ class RenderOptions:
     sections: bool = param(False, "Also write one clip per step, for slides.", commands=("render", "studio"))
     theme: str = param("dark", "dark screen, or light for white slide decks.", choices=THEME_NAMES,
                        commands=EVERYWHERE)
+    lang: str = param("en", "Language of the labels, captions and narration (gettext catalogs in scenes/locale/).",
+                      choices=tuple(LANGUAGES), commands=EVERYWHERE)
     out: Path = param(Path("media"), "Output folder; files go to OUT/<topic>/.", commands=("render", "deck",
                       "storyboard"))
     name: str | None = param(None, "Output base name (default: the slug, plus a suffix when settings differ "
@@ -141,6 +146,8 @@ def options_from(values: dict[str, Any], **internal: Any) -> RenderOptions:
     opts = RenderOptions(**given, **internal)
     opts = dataclasses.replace(opts, voice=opts.voice or opts.voice_model is not None,
                                cluster=cluster_address(opts.cluster))
+    if opts.voice and opts.voice_model is None and os.environ.get(VOICE_ENV):
+        opts = dataclasses.replace(opts, voice_model=checked(FIELDS["voice_model"], os.environ[VOICE_ENV]))
     validate_options(opts)
     return opts
 
@@ -176,9 +183,25 @@ def validate_options(opts: RenderOptions) -> None:
             check_voice_model(opts.voice_model)
         except VoiceError as err:
             raise OptionError(str(err)) from None
+        check_voice_language(opts)
+    elif opts.voice and opts.lang != "en":
+        raise OptionError(f"--voice has no {opts.lang} voice built in (only English): give a piper voice for "
+                          f"{opts.lang} with --voice-model PATH.onnx or ${VOICE_ENV}")
     if opts.name is not None:
         validate_name(opts.name)
     validate_out_dir(Path(opts.out))
+
+
+def check_voice_language(opts: RenderOptions) -> None:
+    """A piper voice whose config names another language than ``--lang`` is refused (one line)."""
+    try:
+        config = json.loads(Path(f"{opts.voice_model}.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # check_voice_model has checked it is there; piper reports a config it cannot read
+    spoken = str((config.get("language") or {}).get("code") or "").split("_")[0].lower()
+    if spoken and spoken != opts.lang.split("_")[0]:
+        raise OptionError(f"--voice-model {opts.voice_model} speaks {spoken}, but --lang is {opts.lang}: give a "
+                          f"{opts.lang} voice")
 
 
 NAME_MAX = 255  # bytes in one file name on every common file system

@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 import tblock
+from scenes.kit.i18n import in_language
 from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
 
 from .api import RenderFailed, make_options, make_params, topic_named
@@ -50,7 +51,7 @@ OnFrame = Callable[[int, str, Path], Any]
 
 
 def step_frames(topic: Any, out: Any = "media", *, theme: str = "dark", quality: str = "preview",
-                on_frame: OnFrame | None = None, **params: Any) -> list[Path]:
+                on_frame: OnFrame | None = None, lang: str = "en", **params: Any) -> list[Path]:
     """Each step's end frame of ``topic`` (a slug or a Topic) with ``params``, as PNG paths in step order.
 
     Parameters are checked as :func:`scenes.render` checks them (``RenderError`` with the CLI's line);
@@ -58,7 +59,7 @@ def step_frames(topic: Any, out: Any = "media", *, theme: str = "dark", quality:
     (index from 0) is called as soon as each frame is on disk, also when they come from the cache.
     """
     topic = topic_named(topic)
-    opts = make_options(quality=quality, theme=theme, out=out)
+    opts = make_options(quality=quality, theme=theme, out=out, lang=lang)
     checked = make_params(topic, params)
     cache = Path(opts.out).absolute() / ".cache"
     folder = cache / FRAMES / topic.slug / frames_key(topic, checked, opts)[:24]
@@ -81,6 +82,7 @@ def frames_key(topic: Any, params: Any, opts: RenderOptions) -> str:
         "topic": topic.slug,
         "parameters": json.loads(json.dumps(dataclasses.asdict(params), default=str)),
         "theme": opts.theme,
+        **({"lang": opts.lang} if opts.lang != "en" else {}),
         "quality": opts.quality,
         "engine": tblock.__version__,
         "manim": manim.__version__,
@@ -133,7 +135,7 @@ def draw(topic: Any, params: Any, opts: RenderOptions, folder: Path, cache: Path
             "frame_rate": fps, "dry_run": True, "disable_caching": True, "verbosity": "WARNING",
             "progress_bar": "none",
         }
-        with tempconfig(settings), sharing_parsed_paths():
+        with tempconfig(settings), sharing_parsed_paths(), in_language(opts.lang):
             scene_class = frames_scene(topic.Scene)
             scene = scene_class(params=params, theme_name=opts.theme, on_step_end=step_ended,
                                 renderer=SkippingRenderer())

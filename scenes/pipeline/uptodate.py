@@ -99,6 +99,8 @@ def input_key(topic: Any, params: Any, opts: RenderOptions) -> str:
     options = {k: v for k, v in dataclasses.asdict(opts).items() if k not in KEY_EXCLUDED}
     if not opts.voice:
         options.pop("pause")  # a silent video has no narration to pause after
+    if opts.lang == "en":
+        options.pop("lang")  # English: the key of every render made before the catalogs existed
     if not opts.captions:
         options.pop("captions")  # no edited captions: the key of every render made before they existed
     payload = {

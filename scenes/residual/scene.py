@@ -39,6 +39,7 @@ from scenes.kit import (
     step,
     theme,
 )
+from scenes.kit.i18n import _
 from scenes.residual.numbers import numbers, world_of
 from scenes.residual.params import Params
 from scenes.residual.parts import COLUMNS, LedgerRow, StreamArrows, TokenPlane
@@ -74,22 +75,22 @@ class ResidualScene(StepScene):
     @step
     def show_tokens(self) -> None:
         tokens, receiver = self.numbers.tokens, self.numbers.receiver
-        self.board = TokenPlane(self.numbers.dims, tokens, self.numbers.x, receiver)
-        self.title = label("at " + tokens[receiver], LABEL_SIZE + 4, theme().muted)
+        self.board = TokenPlane(tuple(_(d) for d in self.numbers.dims), tokens, self.numbers.x, receiver)
+        self.title = label(_("at {token}", token=tokens[receiver]), LABEL_SIZE + 4, theme().muted)
         self.title.move_to(COLUMNS.point("ledger", TITLE_Y))
-        x_row = self.row("resid_pre", "input", "x", self.numbers.first["resid_pre"], theme().stream)
+        x_row = self.row("resid_pre", _("input"), "x", self.numbers.first["resid_pre"], theme().stream)
         self.play(Create(self.board.plane), run_time=1.0)
         self.play(*[FadeIn(a) for a in self.board.tokens], run_time=1.0)
-        self.cue("We follow")
+        self.cue(_("We follow"))
         self.play(FadeIn(self.title), run_time=0.5)
-        self.cue("input x")
+        self.cue(_("input x"))
         self.play(FadeIn(x_row))
 
     @step
     def score_keys(self) -> None:
         run = self.numbers.first
         q_arrow = self.board.arrow(run["rot_q"], theme().accent, width=4)
-        q_name = label("query", LABEL_SIZE, theme().accent).next_to(q_arrow.get_end(), LEFT, buff=0.1)
+        q_name = label(_("query"), LABEL_SIZE, theme().accent).next_to(q_arrow.get_end(), LEFT, buff=0.1)
         score = formula('"score"_j = (q dot k_j) / sqrt(2)', NUMBER_SIZE).move_to(COLUMNS.point("ledger", FORMULA_Y))
         scores = VGroup(*[label(fmt(s), LABEL_SIZE) for s in run["attn_scores"]])
         bars = self.track("pattern", WeightBars(self.numbers.tokens, run["pattern"], head_color(0),
@@ -99,10 +100,10 @@ class ResidualScene(StepScene):
         for s, base in zip(scores, bars.bars):
             s.move_to(base.get_center() + UP * 0.4)
         self.play(GrowArrow(q_arrow), FadeIn(q_name))
-        self.cue("score")
+        self.cue(_("score"))
         self.play(FadeIn(score), FadeIn(bars.token_labels), FadeIn(scores))
         self.wait(0.4)
-        self.cue("softmax")
+        self.cue(_("softmax"))
         self.play(FadeOut(scores), FadeIn(bars.bars), run_time=1.2)
         for j, percent in enumerate(bars.percents):  # each weight with the sentence that reads it
             self.cue(3 + j)
@@ -124,10 +125,10 @@ class ResidualScene(StepScene):
             start = start + piece
         h_arrow = self.board.arrow(run["z"], head_color(0), width=6)
         h_name = label("h", LABEL_SIZE + 4, head_color(0)).next_to(h_arrow.get_end(), LEFT, buff=0.1)
-        h_row = self.row("z", "mixture", "h = A V", run["z"], head_color(0))
-        self.cue("It has")
+        h_row = self.row("z", _("mixture"), "h = A V", run["z"], head_color(0))
+        self.cue(_("It has"))
         self.play(ReplacementTransform(pieces, h_arrow), FadeIn(h_name), FadeIn(h_row))
-        self.cue(f"Its {self.numbers.dims[1]}")
+        self.cue(_("Its {b}", b=_(self.numbers.dims[1])))
         self.play(Indicate(h_row.entry(1), color=head_color(0)))
 
     @step
@@ -136,26 +137,26 @@ class ResidualScene(StepScene):
         self.wo_formula = formula(self.wo_source(wo), NUMBER_SIZE).move_to(self.title)
         self.arrows = StreamArrows(self.board, run)
         a = self.arrows
-        self.delta_row = self.row("attn_out", "update", "Delta = h thin W_O", run["attn_out"], theme().update)
-        self.result_row = self.row("resid_mid", "result", "x + Delta", run["resid_mid"], theme().accent)
+        self.delta_row = self.row("attn_out", _("update"), "Delta = h thin W_O", run["attn_out"], theme().update)
+        self.result_row = self.row("resid_mid", _("result"), "x + Delta", run["resid_mid"], theme().accent)
         self.play(FadeOut(self.title), FadeIn(self.wo_formula))
-        self.cue("added to x")
+        self.cue(_("added to x"))
         self.play(*self.dim_receiver(), GrowArrow(a.x))
         self.play(GrowArrow(a.delta), FadeIn(a.delta_name), FadeIn(self.delta_row))
-        self.cue("plus delta has")
+        self.cue(_("plus delta has"))
         self.play(GrowArrow(a.result), FadeIn(a.result_name), FadeIn(self.result_row))
-        self.cue(f"Its {self.numbers.dims[1]}")
+        self.cue(_("Its {b}", b=_(self.numbers.dims[1])))
         self.play(Indicate(self.result_row.entry(1), color=theme().accent))
 
     @step
     def switch_to_negate(self) -> None:
         run = self.numbers.runs["negate"]
         self.play(Transform(self.wo_formula, formula(self.wo_source("negate"), NUMBER_SIZE).move_to(self.wo_formula)))
-        self.cue("update becomes")
+        self.cue(_("update becomes"))
         self.play(*self.arrows.retarget(run), *self.delta_row.animate_values(run["attn_out"]),
                   *self.result_row.animate_values(run["resid_mid"]), run_time=1.5)
         self.play(*self.arrows.follow_names(), run_time=0.5)
-        self.cue("of the result")
+        self.cue(_("of the result"))
         self.play(Indicate(self.result_row.entry(0), color=theme().negative))
 
     def dim_receiver(self) -> list:

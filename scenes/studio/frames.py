@@ -24,9 +24,11 @@ AVAILABLE = step_frames is not None
 
 
 def step_end_frames(topic: str, out: Path, *, theme: str = "dark", quality: str = "preview",
-                    on_frame: Callable[[int, str, Path], None] | None = None, **params: Any) -> list[Path]:
+                    on_frame: Callable[[int, str, Path], None] | None = None, lang: str = "en",
+                    **params: Any) -> list[Path]:
     """Each step's end frame of ``topic`` as a PNG in ``out`` (``on_frame(index, step, png)`` as each
     exists), or ``[]`` when this tree has no ``step_frames``."""
     if step_frames is None:
         return []
-    return list(step_frames(topic, Path(out), theme=theme, quality=quality, on_frame=on_frame, **params))
+    extra = {"lang": lang} if lang != "en" else {}
+    return list(step_frames(topic, Path(out), theme=theme, quality=quality, on_frame=on_frame, **extra, **params))

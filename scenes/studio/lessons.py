@@ -77,7 +77,8 @@ def clip_request(plan: lesson.Lesson, clip: lesson.Clip) -> dict[str, Any]:
     """The ``POST /api/renders`` body that previews ``clip``: its topic and flags in the lesson's look,
     with its edited captions and speech (as the ``--script`` file the studio writes)."""
     return {"topic": clip.topic.slug, "params": clip.params.changed(), "quality": plan.quality,
-            "theme": plan.theme, "voice": plan.voice or bool(clip.speech), "format": "mp4", "frames": True,
+            "theme": plan.theme, "lang": plan.lang,
+            "voice": plan.voice or bool(clip.speech), "format": "mp4", "frames": True,
             "script": dict(clip.speech) or None, "captions": dict(clip.captions) or None}
 
 

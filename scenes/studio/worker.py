@@ -36,7 +36,8 @@ def plays_key(request: dict) -> str:
     """What decides a render's number of animations: topic, parameters, look and narration."""
     options = request.get("options", {})
     what = [request["topic"], request.get("params", {}), options.get("quality", "preview"),
-            options.get("theme", "dark"), bool(options.get("voice")), request.get("script")]
+            options.get("theme", "dark"), bool(options.get("voice")), request.get("script"),
+            *([options["lang"]] if options.get("lang", "en") != "en" else [])]
     return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
@@ -159,7 +160,8 @@ def frames(request: dict, emit: Emit) -> None:
         emit(event="frame", index=index, step=step, path=str(Path(png).absolute().relative_to(out.absolute())))
 
     made = step_end_frames(topic.slug, out, theme=options.get("theme", "dark"),
-                           quality=options.get("quality", "preview"), on_frame=heard, **params.changed())
+                           quality=options.get("quality", "preview"), on_frame=heard,
+                           lang=options.get("lang", "en"), **params.changed())
     emit(event="done", manifest=None, files=[str(Path(p).absolute().relative_to(out.absolute())) for p in made],
          skipped=False, seconds=0)
 

@@ -89,7 +89,7 @@ const Studio = (() => {
     const script = Object.keys(edits).length ? edits : undefined;
     const world = page.world && $("world-use").checked ? worldTable() : undefined;
     return { topic: page.slug, params: params(), quality: $("opt-quality").value, theme: $("opt-theme").value,
-             voice: $("opt-voice").checked || Boolean(script), script, world, ...extra };
+             lang: $("opt-lang").value, voice: $("opt-voice").checked || Boolean(script), script, world, ...extra };
   }
 
   let checkTimer = null;
