@@ -15,6 +15,8 @@ import numpy as np
 from manim import UP, Line, Rectangle, RoundedRectangle, VGroup
 
 from scenes.kit import (
+    LABEL_SIZE,
+    NUMBER_SIZE,
     SAFE_LEFT,
     SAFE_RIGHT,
     BypassCircuit,
@@ -31,24 +33,25 @@ from scenes.kit import (
     shows_numbers,
     theme,
 )
+from scenes.kit.vector import READABLE_CELL
 
 COLUMNS = Columns(
-    bus=(SAFE_LEFT + 0.5, 0.8),      # the stream's tap, LN and the heads box
-    attention=(-3.15, 3.0),          # attention row A_r[i, :]
-    mixture=(-0.3, 1.8),             # mixture H_r[i]
-    wo=(1.3, 0.8),                   # W_O^(r) block (an image)
-    contribution=(3.7, 3.4),         # contribution / Δ_attn
-    norm=(SAFE_RIGHT - 0.65, 0.8),   # norms
-    x=(-2.5, 2.8),                   # X[i] on the stream
-    y=(SAFE_RIGHT - 1.45, 2.8),      # Y[i], where the stream's arrow ends (its cells run a little wider)
+    bus=(SAFE_LEFT + 0.4, 0.8),      # the stream's tap, LN and the heads box
+    attention=(-3.3, 2.9),           # attention row A_r[i, :]
+    mixture=(-0.6, 1.9),             # mixture H_r[i]
+    wo=(1.05, 0.7),                  # W_O^(r) block (an image)
+    contribution=(3.7, 4.0),         # contribution / Δ_attn
+    norm=(SAFE_RIGHT - 0.45, 0.9),   # norms
+    x=(-2.6, 3.9),                   # X[i] on the stream
+    y=(SAFE_RIGHT - 1.97, 3.9),      # Y[i], where the stream's arrow ends (its cells' strokes run 0.015 wider)
 )
-X_NAME = SAFE_LEFT + 1.1  # left edge of the head names
-Y_HEAD1, Y_HEAD2 = 3.6, 3.22  # header lines
-Y_TOP = 2.55  # first head row
+X_NAME = SAFE_LEFT + 0.9  # left edge of the head names
+Y_HEAD1, Y_HEAD2 = 3.6, 3.02  # header lines
+Y_TOP = 2.4  # first head row
 Y_STREAM = -2.6
-ROW_H = 0.44
+ROW_H = 0.5
 CONCAT_X = -2.9  # the concatenated mixtures, left of Δ_attn
-ADD_X = COLUMNS.contribution.left + 0.9  # the ⊕, under Δ_attn's left half: Y[i] fits between it and the edge
+ADD_X = COLUMNS.contribution.left + 0.55  # the ⊕, under Δ_attn's left half: Y[i] fits between it and the edge
 STREAM_END = COLUMNS.y.left - 0.12  # the stream's arrowhead stops short of Y[i]
 
 
@@ -73,8 +76,8 @@ class Layout:
 
 def mixture_width(d_head: int) -> float:
     """The mixtures' width: just wide enough for their numbers when they fit, else the column's strip."""
-    narrow = min(COLUMNS.mixture.width, d_head * 0.7)
-    return narrow if shows_numbers(d_head, narrow) else COLUMNS.mixture.width
+    narrow = min(COLUMNS.mixture.width, d_head * (READABLE_CELL + 0.05))
+    return narrow if shows_numbers(d_head, narrow, READABLE_CELL) else COLUMNS.mixture.width
 
 
 @dataclass(frozen=True)
@@ -90,13 +93,13 @@ class Scales:
     def of(cls, view: dict, shown: int, changed: dict | None, d_model: int, d_head: int) -> Scales:
         heads_out = [view["result"][:shown]] + ([changed["result"][:1]] if changed else [])
         sums_out = [view["attn_out"], view["rest"]] + ([changed["attn_out"]] if changed else [])
-        if shows_numbers(d_model, COLUMNS.contribution.width):  # one scale for every printed stream row
+        if shows_numbers(d_model, COLUMNS.contribution.width, READABLE_CELL):  # one scale for every printed stream row
             contribution = delta = colour_scale(heads_out + sums_out, robust=False)
         else:  # strips: contributions and sums each get their own vivid scale
             contribution, delta = colour_scale(heads_out, robust=True), colour_scale(sums_out, robust=True)
-        mixture = colour_scale([view["z"]], robust=not shows_numbers(d_head, mixture_width(d_head)))
+        mixture = colour_scale([view["z"]], robust=not shows_numbers(d_head, mixture_width(d_head), READABLE_CELL))
         stream = colour_scale([view["resid_pre"], view["resid_mid"]],
-                              robust=not shows_numbers(d_model, COLUMNS.x.width))
+                              robust=not shows_numbers(d_model, COLUMNS.x.width, READABLE_CELL))
         return cls(contribution, delta, mixture, stream)
 
 
@@ -115,7 +118,7 @@ class Readout(VGroup):
     """Live numbers (e.g. norms) at given points; ``displayed`` is what they show, rounded as drawn."""
 
     def __init__(self, values: Sequence[float], points: Sequence[np.ndarray], places: int = 2,
-                 size: float = 26, color: str | None = None) -> None:
+                 size: float = NUMBER_SIZE, color: str | None = None) -> None:
         super().__init__()
         self.places = places
         for value, point in zip(values, points):
@@ -159,8 +162,8 @@ class HeadsCircuit(VGroup):
                                      sublayer_size=(0.8, max(top - bottom, 0.9)), sublayer="", norm="LN",
                                      norm_center=[x_bus, norm_y],
                                      norm_size=(0.7, min(0.5, bottom - Y_STREAM - 0.5)),
-                                     write_from=[ADD_X, layout.y_delta - ROW_H / 2 - 0.02])
-        self.name = label("heads", 20, theme().muted).next_to(self.circuit.sublayer_box, UP, buff=0.08)
+                                     write_from=[ADD_X, layout.y_delta - ROW_H / 2 - 0.02], font_size=LABEL_SIZE)
+        self.name = label("heads", LABEL_SIZE, theme().muted).next_to(self.circuit.sublayer_box, UP, buff=0.08)
         self.tiles = VGroup()
         tile_h = min(0.3, layout.spacing * 0.45)
         for r in range(shown):
@@ -182,7 +185,7 @@ class HeadsCircuit(VGroup):
         self.add(self.circuit, self.name, self.tiles)
 
 
-STAGGER = 0.13  # half the gap between the two lines of token names that do not fit side by side
+STAGGER = 0.16  # half the gap between the two lines of token names that do not fit side by side
 
 
 class AttentionRows(VGroup):
@@ -196,18 +199,18 @@ class AttentionRows(VGroup):
         super().__init__()
         n = len(tokens)
         width = COLUMNS.attention.width
-        self.numeric = shows_numbers(n, width)
+        self.numeric = shows_numbers(n, width, READABLE_CELL)
         self.pattern = np.asarray(pattern, dtype=float)
-        cell_w = min(0.95, (width - 0.05 * (n - 1)) / n)
+        cell_w = min(1.0, (width - 0.05 * (n - 1)) / n)
         xs = COLUMNS.attention.x + (np.arange(n) - (n - 1) / 2) * (cell_w + 0.05)
-        self.header = formula("A_r [i, thick j]", 32).move_to(
+        self.header = formula("A_r [i, thick j]", NUMBER_SIZE).move_to(
             COLUMNS.point("attention", Y_HEAD1))
-        names = [label(tok, 20) for tok in tokens]
+        names = [label(tok, LABEL_SIZE) for tok in tokens]
         ys = [Y_HEAD2] * n
         if any(name.width > cell_w + 0.02 for name in names):  # too long for one line: two staggered lines
             ys = [Y_HEAD2 - 0.06 + (STAGGER if j % 2 == 0 else -STAGGER) for j in range(n)]
             if any(name.width > 2 * cell_w for name in names):  # still too long: number the positions
-                names, ys = [label(str(j + 1), 20) for j in range(n)], [Y_HEAD2] * n
+                names, ys = [label(str(j + 1), LABEL_SIZE) for j in range(n)], [Y_HEAD2] * n
         self.token_names = VGroup()
         for j, name in enumerate(names):
             name.set_color(theme().accent if j == followed else theme().muted)
@@ -222,7 +225,7 @@ class AttentionRows(VGroup):
                                     stroke_width=1.2, stroke_color=theme().muted).move_to([xs[j], y, 0])
                 group = VGroup(cell)
                 if self.numeric:
-                    group.add(number(100 * w, 1, 22 if cell_w >= 0.85 else 20, unit="%").move_to(cell))
+                    group.add(number(100 * w, 1, NUMBER_SIZE, unit="%").move_to(cell))
                 cells.add(group)
             self.rows.append(cells)
         self.add(self.header, self.token_names, *self.rows)
@@ -237,8 +240,8 @@ class AttentionRows(VGroup):
 
 def column_header(source: str, note: str, column: str) -> VGroup:
     """A column's two header lines: its formula (Typst math), and a muted note (e.g. '2 numbers')."""
-    return VGroup(formula(source, 32).move_to(COLUMNS.point(column, Y_HEAD1)),
-                  label(note, 20, theme().muted).move_to(COLUMNS.point(column, Y_HEAD2)))
+    return VGroup(formula(source, NUMBER_SIZE).move_to(COLUMNS.point(column, Y_HEAD1)),
+                  label(note, LABEL_SIZE, theme().muted).move_to(COLUMNS.point(column, Y_HEAD2)))
 
 
 def readout_points(column: str, ys: Sequence[float]) -> list[np.ndarray]:

@@ -64,7 +64,22 @@ from scenes.heads.parts import (
     readout_points,
 )
 from scenes.heads.script import script
-from scenes.kit import StepScene, Topic, Vector, fit_inside, fmt, fmt_bound, formula, head_color, label, step, theme
+from scenes.kit import (
+    LABEL_SIZE,
+    NUMBER_SIZE,
+    StepScene,
+    Topic,
+    Vector,
+    fit_inside,
+    fmt,
+    fmt_bound,
+    formula,
+    head_color,
+    label,
+    power_label,
+    step,
+    theme,
+)
 from scenes.kit.layout import Column
 from tblock.names import head_label
 
@@ -72,6 +87,11 @@ C = COLUMNS  # short name: the grid's columns
 # FadeTransform starts from a Vector's drawn view (its numbers or strip): a kit Vector is a Group,
 # which Manim cannot restore after a FadeTransform (Group has no interpolate_color).
 
+
+
+def readable_vector(values, width: float, scale: float) -> Vector:
+    """A kit Vector in a row of the grid: numbers at the floor while they fit, else a heat strip."""
+    return Vector(values, width, scale=scale, height=ROW_H, readable=True)
 
 class HeadsScene(StepScene):
     """Per-head mixtures → per-head contributions → their sum → the residual addition."""
@@ -107,7 +127,7 @@ class HeadsScene(StepScene):
     @staticmethod
     def stream_vector(values, column: Column, scale: float, y: float) -> Vector:
         """A stream-width vector (numbers or a strip, as the kit decides) filling ``column`` at height ``y``."""
-        return Vector(values, column.width, scale=scale).move_to([column.x, y, 0])
+        return readable_vector(values, column.width, scale).move_to([column.x, y, 0])
 
     # -- steps ------------------------------------------------------------------------
 
@@ -118,7 +138,7 @@ class HeadsScene(StepScene):
         self.formula = formula('Y = X + "attention"lr(size: #120%, ("LN"(X)))', 38).move_to([0.5, 3.35, 0])
         x = self.numbers.view["resid_pre"]
         self.x_view = self.track("resid_pre", self.stream_vector(x, C.x, self.scales.stream, Y_STREAM))
-        x_name = formula("X[i]", 32, theme().stream).next_to(self.x_view, DOWN, buff=0.12)
+        x_name = formula("X[i]", NUMBER_SIZE, theme().stream).next_to(self.x_view, DOWN, buff=0.12)
         self.play(Create(VGroup(c.stream_in, c.bypass, c.tap_dot)), FadeIn(c.add_node), FadeIn(c.stream_out),
                   FadeIn(self.formula), run_time=1.0)
         self.cue("We follow")
@@ -132,12 +152,13 @@ class HeadsScene(StepScene):
         tiles = self.heads_circuit.tiles
         names, fans = VGroup(), VGroup()
         for r in range(self.k):
-            name = label(head_label(r), 20, head_color(r)).move_to([X_NAME, self.row_y(r), 0], aligned_edge=LEFT)
+            name = label(head_label(r), LABEL_SIZE, head_color(r))
+            name.move_to([X_NAME, self.row_y(r), 0], aligned_edge=LEFT)
             names.add(name)
             fans.add(Line(tiles[r + 1].get_right(), name.get_left() + LEFT * 0.06, color=head_color(r),
                           stroke_width=2.5))
         if self.more:
-            name = label(f"+ {self.more} more head{'s' if self.more > 1 else ''}", 20, theme().muted)
+            name = label(f"+ {self.more} more head{'s' if self.more > 1 else ''}", LABEL_SIZE, theme().muted)
             names.add(name.move_to([X_NAME, self.layout.row_y[-1], 0], aligned_edge=LEFT))
             fans.add(Line(tiles[-1].get_right(), name.get_left() + LEFT * 0.06, color=theme().muted,
                           stroke_width=2.5))
@@ -159,11 +180,11 @@ class HeadsScene(StepScene):
     @step
     def mix_values(self) -> None:
         dh = self.cfg.d_head
-        header = column_header("H_r [i]", f"{dh} number{'s' if dh > 1 else ''}", "mixture")
+        header = self.mixture_header = column_header("H_r [i]", f"{dh} number{'s' if dh > 1 else ''}", "mixture")
         width = mixture_width(dh)
         z = self.numbers.view["z"]
         self.mixtures = self.track("z", VectorRows(
-            [Vector(z[r], width, scale=self.scales.mixture).move_to(C.point("mixture", self.row_y(r)))
+            [readable_vector(z[r], width, self.scales.mixture).move_to(C.point("mixture", self.row_y(r)))
              for r in range(self.k)]))
         arrows = VGroup(*[Arrow(self.attention.rows[r].get_right() + RIGHT * 0.06,
                                 self.mixtures[r].get_left() + LEFT * 0.04, buff=0, color=head_color(r),
@@ -181,7 +202,9 @@ class HeadsScene(StepScene):
         W_O = self.numbers.world.weights.W_O
         headers = VGroup(column_header("W_O^((r))", f"{c.d_head}×{c.d_model}", "wo"),
                          column_header("H_r [i] thin W_O^((r))", f"{c.d_model} numbers", "contribution"),
-                         label("norm", 20, theme().muted).move_to(C.point("norm", Y_HEAD2)))
+                         label("norm", LABEL_SIZE, theme().muted).move_to(C.point("norm", Y_HEAD2)))
+        wo_note = headers[0][1]  # a wide W_O (64×1024) steps right, clear of the mixtures' note
+        wo_note.shift(RIGHT * max(0.0, self.mixture_header[1].get_right()[0] + 0.2 - wo_note.get_left()[0]))
         ys = self.layout.row_y[:self.k]
         self.w_images = [matrix_image(W_O[r], C.wo.width, ROW_H).move_to(C.point("wo", y)) for r, y in enumerate(ys)]
         self.contributions = self.track("result", VectorRows(
@@ -191,8 +214,9 @@ class HeadsScene(StepScene):
                                                        color=theme().muted))
         signs = VGroup()
         for r, y in enumerate(ys):
-            signs.add(label("×", 22, theme().muted).move_to([(self.mixtures[r].get_right()[0] + C.wo.left) / 2, y, 0]),
-                      label("=", 22, theme().muted).move_to([(C.wo.right + C.contribution.left) / 2, y, 0]))
+            times_x = (self.mixtures[r].get_right()[0] + C.wo.left) / 2
+            signs.add(label("×", LABEL_SIZE, theme().muted).move_to([times_x, y, 0]),
+                      label("=", LABEL_SIZE, theme().muted).move_to([(C.wo.right + C.contribution.left) / 2, y, 0]))
         extra = []
         if self.more:
             y = self.layout.row_y[-1]
@@ -200,12 +224,13 @@ class HeadsScene(StepScene):
             self.rest_view = rest
             rest_norm = self.track("folded_result_norm",
                                    Readout([v["rest_norm"]], [C.point("norm", y)], color=theme().muted))
-            rest_name = label(f"sum of the other {self.more}", 20, theme().muted).next_to(rest, LEFT, buff=0.2)
+            rest_name = label(f"sum of the other {self.more}", LABEL_SIZE, theme().muted)
+            rest_name.move_to([C.mixture.right, y, 0], aligned_edge=RIGHT)  # the W_O column stays free for a tag
             extra = [FadeIn(rest), FadeIn(rest_norm), FadeIn(rest_name)]
-        note = VGroup(label(f"each head writes {c.d_model} numbers, all inside its", 20, theme().muted),
+        note = VGroup(label(f"each head writes {c.d_model} numbers, all inside its", LABEL_SIZE, theme().muted),
                       label(f"write subspace of dimension ≤ {c.d_head} (measured rank: {int(v['write_rank'].max())})",
-                            20, theme().muted)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
-        note.move_to([X_NAME, self.layout.y_note, 0], aligned_edge=LEFT)
+                            LABEL_SIZE, theme().muted)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+        self.note = note.move_to([X_NAME, self.layout.y_note, 0], aligned_edge=LEFT)  # gives way to the check
         self.play(FadeIn(headers), FadeIn(signs[0::2]), *[FadeIn(img) for img in self.w_images], run_time=0.8)
         self.cue("It writes")
         self.play(*[FadeTransform(self.mixtures[r].view.copy(), self.contributions[r]) for r in range(self.k)],
@@ -222,7 +247,7 @@ class HeadsScene(StepScene):
         self.delta = self.track("attn_out", self.stream_vector(v["running"][0], C.contribution,
                                                                self.scales.delta, y))
         self.delta_norm = self.track("attn_out_norm", Readout([0.0], [C.point("norm", y)]))
-        name = formula('Delta_"attn" [i]', 30, theme().update)
+        name = formula('Delta_"attn" [i]', NUMBER_SIZE, theme().update)
         name.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, RIGHT)
         self.play(Create(rule), FadeIn(self.delta), FadeIn(self.delta_norm), FadeIn(name),
                   Create(self.heads_circuit.circuit.write_path), run_time=0.7)
@@ -236,7 +261,7 @@ class HeadsScene(StepScene):
                       ChangeDecimalToValue(self.delta_norm[0], float(v["running_norm"][k + 1])),
                       run_time=0.8 if k < 3 else 0.5)
         if v["has_bias"]:  # a trained W_O has a bias: it joins the sum last
-            bias = formula("+ thin b_O", 28, theme().muted)
+            bias = formula("+ thin b_O", NUMBER_SIZE, theme().muted)
             bias.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, LEFT)
             self.cue("bias")
             self.play(FadeIn(bias), *self.delta.retarget(v["running"][-1]),
@@ -246,19 +271,19 @@ class HeadsScene(StepScene):
     def concat_route(self) -> None:
         c, v, y = self.cfg, self.numbers.view, self.layout.y_delta
         width = C.contribution.width
-        cat_view = Vector(v["z_concat"], width, scale=self.scales.mixture).move_to([CONCAT_X, y, 0])
-        times = label("×", 22, theme().muted).next_to(cat_view, RIGHT, buff=0.18)
+        cat_view = readable_vector(v["z_concat"], width, self.scales.mixture).move_to([CONCAT_X, y, 0])
+        times = label("×", LABEL_SIZE, theme().muted).next_to(cat_view, RIGHT, buff=0.18)
         W_O = self.numbers.world.weights.W_O.reshape(c.n_heads * c.d_head, c.d_model)  # the stacked row blocks
         self.cat_w = matrix_image(W_O, 0.7, 0.7).next_to(times, RIGHT, buff=0.18)
         arrow = Arrow(self.cat_w.get_right() + RIGHT * 0.12, [C.contribution.left - 0.04, y, 0], buff=0,
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
-        cat_label = formula("[H_0| thin dots.c thin |H_(h-1)] thin W_O", 28)
+        cat_label = formula("[H_0| thin dots.c thin |H_(h-1)] thin W_O", NUMBER_SIZE)
         cat_label.next_to(cat_view, UP, buff=0.1)
-        diff = label(f"max |difference| {fmt_bound(v['concat_difference'])}", 24, theme().accent)
+        diff = power_label(f"max |difference| {fmt_bound(v['concat_difference'])}", LABEL_SIZE, theme().accent)
         diff.next_to(cat_view, DOWN, buff=0.12).align_to(cat_view, LEFT)
         seg = width / c.n_heads  # the mixtures slide down into their places in the concatenation
         ghosts = [(self.mixtures[r].copy(), CONCAT_X - width / 2 + (r + 0.5) * seg) for r in range(self.k)]
-        self.play(FadeIn(cat_label), run_time=0.5)
+        self.play(FadeIn(cat_label), FadeOut(self.note), run_time=0.5)
         self.play(*[g.animate.move_to([tx, y, 0]).stretch_to_fit_width(seg * 0.95) for g, tx in ghosts],
                   run_time=1.0)
         self.play(FadeIn(cat_view), *[FadeOut(g) for g, _ in ghosts], run_time=0.5)
@@ -270,6 +295,15 @@ class HeadsScene(StepScene):
         self.cue("largest difference")
         self.play(FadeOut(check), Indicate(self.delta.outline(), color=theme().accent, scale_factor=1.05),
                   FadeIn(diff), run_time=0.9)
+
+    def place_changed_tag(self) -> None:
+        """Head 0's '× −1.0' under its W_O block when the gap to the next row holds it, else in the W_O column
+        of the folded row (or under the last row): never on the next row's signs."""
+        tag, rows = self.changed_tag, self.layout.row_y
+        tag.next_to(self.w_images[0], DOWN, buff=0.04)
+        if self.k > 1 and tag.get_bottom()[1] < rows[1] + ROW_H / 2 + 0.04:
+            y = rows[self.k] if self.more else rows[self.k - 1] - ROW_H / 2 - 0.05 - tag.height / 2
+            tag.move_to(C.point("wo", y))
 
     def wo_shows(self, weights) -> list:
         """Animations that draw head 0's W_O block (its block and the stacked matrix) from ``weights``."""
@@ -287,8 +321,8 @@ class HeadsScene(StepScene):
 
     @step
     def change_wo(self) -> None:
-        self.changed_tag = label(f"× {fmt(self.params.scale_wo, 1)}", 20, theme().accent)
-        self.changed_tag.next_to(self.w_images[0], DOWN, buff=0.04)
+        self.changed_tag = label(f"× {fmt(self.params.scale_wo, 1)}", LABEL_SIZE, theme().accent)
+        self.place_changed_tag()
         self.play(Indicate(self.attention.rows[0], color=theme().accent, scale_factor=1.05), run_time=0.8)
         self.cue("multiply")
         self.play(FadeIn(self.changed_tag), *self.wo_shows(self.numbers.changed_world.weights), run_time=0.8)
@@ -302,7 +336,7 @@ class HeadsScene(StepScene):
             self.play(FadeOut(self.changed_tag), *self.wo_shows(self.numbers.world.weights), *self.count_to(v),
                       run_time=1.0)
         self.y_view = self.track("resid_mid", self.stream_vector(v["resid_pre"], C.y, self.scales.stream, Y_STREAM))
-        y_name = formula('Y[i] = X[i] + Delta_"attn" [i]', 30, theme().stream)
+        y_name = formula('Y[i] = X[i] + Delta_"attn" [i]', NUMBER_SIZE, theme().stream)
         fit_inside(y_name.next_to(self.y_view, DOWN, buff=0.12))
         carried = self.x_view.copy()  # X[i] rides the bypass to the far side of ⊕, unchanged
         self.cue("bypass")

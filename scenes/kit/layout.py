@@ -266,6 +266,9 @@ class View:
 
 def view_of(scene: Any) -> View:
     """The :class:`View` of ``scene``'s camera: its ``camera.frame`` when it has one, else the whole frame."""
+    declared = getattr(scene, "camera_view", None)  # the kit camera's view (exact: Manim rounds the frame to pixels)
+    if declared is not None:
+        return View(float(declared.x), float(declared.y), float(declared.height))
     frame = getattr(getattr(scene, "camera", None), "frame", None)
     if frame is None:
         return View()

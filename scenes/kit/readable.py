@@ -19,13 +19,16 @@ from typing import Any
 
 from manim import DOWN, ORIGIN, RIGHT, UP, VGroup
 
+from .layout import LABEL_SIZE, MIN_DIGIT_HEIGHT, NUMBER_SIZE
 from .parts import label
-from .vector import CELL_GAP, MAX_NUMBERS
+from .vector import READABLE_CELL, shows_numbers
 
-FLOOR = 0.24  # frame units: 3% of the frame's 8-unit height, about 22 px at 720p
-TEXT_SIZE = 24  # a label's digits at 24 are 0.243-0.252 units tall
-NUMBER_SIZE = 35  # a number's (Typst) digits: its narrowest digit is 0.243 units at 35
-NUMBER_CELL = 0.92  # the narrowest cell that holds a two-place number at NUMBER_SIZE
+# one source: the floor and its sizes are the layout's (kit/layout.py); these names are the ones
+# ffn and bank were written with
+FLOOR = MIN_DIGIT_HEIGHT  # frame units: 3% of the frame's 8-unit height, about 22 px at 720p
+TEXT_SIZE = LABEL_SIZE  # a label's digits at 24 are 0.243-0.252 units tall
+NUMBER_CELL = READABLE_CELL  # the narrowest cell that holds a two-place number at NUMBER_SIZE
+__all__ = ["FLOOR", "NUMBER_CELL", "NUMBER_SIZE", "TEXT_SIZE", "numbers_fit", "with_power", "wrapped"]
 
 
 def numbers_fit(n: int, width: float, cell: float = NUMBER_CELL) -> bool:
@@ -34,7 +37,7 @@ def numbers_fit(n: int, width: float, cell: float = NUMBER_CELL) -> bool:
     >>> numbers_fit(4, 3.7), numbers_fit(16, 10.5), numbers_fit(0, 3.0)
     (True, False, False)
     """
-    return 0 < n <= MAX_NUMBERS and n * cell + CELL_GAP * (n - 1) <= width + 1e-9
+    return shows_numbers(n, width, cell)
 
 
 def wrapped(text: str, size: float, width: float, color: str | None = None, gap: float = 0.1,

@@ -21,20 +21,22 @@ from typing import Any
 import numpy as np
 from manim import Group, Mobject, Transform
 
+from .layout import NUMBER_SIZE
 from .parts import HeatStrip, VectorColumn
 
 MAX_NUMBERS = 16  # the most entries a vector shows as numbers
 MIN_NUMBER_CELL = 0.6  # the narrowest cell (scene units) that still holds a readable number
 CELL_GAP = 0.05
+READABLE_CELL = 0.92  # the narrowest cell that holds a 2-place number ("−0.26") at the floor (NUMBER_SIZE)
 
 
-def shows_numbers(n: int, width: float) -> bool:
+def shows_numbers(n: int, width: float, min_cell: float = MIN_NUMBER_CELL) -> bool:
     """True when ``n`` entries drawn in ``width`` units are numbers in cells (else a heat strip).
 
     >>> shows_numbers(4, 3.4), shows_numbers(6, 3.4), shows_numbers(768, 10.0)
     (True, False, False)
     """
-    return 0 < n <= MAX_NUMBERS and (width - CELL_GAP * (n - 1)) / n >= MIN_NUMBER_CELL - 1e-9
+    return 0 < n <= MAX_NUMBERS and (width - CELL_GAP * (n - 1)) / n >= min_cell - 1e-9
 
 
 def number_font_size(cell_width: float) -> float:
@@ -55,16 +57,20 @@ class Vector(Group):
     ``scale`` is the |value| that gets the full hue (default: the largest |value|);
     ``height`` the height of a number cell (a strip is 80% of it); ``numbers=False`` draws a strip where
     the kit's rule would print numbers (a topic whose cells would be below the readability floor).
+    ``readable``: numbers at the kit's floor (``NUMBER_SIZE``), drawn only when each cell is at least
+    ``READABLE_CELL`` wide.
     """
 
     def __init__(self, values: Sequence[float] | np.ndarray, width: float, scale: float | None = None,
                  height: float = 0.44, places: int = 2, font_size: float | None = None,
-                 numbers: bool | None = None) -> None:
+                 numbers: bool | None = None, readable: bool = False) -> None:
         super().__init__()
         values = np.asarray(values, dtype=float)
         n = len(values)
         self.places = places
-        self.numeric = shows_numbers(n, width) if numbers is None else numbers and shows_numbers(n, width)
+        fits = shows_numbers(n, width, READABLE_CELL if readable else MIN_NUMBER_CELL)
+        self.numeric = fits if numbers is None else numbers and fits
+        font_size = NUMBER_SIZE if readable else font_size
         self.scale_value = float(scale) if scale is not None else colour_scale([values], robust=False)
         self._values = values.copy()
         if self.numeric:
