@@ -199,7 +199,7 @@ def test_rope_numbers_other_flags_by_hand():
     assert s.other["between"] == pytest.approx(0.0, abs=1e-9) and s.other["score"] == pytest.approx(1.0)
     thetas = np.array([500.0 ** (-p / 16) for p in range(16)])
     assert s.planes["score"] == pytest.approx(np.mean(np.cos(-40 * thetas)), abs=1e-12)
-    assert s.drawn == drawn_planes(16) and len(s.drawn) == 8 and s.drawn[0] == 0 and s.drawn[-1] == 15
+    assert s.drawn == drawn_planes(16) and len(s.drawn) == 5 and s.drawn[0] == 0 and s.drawn[-1] == 15
     assert s.plot_distances[0] <= -50 and s.plot_distances[-1] == 0 and -40 in s.plot_distances
 
 
@@ -312,7 +312,7 @@ def test_rope_last_frame_other_flags(render_topic_cli):
     assert n["distance"] == -40 and n["angle_between"] == 60.0 and n["score_before_shift"] == 0.5
     assert n["other_score"] == 1.0 and len(n["plane_thetas"]) == 16
     drawn = n["drawn_planes"]
-    assert len(drawn) == 8 and drawn[0] == 0 and drawn[-1] == 15  # capped, fastest and slowest shown
+    assert len(drawn) == 5 and drawn[0] == 0 and drawn[-1] == 15  # capped, fastest and slowest shown
     check_numbers(n, PARAMS[1])
 
 

@@ -21,6 +21,7 @@ ROW_Y = SAFE_TOP - 0.5  # the token row
 CELL_H = 0.52
 GAP = 0.08
 WORD_SIZE = 24  # token words and labels: at the kit's floor (3% of the frame's height) in the whole picture
+GRID_LABEL_WIDTH = 1.25  # the longest a token label may be along its row (or up its column)
 GRID_LABEL_SIZE = 24  # the patterns' token labels (the camera frames a pattern while the voice is on it)
 NUMBER_SIZE = 34  # a live number's digits at the floor (a glyph's digit is smaller than a word's at one size)
 BOS_SHOWN = "BOS"  # the start token's string (<|endoftext|>) is too long for a cell: shown by its role
@@ -64,6 +65,14 @@ def shown_strings(strings: Sequence[str]) -> list[str]:
     return [BOS_SHOWN if k == 0 and text.startswith("<|") else text for k, text in enumerate(strings)]
 
 
+def grid_label_size(strings: Sequence[str], cell: float) -> float:
+    """One size for every token label of a pattern: the floor's 24 pt, or less when the tallest or widest
+    word would not fit its cell (then all shrink alike, rather than each word to its own size)."""
+    names = [label(text, GRID_LABEL_SIZE) for text in strings]
+    fit = min(min(0.9 * cell / name.height, GRID_LABEL_WIDTH / name.width) for name in names)
+    return GRID_LABEL_SIZE * min(1.0, fit) * 0.999  # a hair under, so the grid's own fit leaves it alone
+
+
 def grid_cell(n: int) -> float:
     """The side of one pattern cell for a sequence of ``n`` tokens (the two patterns and a panel share the width)."""
     return min(0.75, GRID_SPAN / n)
@@ -82,7 +91,7 @@ class PatternPanel(Group):
         shown = shown_strings(strings)
         self.grid = HeatGrid(view.pattern, grid_cell(n), color=color, scale=1.0,
                              row_labels=shown if labels else None, col_labels=shown,
-                             label_size=GRID_LABEL_SIZE, label_width=1.25)
+                             label_size=grid_label_size(shown, grid_cell(n)), label_width=GRID_LABEL_WIDTH)
         self.cells = view.stripe
         self.stripe = self.grid.outline(self.cells, theme().accent, width=2.5)
         self.score = ScoreLine(view.name, what, view.score, color, places)

@@ -130,7 +130,7 @@ class InductionScene(StepScene):
         slot = width / len(top_strings)
         bars = self.track("probabilities", WeightBars(top_strings, self.numbers.top_probs, theme().accent,
                                                       bar_height=1.3, bar_width=min(0.55, 0.6 * slot),
-                                                      gap=slot - min(0.55, 0.6 * slot), places=1, font_size=22))
+                                                      gap=slot - min(0.55, 0.6 * slot), places=1, font_size=26))
         shrink = min(1.0, (slot - 0.14) / max(name.width for name in bars.token_labels))  # a gap between words
         for name in bars.token_labels:
             name.scale(shrink, about_edge=UP)

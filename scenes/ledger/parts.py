@@ -207,13 +207,19 @@ class WorkPlot(VGroup):
         super().__init__()
         (x0, x1), (y0, y1) = x_decades, y_decades
         self.plot = LabelledAxes((x0, x1, 1), (y0, y1, 1), x_length, y_length, x_label="n tokens",
-                                 y_label="multiply-adds per block", label_size=20)
+                                 y_label="multiply-adds per block", label_size=24)
         self.plot.y_label.next_to(self.plot.axes.y_axis, UP, buff=0.15).align_to(self.plot.axes.y_axis, LEFT)
+        x_end = self.plot.axes.x_axis.get_end()  # the axis name above its right end: clear of the last tick
+        self.plot.x_label.next_to(x_end, UP + LEFT, buff=0.15)
         self.ticks = VGroup()
-        for k in range(x0, x1 + 1):
-            self.ticks.add(label(power_label(k, "x"), 18, theme().muted).next_to(self.plot.c2p(k, y0), DOWN, 0.12))
+        x_ticks = [label(power_label(k, "x"), 24, theme().muted) for k in range(x0, x1 + 1)]
+        pitch = x_length / max(1, x1 - x0)
+        every = 1 if max(m.width for m in x_ticks) + 0.2 <= pitch else 2  # every other decade when they would touch
+        for k, tick in zip(range(x0, x1 + 1), x_ticks):
+            if (k - x0) % every == 0:
+                self.ticks.add(tick.next_to(self.plot.c2p(k, y0), DOWN, 0.12))
         for k in range(y0, y1 + 1, 3):
-            self.ticks.add(label(power_label(k, "y"), 24, theme().muted).next_to(self.plot.c2p(x0, k), LEFT, 0.12))
+            self.ticks.add(label(power_label(k, "y"), 24, theme().muted).next_to(self.plot.c2p(x0, k), LEFT, 0.2))
         self.add(self.plot, self.ticks)
         self.lines: dict[str, object] = {}
 

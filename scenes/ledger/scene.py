@@ -194,7 +194,7 @@ class LedgerScene(StepScene):
         self.cue_at("embedding tables")
         rest = [bar.segments[k] for k in parts if k not in ("stack's matrices", "small terms")]
         self.play(*[FadeIn(r) for r in tables], *[FadeIn(m) for m in rest], FadeIn(bar.names), run_time=0.8)
-        full = label(f"one block in full (matrices, biases, norms): {count(t['per_block_full'])}", 20,
+        full = label(f"one block in full (matrices, biases, norms): {count(t['per_block_full'])}", 24,
                      theme().muted).next_to(total, DOWN, buff=0.3)
         self.cue_at("In all")
         self.play(FadeIn(total), FadeIn(full), run_time=0.6)
@@ -202,7 +202,7 @@ class LedgerScene(StepScene):
         if ck is not None:
             same = "the same" if ck["total"] == t["total"] else f"{count(abs(ck['total'] - t['total']))} apart"
             note = label(f"counted in '{self.numbers.source}' ({ck['n_tensors']} tensors): {count(ck['total'])} · "
-                         f"{same}", 22, theme().accent)
+                         f"{same}", 24, theme().accent)
             note.next_to(full, DOWN, buff=0.25)
             self.cue_at("Counting")
             self.play(FadeIn(note), Indicate(total, color=theme().accent), run_time=0.9)
@@ -212,7 +212,7 @@ class LedgerScene(StepScene):
         c = self.numbers.compute
         self.clear_stage()
         plot = WorkPlot(c.x_decades, c.y_decades, 7.0, 5.3)
-        plot.move_to([-2.1, 0.0, 0])
+        plot.move_to([-2.1, 0.0, 0]).align_to([SAFE_LEFT, 0, 0], LEFT)
         self.plot = plot
         quad = plot.curve("quadratic", c.ns, c.quadratic, theme().negative)
         lin = plot.curve("linear", c.ns, c.linear, theme().positive)
@@ -223,9 +223,9 @@ class LedgerScene(StepScene):
         mark = plot.vertical(c.n, c.y_decades, theme().muted)
         mark_label = label(f"n = {count(c.n)}", 24, theme().muted).next_to(mark.get_end(), DOWN + RIGHT, 0.1)
         legend = VGroup(
-            label("scores + mixing ∝ n²d", 24, theme().negative),
+            label("scores + mixing ∝ n·n·d", 24, theme().negative),
             label(f"at n = {count(c.n)}: {short(c.at_n['quadratic'])}", 24, theme().muted),
-            label("projections + FFN ∝ n·d²", 24, theme().positive),
+            label("projections + FFN ∝ n·d·d", 24, theme().positive),
             label(f"at n = {count(c.n)}: {short(c.at_n['linear'])}", 24, theme().muted),
             label("one new token, cached keys", 24, theme().update),
             label(f"at n = {count(c.n)}: {short(c.at_n['decode'])}", 24, theme().muted),
@@ -249,8 +249,8 @@ class LedgerScene(StepScene):
         self.clear_stage()
         self.title("variants: the shape method still applies")
         g = v["grouped"]["shapes"].kv_heads
-        names = {"base": ("the lesson's block", f"dense FFN, {plural(sh.n_heads, 'key/value head')}"),
-                 "gated": ("gated FFN (SwiGLU)", f"three matrices, width {count(v['gated']['shapes'].hidden)}"),
+        names = {"base": ("the lesson's block", f"dense FFN,\n{plural(sh.n_heads, 'key/value head')}"),
+                 "gated": ("gated FFN (SwiGLU)", f"three matrices,\nwidth {count(v['gated']['shapes'].hidden)}"),
                  "grouped": ("grouped-query" if g > 1 else "multi-query",
                              f"{g} key/value {'head' if g == 1 else 'heads'}")}
         box = (4.1, 4.1)
@@ -259,15 +259,16 @@ class LedgerScene(StepScene):
         groups = []
         for x_c, (key, var) in zip(xs, v.items()):
             pic = BlockPicture(var["matrices"], sh.d_model, box, scale=scale, shapes=False, name_size=24)
-            pic.move_to([x_c, 2.15, 0], aligned_edge=UP)
-            head = VGroup(label(names[key][0], 22, theme().text), label(names[key][1], 18, theme().muted))
-            head.arrange(DOWN, buff=0.1).move_to([x_c, 2.85, 0])
+            pic.move_to([x_c, 1.95, 0], aligned_edge=UP)
+            head = VGroup(label(names[key][0], 24, theme().text),
+                          *[label(line, 24, theme().muted) for line in names[key][1].split("\n")])
+            head.arrange(DOWN, buff=0.08).move_to([x_c, TITLE_Y - 0.3, 0], aligned_edge=UP)
             change = "" if key == "base" else ("  (same)" if var["change"] == 0 else
                                                 f"  ({'+' if var['change'] > 0 else '−'}"
                                                 f"{pct(abs(var['change']) / v['base']['per_block'], 1)})")
-            total = VGroup(label(f"{count(var['per_block'])}{change}", 22, theme().accent),
-                           label(f"attention {count(var['attention'])}", 18, theme().muted),
-                           label(f"FFN {count(var['ffn'])}", 18, theme().muted)).arrange(DOWN, buff=0.1)
+            total = VGroup(label(f"{count(var['per_block'])}{change}", 24, theme().accent),
+                           label(f"attention {count(var['attention'])}", 24, theme().muted),
+                           label(f"FFN {count(var['ffn'])}", 24, theme().muted)).arrange(DOWN, buff=0.1)
             groups.append((pic, head, total))
         low = min(pic.get_bottom()[1] for pic, _, _ in groups)
         for (_, _, total), x_c in zip(groups, xs):

@@ -38,7 +38,7 @@ from tblock.worlds.world_file import World, WorldSpec, load_world
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.rope.params import Params
 
-MAX_PLANES_DRAWN = 8  # the most rotation planes the video gives a panel
+MAX_PLANES_DRAWN = 5  # the most rotation planes the video gives a panel (their words at 24 pt need the width)
 
 
 # --- the 2-D widget ---------------------------------------------------------------
@@ -186,7 +186,7 @@ def drawn_planes(n: int, most: int = MAX_PLANES_DRAWN) -> list[int]:
     """Which of ``n`` planes get a panel: all when few, else ``most`` spread evenly, fastest and slowest included.
 
     >>> drawn_planes(4), drawn_planes(16)
-    ([0, 1, 2, 3], [0, 2, 4, 6, 9, 11, 13, 15])
+    ([0, 1, 2, 3], [0, 4, 8, 11, 15])
     """
     if n <= most:
         return list(range(n))

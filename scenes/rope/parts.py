@@ -363,9 +363,9 @@ class PairStrip(VGroup):
                                        fill_color=color, fill_opacity=0.9, stroke_width=0))
         cells.arrange(RIGHT, buff=cell * 0.1)
         self.add(cells)
-        if d_head <= 16:
-            self.add(VGroup(*[label(str(j), 18, t.background if int(plane_of[j]) in drawn else t.muted).move_to(c)
-                              for j, c in enumerate(cells)]))
+        names = [label(str(j), 24, t.background if int(plane_of[j]) in drawn else t.muted) for j in range(d_head)]
+        if max(n.width for n in names) <= cell * 0.9:  # numbered only while the numbers fit their cells at 24 pt
+            self.add(VGroup(*[n.move_to(c) for n, c in zip(names, cells)]))
 
     @property
     def displayed(self) -> list[int]:
@@ -401,21 +401,19 @@ class PlanePanels(VGroup):
             c = np.array([cx, cy, 0.0])
             color = head_color(i)
             ring = Circle(radius=radius, color=color, stroke_width=2).move_to(c)
-            name = label(f"plane {i}", 20, color).next_to(ring, UP, buff=0.08)
-            a, b = pairs[i]
-            coords = label(f"x{a}, x{b}", 18, t.muted).move_to([cx, cy - radius - 0.2, 0])
+            name = label(f"plane {i}", 24, color).next_to(ring, UP, buff=0.08)
             speed_text = rate(rates[i])
             self.rates.append(float(speed_text.replace("\u2212", "-")))
-            speed = label(f"{speed_text}°/pos", 20 if shown <= 6 else 18, t.text).move_to([cx, cy - radius - 0.5, 0])
-            y_between = cy - radius - 0.83
-            sign = label("∠", 22, t.update).move_to([cx - 0.12, y_between, 0], aligned_edge=RIGHT)
+            speed = label(f"{speed_text}°/pos", 24, t.text).move_to([cx, cy - radius - 0.25, 0])
+            y_between = cy - radius - 0.62
+            sign = label("∠", 24, t.update).move_to([cx - 0.12, y_between, 0], aligned_edge=RIGHT)
             between = LiveNumber(lambda i=i: self.view()["between"][i], 1, [cx - 0.04, y_between, 0], t.update,
-                                 DEGREES, 28, edge=LEFT)
+                                 DEGREES, 36, edge=LEFT)
             k_arrow = redrawn(lambda c=c, i=i: unit_arrow(c, radius, self.view()["k_units"][i], t.positive, 6, 0.16),
                               self.state)
             q_arrow = redrawn(lambda c=c, i=i: unit_arrow(c, radius, self.view()["q_units"][i], t.accent, 4, 0.13),
                               self.state)
-            self.panels.add(VGroup(ring, name, coords, speed, sign))
+            self.panels.add(VGroup(ring, name, speed, sign))
             self.live.add(between, k_arrow, q_arrow)
             self.between.append(between)
         self.n_planes = n
@@ -428,16 +426,24 @@ class PlanePanels(VGroup):
         frequencies.move_to([SAFE_LEFT, top, 0], aligned_edge=LEFT)
         self.strip = PairStrip(pairs, d_head, self.drawn)
         self.strip.move_to([SAFE_RIGHT, top, 0], aligned_edge=RIGHT)
-        pairs_text = ", ".join(f"(x{a}, x{b})" for a, b in pairs[:2])
-        more = ", …" if n > 2 else ""
-        pairing = label(f"{self.pairing} pairing: {pairs_text}{more}", 20, t.muted)
-        pairing.move_to([SAFE_LEFT, top - 0.53, 0], aligned_edge=LEFT)
-        legend = VGroup(label("query", 20, t.accent), label("key", 20, t.positive),
-                        label("∠ angle between", 20, t.update))
+        legend = VGroup(label("query", 24, t.accent), label("key", 24, t.positive),
+                        label("∠ angle between", 24, t.update))
         if shown < n:
-            legend.add(label(f"{shown} of {n} planes shown", 20, t.muted))
+            legend.add(label(f"{shown} of {n} planes shown", 24, t.muted))
         legend.arrange(RIGHT, buff=0.35).move_to([SAFE_RIGHT, top - 0.53, 0], aligned_edge=RIGHT)
+        pairing = self.pairing_note(pairs, legend.width)
+        pairing.move_to([SAFE_LEFT, top - 0.53, 0], aligned_edge=LEFT)
         return VGroup(frequencies, self.strip, pairing, legend)
+
+    def pairing_note(self, pairs: np.ndarray, beside: float) -> VMobject:
+        """'interleaved pairing: (x0, x1), (x2, x3), …' with as many pairs (two, one) as fit beside the legend."""
+        for count in (2, 1):
+            shown = ", ".join(f"(x{a}, x{b})" for a, b in pairs[:count])
+            more = ", …" if len(pairs) > count else ""
+            note = label(f"{self.pairing} pairing: {shown}{more}", 24, theme().muted)
+            if note.width + beside + 0.4 <= SAFE_RIGHT - SAFE_LEFT:
+                break
+        return note
 
     def view(self) -> dict:
         """Every plane at the trackers' whole positions (engine call, cached per position pair)."""
@@ -479,11 +485,11 @@ class ScorePlot(VGroup):
         axes = LabelledAxes((x0, x1, tick), (-1, 1, 0.5), x_length=8.2, y_length=2.0).move_to(center)
         grid = VGroup(*[DashedLine(axes.c2p(x0, y), axes.c2p(x1, y), color=t.faint, stroke_width=1.5)
                         for y in (-1, 1)])
-        y_labels = VGroup(*[number(y, 0, 26, t.muted).next_to(axes.c2p(x0, y), LEFT, buff=0.15) for y in (-1, 0, 1)])
+        y_labels = VGroup(*[number(y, 0, 36, t.muted).next_to(axes.c2p(x0, y), LEFT, buff=0.3) for y in (-1, 0, 1)])
         x_ticks = np.arange(np.ceil(x0 / tick) * tick, x1 + 1e-9, tick)
-        x_labels = VGroup(*[number(x, 0, 26, t.muted).next_to(axes.c2p(x, -1), DOWN, buff=0.12) for x in x_ticks])
-        x_name = label("relative distance (query − key position)", 20, t.muted).next_to(x_labels, DOWN, buff=0.08)
-        y_name = label("q · k", 22, t.text).next_to(axes.c2p(x0, 1), UP, buff=0.12)
+        x_labels = VGroup(*[number(x, 0, 36, t.muted).next_to(axes.c2p(x, -1), DOWN, buff=0.12) for x in x_ticks])
+        x_name = label("relative distance (query − key position)", 24, t.muted).next_to(x_labels, DOWN, buff=0.08)
+        y_name = label("q · k", 24, t.text).next_to(axes.c2p(x0, 1), UP, buff=0.12)
         y_name.align_to(y_labels, LEFT)
         self.axes, self.labels = axes, VGroup(grid, y_labels, x_labels, x_name, y_name)
         self.curve = axes.axes.plot_line_graph(xs, ys, add_vertex_dots=len(xs) <= 80, line_color=t.stream,
@@ -497,7 +503,7 @@ class ScorePlot(VGroup):
         self.key_pos = LiveNumber(lambda: at(planes.k_pos), 0, [SAFE_RIGHT, -1.6, 0], t.positive)
 
         def name(text: str, y: float, color: str) -> VMobject:
-            return label(text, 22, color).move_to([readout_x, y, 0], aligned_edge=LEFT)
+            return label(text, 24, color).move_to([readout_x, y, 0], aligned_edge=LEFT)
 
         self.readout = VGroup(name(f"distance {whole(distance)}", -0.55, t.text),
                               name("query position", -1.1, t.accent), self.query_pos,
@@ -526,14 +532,14 @@ class AbsoluteDiagram(VGroup):
         super().__init__()
         t = theme()
         title = label("absolute positions", 24, t.text)
-        sub = label("added once, below the stack", 20, t.muted)
-        tok = Box("token\nembedding", [-1.1, -2.55], (1.7, 0.72), font_size=18)
-        pos = Box("position\nembedding", [1.1, -2.55], (1.7, 0.72), color=t.accent, tint=0.2, font_size=18)
+        sub = label("added once, below the stack", 24, t.muted)
+        tok = Box("token\nembedding", [-1.1, -2.55], (1.9, 0.9), font_size=24)
+        pos = Box("position\nembedding", [1.1, -2.55], (1.9, 0.9), color=t.accent, tint=0.2, font_size=24)
         add = AddNode(0.2).move_to([0, -1.65, 0])
-        b1 = Box("block 1", (0, 0), (2.6, 0.62), font_size=20).move_to([0, -0.55, 0])
-        b2 = Box("block 2", (0, 0), (2.6, 0.62), font_size=20).move_to([0, 0.65, 0])
+        b1 = Box("block 1", (0, 0), (2.6, 0.64), font_size=24).move_to([0, -0.55, 0])
+        b2 = Box("block 2", (0, 0), (2.6, 0.64), font_size=24).move_to([0, 0.65, 0])
         dots = label("⋮", 26, t.muted).move_to([0, 1.5, 0])
-        bl = Box("block L", (0, 0), (2.6, 0.62), font_size=20).move_to([0, 2.25, 0])
+        bl = Box("block L", (0, 0), (2.6, 0.64), font_size=24).move_to([0, 2.25, 0])
         arrows = VGroup(
             Arrow(tok.get_top(), add.get_left(), buff=0.06, color=t.muted, stroke_width=3, tip_length=0.14),
             Arrow(pos.get_top(), add.get_right(), buff=0.06, color=t.accent, stroke_width=3, tip_length=0.14),
@@ -554,28 +560,28 @@ class RopeDiagram(VGroup):
         super().__init__()
         t = theme()
         title = label("RoPE", 24, t.text)
-        sub = label("inside attention, in every block", 20, t.muted)
-        col = {"q": -2.2, "k": -0.45, "v": 1.3}
+        sub = label("inside attention, in every block", 24, t.muted)
+        col = {"q": -2.65, "k": -0.45, "v": 1.25}
         y_in, y_w, y_rot, y_score, y_mix, y_out = -2.62, -1.72, -0.76, 0.2, 1.08, 1.95
-        inp = Box("LN(x)", [(col["q"] + col["v"]) / 2, y_in], (col["v"] - col["q"] + 1.1, 0.56), font_size=20)
-        wq = Box("W_Q", (0, 0), (1.1, 0.56), font_size=20).move_to([col["q"], y_w, 0])
-        wk = Box("W_K", (0, 0), (1.1, 0.56), font_size=20).move_to([col["k"], y_w, 0])
-        wv = Box("W_V", (0, 0), (1.1, 0.56), font_size=20).move_to([col["v"], y_w, 0])
-        rq = Box("rotate q\nby position", [col["q"], y_rot], (1.5, 0.72), color=t.accent, tint=0.25, font_size=18)
-        rk = Box("rotate k\nby position", [col["k"], y_rot], (1.5, 0.72), color=t.accent, tint=0.25, font_size=18)
-        score = Box("q·k / √d → softmax", [(col["q"] + col["k"]) / 2, y_score], (3.0, 0.56), font_size=20)
-        mix = Box("A · V", (0, 0), (1.6, 0.56), font_size=20).move_to([col["v"] - 0.3, y_mix, 0])
-        wo = Box("W_O", (0, 0), (1.1, 0.56), font_size=20).move_to([col["v"] - 0.3, y_out, 0])
-        v_note = VGroup(label("values:", 18, t.muted), label("no rotation", 18, t.muted)).arrange(DOWN, buff=0.06)
+        inp = Box("LN(x)", [(col["q"] + col["v"]) / 2, y_in], (col["v"] - col["q"] + 1.1, 0.6), font_size=24)
+        wq = Box("W_Q", (0, 0), (1.1, 0.6), font_size=24).move_to([col["q"], y_w, 0])
+        wk = Box("W_K", (0, 0), (1.1, 0.6), font_size=24).move_to([col["k"], y_w, 0])
+        wv = Box("W_V", (0, 0), (1.1, 0.6), font_size=24).move_to([col["v"], y_w, 0])
+        rq = Box("rotate q\nby position", [col["q"], y_rot], (1.6, 0.9), color=t.accent, tint=0.25, font_size=24)
+        rk = Box("rotate k\nby position", [col["k"], y_rot], (1.6, 0.9), color=t.accent, tint=0.25, font_size=24)
+        score = Box("q·k / √d → softmax", [(col["q"] + col["k"]) / 2, y_score], (3.0, 0.6), font_size=24)
+        mix = Box("A · V", (0, 0), (1.6, 0.6), font_size=24).move_to([col["v"] - 0.3, y_mix, 0])
+        wo = Box("W_O", (0, 0), (1.1, 0.6), font_size=24).move_to([col["v"] - 0.3, y_out, 0])
+        v_note = VGroup(label("values:", 24, t.muted), label("no rotation", 24, t.muted)).arrange(DOWN, buff=0.06)
         v_note.next_to([col["v"], (y_w + y_mix) / 2, 0], RIGHT, buff=0.12)
-        frame = RoundedRectangle(corner_radius=0.15, width=5.6, height=5.35, stroke_color=t.faint,
-                                 stroke_width=2).move_to([-0.1, -0.25, 0])
-        frame_name = label("attention", 20, t.muted).next_to(frame.get_corner(UP + LEFT), DOWN + RIGHT, buff=0.12)
-        stream_x = 3.25
+        frame = RoundedRectangle(corner_radius=0.15, width=7.2, height=5.35, stroke_color=t.faint,
+                                 stroke_width=2).move_to([-0.2, -0.25, 0])
+        frame_name = label("attention", 24, t.muted).next_to(frame.get_corner(UP + LEFT), DOWN + RIGHT, buff=0.12)
+        stream_x = 3.6
         stream = Line([stream_x, y_in - 0.3, 0], [stream_x, y_out + 0.95, 0], color=t.stream, stroke_width=5)
         add = AddNode(0.2, t.stream).move_to([stream_x, y_out + 0.35, 0])
-        stream_name = label("residual stream", 20, t.stream).next_to(stream, DOWN, buff=0.1)
-        stream_name.shift(RIGHT * 0.3)
+        stream_name = VGroup(label("residual", 24, t.stream), label("stream", 24, t.stream)).arrange(DOWN, buff=0.06)
+        stream_name.next_to(stream, DOWN, buff=0.1)
         feed = VGroup(Line([stream_x, y_in, 0], inp.get_right(), color=t.muted, stroke_width=3))
         arrows = VGroup(
             up_arrow([col["q"], inp.get_top()[1], 0], wq.get_bottom()),

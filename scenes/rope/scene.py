@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from manim import Circumscribe, Create, FadeIn, FadeOut, Transform, VGroup, linear, smooth
 
-from scenes.kit import MARGIN, SAFE_RIGHT, StepScene, Topic, fmt, formula, head_color, step, theme
+from scenes.kit import MARGIN, SAFE_LEFT, SAFE_RIGHT, StepScene, Topic, fmt, formula, head_color, step, theme
 from scenes.rope.numbers import numbers, world_of
 from scenes.rope.params import Params
 from scenes.rope.parts import (
@@ -49,7 +49,7 @@ LEDGER_RIGHT = SAFE_RIGHT - MARGIN  # right edge of its numbers: room for the "u
 ROW_TOP, ROW_STEP = 2.7, 0.56
 UNCHANGED_X = 4.5
 FORMULA_AT = (3.6, 3.45, 0.0)
-PLOT_AT, READOUT_X = (-2.2, -1.55, 0.0), 3.35
+PLOT_AT, READOUT_X = (-2.05, -1.45, 0.0), 3.35
 ABSOLUTE_AT, ROPE_AT = (-4.4, 0.25, 0.0), (2.35, 0.25, 0.0)
 
 
@@ -212,7 +212,9 @@ class RopeScene(StepScene):
     @step
     def where_rope_acts(self) -> None:
         self.clear_stage()
-        left, right = AbsoluteDiagram().move_to(ABSOLUTE_AT), RopeDiagram().move_to(ROPE_AT)
+        left, right = AbsoluteDiagram(), RopeDiagram()
+        left.move_to([SAFE_LEFT + left.width / 2, ABSOLUTE_AT[1], 0])  # the two side by side across the safe width
+        right.move_to([SAFE_RIGHT - right.width / 2, ROPE_AT[1], 0])
         self.play(FadeIn(left), run_time=1.0)
         self.cue("RoPE acts")
         self.play(FadeIn(right), run_time=1.2)
