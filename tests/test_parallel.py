@@ -393,3 +393,28 @@ def test_the_bench_runs_with_small_settings(tmp_path):
                             capture_output=True, text=True, timeout=600, cwd=ROOT)
     assert result.returncode == 0, result.stderr[-2000:]
     assert "predicted speed-up" in result.stdout
+
+
+# -- render tier: the camera's state belongs to the step ----------------------------------------------
+
+@pytest.mark.render
+def test_a_zoomed_render_is_the_same_serially_and_with_jobs_2(cli, tmp_path):
+    """induction moves the camera (the row, the last row, the prediction): drawn in ranges by two workers,
+    each starting from the view its first step declares, the video, every step's clip, the burned captions
+    and the manifest (with each step's camera) are the serial render's."""
+    serial, parallel = tmp_path / "serial", tmp_path / "parallel"
+    args = ["induction", "--period", "3", "--sections", "--burn-captions"]
+    assert cli(*args, "--out", serial).exit_code == 0
+    result = cli(*args, "--out", parallel, "--jobs", "2")
+    assert result.exit_code == 0, result.output
+    assert_same_render(serial, parallel, "induction")
+    manifest = json.loads(next((serial / "induction").glob("*.json")).read_text())
+    camera = manifest["numbers"]["camera"]
+    zoomed = [name for name, step in camera.items() if any(m["height"] < 8 for m in step["moves"])]
+    assert {"induction_head", "predict"} <= set(zoomed)  # the test can fail: the picture really moved
+    assert camera["predict"]["start"]["height"] < 8  # a step that starts zoomed, drawn by a worker all the same
+    clips = sorted(p.relative_to(serial) for p in (serial / "induction").glob("*_sections/*.mp4"))
+    assert len(clips) == 4
+    for clip in clips:
+        ours, theirs = decoded(parallel / clip), decoded(serial / clip)
+        assert len(ours) == len(theirs) > 0 and all(np.array_equal(a, b) for a, b in zip(ours, theirs)), clip

@@ -18,10 +18,15 @@ from scenes.induction.numbers import HeadView
 from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, SAFE_WIDTH, HeatGrid, label, number, rounded_cell, theme
 
 ROW_Y = SAFE_TOP - 0.5  # the token row
-CELL_H = 0.46
+CELL_H = 0.52
 GAP = 0.08
-GRIDS_TOP = 2.65  # the patterns' column labels start here
-GRID_SPAN = 4.3  # the most height (and width) a pattern's cells take
+WORD_SIZE = 24  # token words and labels: at the kit's floor (3% of the frame's height) in the whole picture
+GRID_LABEL_WIDTH = 1.25  # the longest a token label may be along its row (or up its column)
+GRID_LABEL_SIZE = 24  # the patterns' token labels (the camera frames a pattern while the voice is on it)
+NUMBER_SIZE = 34  # a live number's digits at the floor (a glyph's digit is smaller than a word's at one size)
+BOS_SHOWN = "BOS"  # the start token's string (<|endoftext|>) is too long for a cell: shown by its role
+GRIDS_TOP = 2.72  # the patterns' column labels start here
+GRID_SPAN = 3.7  # the most height (and width) a pattern's cells take (its score line fits above the caption band)
 GRID_GAP = 0.45  # between the two patterns
 PANEL_LEFT_GAP = 0.4  # between the second pattern and the panel on the right
 
@@ -31,26 +36,41 @@ class TokenRow(VGroup):
 
     def __init__(self, strings: Sequence[str], period: int) -> None:
         super().__init__()
-        n = len(strings)
-        self.cell_w = min(1.0, (SAFE_WIDTH - GAP * (n - 1)) / n)
-        self.xs = SAFE_LEFT + self.cell_w / 2 + np.arange(n) * (self.cell_w + GAP)
-        self.xs += (SAFE_LEFT + SAFE_WIDTH - (self.xs[-1] + self.cell_w / 2)) / 2  # centred in the safe area
+        names = [label(text, WORD_SIZE) for text in shown_strings(strings)]
+        widths = np.array([max(0.7, name.width + 0.2) for name in names])  # each cell as wide as its word
+        room = SAFE_WIDTH - GAP * (len(names) - 1)
+        if widths.sum() > room:  # too many words for one row at the floor: every cell and word shrinks alike
+            shrink = room / widths.sum()
+            widths *= shrink
+            for name in names:
+                name.scale(shrink)
+        lefts = SAFE_LEFT + (room - widths.sum()) / 2 + np.concatenate([[0.0], np.cumsum(widths + GAP)[:-1]])
+        self.xs = lefts + widths / 2
         self.cells = VGroup()
-        for j, text in enumerate(strings):
-            repeat = j > period
-            edge = theme().accent if repeat else theme().muted
-            cell = rounded_cell(self.cell_w, CELL_H, theme().muted, 0.08, corner_radius=0.06, stroke_width=1.4,
+        for j, name in enumerate(names):
+            edge = theme().accent if j > period else theme().muted
+            cell = rounded_cell(widths[j], CELL_H, theme().muted, 0.08, corner_radius=0.06, stroke_width=1.4,
                                 stroke_color=edge).move_to([self.xs[j], ROW_Y, 0])
-            name = label(text, 18)
-            if name.width > self.cell_w - 0.08:
-                name.scale_to_fit_width(self.cell_w - 0.08)
             self.cells.add(VGroup(cell, name.move_to(cell)))
         self.first_half = VGroup(*self.cells[:period + 1])
         self.second_half = VGroup(*self.cells[period + 1:])
-        first = label("first time", 18, theme().muted).next_to(VGroup(*self.cells[1:period + 1]), DOWN, buff=0.1)
-        again = label("again", 18, theme().accent).next_to(self.second_half, DOWN, buff=0.1)
+        first = label("first time", WORD_SIZE, theme().muted).next_to(VGroup(*self.cells[1:period + 1]), DOWN, buff=0.1)
+        again = label("again", WORD_SIZE, theme().accent).next_to(self.second_half, DOWN, buff=0.1)
         self.halves = VGroup(first, again)
         self.add(self.cells, self.halves)
+
+
+def shown_strings(strings: Sequence[str]) -> list[str]:
+    """The token strings as the picture writes them: the start token by its role (``BOS``)."""
+    return [BOS_SHOWN if k == 0 and text.startswith("<|") else text for k, text in enumerate(strings)]
+
+
+def grid_label_size(strings: Sequence[str], cell: float) -> float:
+    """One size for every token label of a pattern: the floor's 24 pt, or less when the tallest or widest
+    word would not fit its cell (then all shrink alike, rather than each word to its own size)."""
+    names = [label(text, GRID_LABEL_SIZE) for text in strings]
+    fit = min(min(0.9 * cell / name.height, GRID_LABEL_WIDTH / name.width) for name in names)
+    return GRID_LABEL_SIZE * min(1.0, fit) * 0.999  # a hair under, so the grid's own fit leaves it alone
 
 
 def grid_cell(n: int) -> float:
@@ -68,9 +88,10 @@ class PatternPanel(Group):
                  labels: bool = True) -> None:
         super().__init__()
         n = len(strings)
+        shown = shown_strings(strings)
         self.grid = HeatGrid(view.pattern, grid_cell(n), color=color, scale=1.0,
-                             row_labels=list(strings) if labels else None, col_labels=list(strings),
-                             label_size=16, label_width=0.85)
+                             row_labels=shown if labels else None, col_labels=shown,
+                             label_size=grid_label_size(shown, grid_cell(n)), label_width=GRID_LABEL_WIDTH)
         self.cells = view.stripe
         self.stripe = self.grid.outline(self.cells, theme().accent, width=2.5)
         self.score = ScoreLine(view.name, what, view.score, color, places)
@@ -114,8 +135,8 @@ class ScoreLine(VGroup):
     def __init__(self, name: str, what: str, score: float, color: str, places: int = 3) -> None:
         super().__init__()
         self.places = places
-        self.value = number(score, places, 26, color)
-        self.name, self.what = label(name, 24, color), label(what, 22, theme().muted)
+        self.value = number(score, places, NUMBER_SIZE, color)
+        self.name, self.what = label(name, 26, color), label(what, WORD_SIZE, theme().muted)
         self.add(self.name, self.what, self.value)
         self.arrange(RIGHT, buff=0.2)
 
@@ -135,9 +156,9 @@ class LastReading(VGroup):
 
     def __init__(self, last: str, source: str, weight: float, color: str) -> None:
         super().__init__()
-        self.value = number(100 * weight, 1, 24, color, unit="%")
-        line = VGroup(self.value, label(f"on '{source}'", 22, theme().text)).arrange(RIGHT, buff=0.15)
-        self.add(label(f"from '{last}':", 22, theme().muted), line)
+        self.value = number(100 * weight, 1, NUMBER_SIZE, color, unit="%")
+        line = VGroup(self.value, label(f"on '{source}'", WORD_SIZE, theme().text)).arrange(RIGHT, buff=0.15)
+        self.add(label(f"from '{last}':", WORD_SIZE, theme().muted), line)
         self.arrange(DOWN, aligned_edge=LEFT, buff=0.12)
 
     @property
@@ -150,4 +171,5 @@ def panel_width(left: float) -> float:
     return SAFE_RIGHT - left
 
 
-__all__ = ["LastReading", "PatternPanel", "ScoreLine", "TokenRow", "grid_cell", "layout_panels", "panel_width"]
+__all__ = ["LastReading", "PatternPanel", "ScoreLine", "TokenRow", "grid_cell", "layout_panels", "panel_width",
+           "shown_strings"]

@@ -18,13 +18,14 @@ Render with ``python render.py induction`` or ``manim -ql scenes/induction/scene
 
 from __future__ import annotations
 
-from manim import DOWN, LEFT, UP, Create, FadeIn, Indicate, VGroup
+from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, Indicate, Rectangle, VGroup
 
 from scenes.induction.numbers import numbers
 from scenes.induction.params import Params
 from scenes.induction.parts import LastReading, PatternPanel, TokenRow, layout_panels, panel_width
 from scenes.induction.script import CUES, SCORE_PLACES, script
 from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, step, theme
+from scenes.kit.camera import WHOLE, view_of
 
 PREV_COLOR, IND_COLOR = head_color(1), head_color(2)
 CENTRE_Y = 0.3  # where the token row first appears, alone on the screen
@@ -66,12 +67,13 @@ class InductionScene(StepScene):
         self.play(*[FadeIn(c, shift=DOWN * 0.1) for c in row.first_half], FadeIn(row.halves[0]), run_time=1.0)
         self.at("show_sequence", "repeat")
         self.play(*[FadeIn(c, shift=DOWN * 0.1) for c in row.second_half], FadeIn(row.halves[1]), run_time=1.0)
+        self.frame_part(row, run_time=1.0)  # the camera on the row: its words large
         self.at("show_sequence", "last")
         self.play(Indicate(row.cells[self.numbers.last], color=theme().accent), run_time=1.0)
 
     def raise_row(self) -> None:
-        """The token row moves up to its place above the patterns."""
-        self.play(self.row.animate.shift(self.lift), run_time=0.8)
+        """The token row moves up to its place above the patterns, the camera back on the whole."""
+        self.move_camera(WHOLE, self.row.animate.shift(self.lift), run_time=0.8)
 
     def show_pattern(self, step_name: str, panel: PatternPanel, kind: str) -> None:
         """A head's pattern, then its stripe outlined, then its score, each at its sentence; the manifest
@@ -98,18 +100,28 @@ class InductionScene(StepScene):
     @step
     def induction_head(self) -> None:
         ind, last, source = self.numbers.induction, self.numbers.last, self.numbers.source
+        self.frame_whole(at=CUES["induction_head"]["pattern"])  # back to both patterns
         self.show_pattern("induction_head", self.ind_panel, "induction")
         grid = self.ind_panel.grid
         cell = grid.outline([(last, source)], theme().text, width=4)
         strings = self.numbers.strings
-        reading = self.track("last_weight", LastReading(strings[last], strings[source], float(ind.weights[-1]),
-                                                        IND_COLOR))
+        reading = LastReading(strings[last], strings[source], float(ind.weights[-1]), IND_COLOR)
+        self.reading = self.track("last_weight", reading)
         reading.move_to([self.panel_left, grid.center(last, 0)[1], 0], aligned_edge=LEFT)
         fit_inside(reading, left=self.panel_left)
         self.at("induction_head", "last")
+        self.frame_part(self.last_rows(grid, last), reading, run_time=1.0)  # the camera goes to the last row
         self.play(Create(cell), FadeIn(reading), self.row.cells[source][0].animate.set_stroke(IND_COLOR, 3),
                   Indicate(self.row.cells[last], color=IND_COLOR), run_time=1.2)
         self.record(induction_head=[ind.layer, ind.head], induction_weights=ind.weights, followed=last, source=source)
+
+    @staticmethod
+    def last_rows(grid, last: int, rows: int = 3) -> Rectangle:
+        """An invisible box over the pattern's ``rows`` rows up to the followed token's: what the camera frames."""
+        top = grid.center(max(0, last - rows + 1), 0)[1] + grid.cell / 2
+        bottom = grid.center(last, 0)[1] - grid.cell / 2
+        box = Rectangle(width=grid.border.width, height=top - bottom, stroke_width=0)
+        return box.move_to([grid.border.get_center()[0], (top + bottom) / 2, 0])
 
     @step
     def predict(self) -> None:
@@ -118,15 +130,17 @@ class InductionScene(StepScene):
         slot = width / len(top_strings)
         bars = self.track("probabilities", WeightBars(top_strings, self.numbers.top_probs, theme().accent,
                                                       bar_height=1.3, bar_width=min(0.55, 0.6 * slot),
-                                                      gap=slot - min(0.55, 0.6 * slot), places=1, font_size=22))
+                                                      gap=slot - min(0.55, 0.6 * slot), places=1, font_size=26))
         shrink = min(1.0, (slot - 0.14) / max(name.width for name in bars.token_labels))  # a gap between words
         for name in bars.token_labels:
             name.scale(shrink, about_edge=UP)
         title = label(f"next after '{self.numbers.strings[self.numbers.last]}'", 22, theme().text)
-        title.move_to([self.panel_left, self.prev_panel.grid.border.get_top()[1] - 0.15, 0], aligned_edge=LEFT)
+        title.move_to([self.panel_left, self.prev_panel.grid.border.get_top()[1] - 0.5, 0], aligned_edge=LEFT)
         fit_inside(title, left=self.panel_left)
         bars.next_to(title, DOWN, buff=0.3).set_x(self.panel_left + width / 2)
         self.at("predict", "bars")
+        parts = (title, bars, self.reading, self.ind_panel.score)  # the prediction, and the reading that made it
+        self.move_camera(view_of(parts), FadeOut(self.prev_panel), run_time=1.0)  # its work is done: it makes room
         self.play(FadeIn(title), FadeIn(VGroup(bars.bars, bars.token_labels)), run_time=0.8)
         self.at("predict", "top")
         self.play(FadeIn(bars.percents), Indicate(bars.token_labels[0], color=theme().accent), run_time=1.0)

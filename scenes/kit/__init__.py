@@ -22,6 +22,7 @@ from .base import (
                    whole_number,
                    world_param,
 )
+from .camera import WHOLE, View, view_of
 from .circuit import Box, BypassCircuit
 from .formulas import Formula, Glyph
 from .grid import HeatGrid, MatrixGrid
@@ -94,6 +95,7 @@ __all__ = [
     "POSITION_HELP", "READING_RATE", "STEP_HOLD", "Alias", "Line", "StepScene", "Topic", "TopicParams",
     "SEED_HIGH", "flag_name", "flag_text", "followed_position", "param", "renamed", "seed_param", "step",
     "whole_number", "world_param",
+    "WHOLE", "View", "view_of",
     "Box", "BypassCircuit", "HeatGrid", "MatrixGrid",
     "Formula", "Glyph",
     "CAPTION_TOP", "FRAME_BOTTOM", "FRAME_LEFT", "FRAME_RIGHT", "FRAME_TOP", "MARGIN", "SAFE_BOTTOM", "SAFE_LEFT",

@@ -41,8 +41,9 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import DOWN, FadeIn, Rectangle, Scene, VGroup, Wait, config
+from manim import DOWN, FadeIn, MovingCameraScene, Rectangle, Transform, VGroup, Wait, config
 
+from .camera import MAX_ZOOM, WHOLE, StepCamera, View, frame_points, place_in_view, view_of
 from .glyphs import CachedText
 from .i18n import reading_words
 from .narration import PAUSE, speakable, split_sentences
@@ -276,13 +277,18 @@ def on_play(hook: Callable[[dict[str, Any]], None]) -> Iterator[None]:
         PLAY_HOOKS.remove(hook)
 
 
-class StepScene(Scene):
+class StepScene(MovingCameraScene):
     """A scene made of named steps; each step is a section with one caption and its narration.
 
     ``script(params)`` gives every step's :class:`Line`; the captions become the
     video's subtitles (.srt), the section names its per-step clips. What the
     parts show is read back through :meth:`track` (and :meth:`record` for values
     that are not a part) into :meth:`collect_numbers`, which the manifest writes.
+
+    The camera (Manim's ``MovingCameraScene``) is part of a step's state: :attr:`camera_view` is where it
+    looks, every step starts by setting the frame to it exactly, and :meth:`frame_part` /
+    :meth:`frame_whole` move it, cued to the narration like any animation, so a render in ranges
+    (``--jobs``), the step frames and every clip show what the serial render shows.
     """
 
     Params: type = TopicParams
@@ -309,9 +315,14 @@ class StepScene(Scene):
         self.tracked: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
         self._caption_mob: VGroup | None = None
-        super().__init__(**kwargs)
+        self.camera_view: View = WHOLE  # where the camera looks: each step starts here (see frame_part)
+        renderer = kwargs.get("renderer")
+        if renderer is not None and not isinstance(getattr(renderer, "camera", None), StepCamera):
+            renderer.camera = StepCamera()  # a renderer made for a plain Scene (step frames, probes)
+        super().__init__(camera_class=StepCamera, **kwargs)
 
     def setup(self) -> None:
+        self._whole_frame = self.camera.frame.points.copy()  # the frame's points for WHOLE
         self.camera.background_color = self.theme.background
         if config.transparent:
             self.camera.background_opacity = 0
@@ -360,9 +371,11 @@ class StepScene(Scene):
             self.remove(self._caption_mob)
             self._caption_mob = None
         self.next_section(name)
+        self._set_view(self.camera_view)
         line = self.lines.get(name)
         speech = self.spoken.get(name) or (line.speech if line else "")
-        self.steps.append({"name": name, "caption": "", "speech": speech, "start": self.time})
+        self.steps.append({"name": name, "caption": "", "speech": speech, "start": self.time,
+                           "camera": {"start": self.camera_view, "moves": []}})
         if line is not None:
             self.caption(line.caption)
 
@@ -452,10 +465,63 @@ class StepScene(Scene):
     def _show_burned_caption(self, text: str) -> None:
         if self._caption_mob is not None:
             self.remove(self._caption_mob)
-        mob = caption_mobject(text, self.theme.text)
-        mob.move_to([0, (CAPTION_TOP - config.frame_height / 2) / 2, 0])
+        mob = self._caption_in(text, self.camera_view)
         self._caption_mob = mob
         self.add_foreground_mobject(mob)
+
+    def _caption_in(self, text: str, view: View) -> VGroup:
+        """The burned caption in the caption band of ``view`` (so it stays put on screen as the camera moves)."""
+        mob = caption_mobject(text, self.theme.text)
+        mob.move_to([0, (CAPTION_TOP - config.frame_height / 2) / 2, 0])
+        return place_in_view(mob, view)
+
+    # -- the camera -----------------------------------------------------------
+
+    def frame_part(self, *parts: Any, at: int | str | None = None, margin: float = 0.25,
+                   max_zoom: float = MAX_ZOOM, run_time: float = 1.0) -> View:
+        """Move the camera to show ``parts`` as large as the safe area allows (kit ``view_of``), as the
+        sentence ``at`` starts (a :meth:`cue`; None: now). Returns the new view.
+
+        ``self.frame_part(grid.rows[2], at="third row")`` frames one row of a matrix; its numbers look
+        ``view.zoom`` times larger. :meth:`frame_whole` goes back.
+        """
+        view = view_of(parts, margin=margin, max_zoom=max_zoom)
+        self.move_camera(view, at=at, run_time=run_time)
+        return view
+
+    def frame_whole(self, at: int | str | None = None, run_time: float = 1.0) -> None:
+        """Move the camera back to the whole picture, as the sentence ``at`` starts (None: now)."""
+        self.move_camera(WHOLE, at=at, run_time=run_time)
+
+    def move_camera(self, view: View, *also: Any, at: int | str | None = None, run_time: float = 1.0) -> None:
+        """Move the camera to ``view`` (with the animations ``also``), the burned caption staying in its
+        band on screen; at the end the frame is set to ``view`` exactly. No move, no animation."""
+        if at is not None:
+            self.cue(at)
+        if view == self.camera_view and not also:
+            return
+        frame = self.camera.frame
+        moves = [Transform(frame, frame.copy().set_points(frame_points(self._whole_frame, view)))] \
+            if view != self.camera_view else []
+        caption = self._caption_mob
+        target = self._caption_in(self.steps[-1]["caption"], view) if caption is not None else None
+        if target is not None:
+            moves.append(Transform(caption, target))
+        self.play(*moves, *also, run_time=run_time)
+        if target is not None:  # the caption exactly where a step starting in this view puts it
+            self.remove(caption)
+            self._caption_mob = target
+            self.add_foreground_mobject(target)
+        self.camera_view = view
+        self._set_view(view)
+        if self.steps:
+            self.steps[-1]["camera"]["moves"].append({"view": view, "time": self.time})
+
+    def _set_view(self, view: View) -> None:
+        """The camera frame set to ``view`` exactly, out of the scene's mobjects (it draws nothing)."""
+        frame = self.camera.frame
+        frame.set_points(frame_points(self._whole_frame, view))
+        self.remove(frame)
 
     # -- numbers ------------------------------------------------------------
 
@@ -486,7 +552,17 @@ class StepScene(Scene):
         content hash and arrays under ``world`` (its ``record()``)."""
         world = getattr(getattr(self, "numbers", None), "world_file", None)
         extra = {"world": world.record()} if world is not None else {}
+        steps = [s for s in getattr(self, "steps", []) if "camera" in s]
+        if any(s["camera"]["moves"] or s["camera"]["start"] != WHOLE for s in steps):
+            extra["camera"] = self.camera_record()
         return {**self.recorded, **{name: part.displayed for name, part in self.tracked.items()}, **extra}
+
+    def camera_record(self) -> dict[str, Any]:
+        """Each step's camera for the manifest: the view it starts from and each move (view, time)."""
+        return {s["name"]: {"start": s["camera"]["start"].as_dict(),
+                            "moves": [{**m["view"].as_dict(), "time": round(m["time"], 3)}
+                                      for m in s["camera"]["moves"]]}
+                for s in self.steps if "camera" in s}
 
     # -- small conveniences -------------------------------------------------
 
@@ -499,8 +575,9 @@ class StepScene(Scene):
         mobs = [m for m in self.mobjects if m is not self._caption_mob]
         if not mobs:
             return
-        sheet = Rectangle(width=config.frame_width + 0.2, height=config.frame_height + 0.2,
-                          stroke_width=0, fill_color=self.theme.background, fill_opacity=0)
+        sheet = place_in_view(Rectangle(width=config.frame_width + 0.2, height=config.frame_height + 0.2,
+                                        stroke_width=0, fill_color=self.theme.background, fill_opacity=0),
+                              self.camera_view)
         self.add(sheet)
         self.play(sheet.animate.set_fill(opacity=1), run_time=run_time)
         self.remove(*mobs, sheet)

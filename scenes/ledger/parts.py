@@ -37,7 +37,7 @@ from scenes.ledger.script import count, short
 NAMES = {"W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "W_O": "W_O", "W_in": 'W_"in"', "W_out": 'W_"out"',
          "W_gate": 'W_"gate"', "W_up": 'W_"up"', "W_down": 'W_"down"'}  # each matrix's name in Typst math
 ATTENTION = ("W_Q", "W_K", "W_V", "W_O")
-NAME_SIZE, SHAPE_SIZE = 30, 18
+NAME_SIZE, SHAPE_SIZE = 30, 24  # a shape is a label: at the kit's floor (24 pt)
 GAP = 0.08  # between matrices, in units of d
 
 
@@ -134,7 +134,7 @@ class BlockPicture(VGroup):
 class LedgerTable(VGroup):
     """Rows of ``name  detail  value``: the value right-aligned at ``right``, the name at ``left``."""
 
-    def __init__(self, left: float, right: float, top: float, pitch: float = 0.5, size: float = 22) -> None:
+    def __init__(self, left: float, right: float, top: float, pitch: float = 0.62, size: float = 26) -> None:
         super().__init__()
         self.left, self.right, self.top, self.pitch, self.size = left, right, top, pitch, size
         self.rows: dict[str, VGroup] = {}
@@ -151,11 +151,12 @@ class LedgerTable(VGroup):
         value_m.move_to([self.right, y, 0], aligned_edge=RIGHT)
         row = VGroup(name_m, value_m)
         if detail:
-            detail_m = label(detail, self.size - 4, theme().muted)
+            detail_m = label(detail, max(24, self.size - 4), theme().muted)
             detail_m.next_to(name_m, RIGHT, buff=0.2)
             if detail_m.get_right()[0] > value_m.get_left()[0] - 0.2:
                 detail_m.next_to(value_m, LEFT, buff=0.25)
-            row.add(detail_m)
+            if detail_m.get_left()[0] >= name_m.get_right()[0] + 0.15:  # no room between them: shown less, not smaller
+                row.add(detail_m)
         if rule:
             row.add(Line([self.left, y + self.pitch / 2, 0], [self.right, y + self.pitch / 2, 0],
                          stroke_width=1.5, color=theme().muted))
@@ -183,7 +184,7 @@ class ShareBar(VGroup):
             seg.move_to([x + w / 2, 0, 0])
             self.segments[name] = seg
             x += w
-            text = label(f"{name} {short(value)}", 18, color)
+            text = label(f"{name} {short(value)}", 24, color)
             if text.width < w - 0.05:
                 self.names.add(text.next_to(seg, UP, buff=0.1))
         self.add(*self.segments.values(), self.names)
@@ -212,7 +213,7 @@ class WorkPlot(VGroup):
         for k in range(x0, x1 + 1):
             self.ticks.add(label(power_label(k, "x"), 18, theme().muted).next_to(self.plot.c2p(k, y0), DOWN, 0.12))
         for k in range(y0, y1 + 1, 3):
-            self.ticks.add(label(power_label(k, "y"), 18, theme().muted).next_to(self.plot.c2p(x0, k), LEFT, 0.12))
+            self.ticks.add(label(power_label(k, "y"), 24, theme().muted).next_to(self.plot.c2p(x0, k), LEFT, 0.12))
         self.add(self.plot, self.ticks)
         self.lines: dict[str, object] = {}
 

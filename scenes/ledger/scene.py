@@ -90,7 +90,7 @@ class LedgerScene(StepScene):
         pic = BlockPicture(mats, sh.d_model, PICTURE_BOX)
         pic.move_to([SAFE_LEFT + 0.1, PICTURE_TOP, 0], aligned_edge=UP + LEFT)
         self.picture = self.track("matrices", pic)
-        table = LedgerTable(TABLE_LEFT, SAFE_RIGHT, TABLE_TOP, pitch=0.48)
+        table = LedgerTable(min(TABLE_LEFT, pic.get_right()[0] + 0.45), SAFE_RIGHT, TABLE_TOP, pitch=0.62)
         rows = {n: table.row(n, n, r * c, detail=f"{count(r)} × {count(c)}") for n, (r, c) in mats.items()}
         self.table = table
         for name in ATTENTION:
@@ -135,14 +135,14 @@ class LedgerScene(StepScene):
         shown = min(sh.layers, MAX_MINIS)
         cols = math.ceil(math.sqrt(shown * 1.4))
         grid_rows = math.ceil(shown / cols)
-        cell = min(6.4 / cols, 5.6 / grid_rows)
+        cell = min(5.6 / cols, 5.6 / grid_rows)  # the table beside it needs 7.5 units for 15-digit counts
         minis = VGroup()
         for i in range(shown):
             mini = BlockPicture(t["matrices"], sh.d_model, (cell * 0.85, cell * 0.85), names=False)
             r, c = divmod(i, cols)
             mini.move_to([SAFE_LEFT + 0.1 + (c + 0.5) * cell, PICTURE_TOP - (r + 0.5) * cell, 0])
             minis.add(mini)
-        table = LedgerTable(TABLE_LEFT, SAFE_RIGHT, TABLE_TOP, pitch=0.6)
+        table = LedgerTable(min(TABLE_LEFT, minis.get_right()[0] + 0.5), SAFE_RIGHT, TABLE_TOP, pitch=0.7)
         one = table.row("per_block", "one block's matrices", t["per_block"])
         times = table.row("layers", "× blocks N", sh.layers)
         stack = table.row("per_stack", "the stack's matrices", t["per_stack"], theme().accent, rule=True)
@@ -150,7 +150,7 @@ class LedgerScene(StepScene):
         self.play(FadeIn(one), run_time=0.5)
         self.cue_at("Stack")
         self.play(*[FadeIn(m) for m in minis], FadeIn(times), run_time=1.2)
-        extra = [label(f"(only {shown} of {sh.layers} drawn)", 18, theme().muted)
+        extra = [label(f"(only {shown} of {sh.layers} drawn)", 24, theme().muted)
                  .next_to(minis, DOWN, buff=0.15)] if shown < sh.layers else []
         total = [formula("12 thin N thin d^2", 40, theme().accent).next_to(stack, DOWN, buff=0.45)
                  .align_to(stack, RIGHT)] if sh.lesson_baseline else []
@@ -171,8 +171,8 @@ class LedgerScene(StepScene):
             parts["unembedding"] = (emb["unembed"], theme().negative)
         bar = self.track("shares", ShareBar(parts, SAFE_RIGHT - SAFE_LEFT - 0.2))
         bar.move_to([0, 2.55, 0])
-        left, right = -4.6, 4.6
-        table = LedgerTable(left, right, 1.6, pitch=0.44)
+        left, right = -6.2, 6.2
+        table = LedgerTable(left, right, 1.6, pitch=0.56)
         stack = table.row("per_stack", f"matrices, {plural(N, 'block')}", t["per_stack"], head_color(0))
         small = [table.row("biases", f"biases, {plural(N, 'block')}", N * p["biases"], theme().accent,
                            detail=f"{N} × {count(p['biases'])}"),
@@ -219,16 +219,16 @@ class LedgerScene(StepScene):
         dec = plot.curve("decode", c.ns, c.decode, theme().update, dashed=True)
         x = c.crossover
         cross = plot.marker(x, x * (c.linear[0] / c.ns[0]), theme().accent)
-        cross_label = label(f"n = {count(round(x))}", 20, theme().accent).next_to(cross, UP + LEFT, buff=0.1)
+        cross_label = label(f"n = {count(round(x))}", 24, theme().accent).next_to(cross, UP + LEFT, buff=0.1)
         mark = plot.vertical(c.n, c.y_decades, theme().muted)
-        mark_label = label(f"n = {count(c.n)}", 18, theme().muted).next_to(mark.get_end(), DOWN + RIGHT, 0.1)
+        mark_label = label(f"n = {count(c.n)}", 24, theme().muted).next_to(mark.get_end(), DOWN + RIGHT, 0.1)
         legend = VGroup(
             label("scores + mixing ∝ n²d", 24, theme().negative),
-            label(f"at n = {count(c.n)}: {short(c.at_n['quadratic'])}", 18, theme().muted),
+            label(f"at n = {count(c.n)}: {short(c.at_n['quadratic'])}", 24, theme().muted),
             label("projections + FFN ∝ n·d²", 24, theme().positive),
-            label(f"at n = {count(c.n)}: {short(c.at_n['linear'])}", 18, theme().muted),
+            label(f"at n = {count(c.n)}: {short(c.at_n['linear'])}", 24, theme().muted),
             label("one new token, cached keys", 24, theme().update),
-            label(f"at n = {count(c.n)}: {short(c.at_n['decode'])}", 18, theme().muted),
+            label(f"at n = {count(c.n)}: {short(c.at_n['decode'])}", 24, theme().muted),
             label(f"crossover n = {count(round(x))}", 24, theme().accent),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.16)
         legend.move_to([4.6, 0.3, 0]).align_to([SAFE_RIGHT, 0, 0], RIGHT)

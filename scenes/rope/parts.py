@@ -102,7 +102,7 @@ class LiveNumber(SteadyNumber):
     """A number that follows ``getter`` (an engine call) every frame, pinned by ``edge`` at ``anchor``."""
 
     def __init__(self, getter: Callable[[], float], places: int, anchor: Sequence[float],
-                 color: str | None = None, unit: str | None = None, size: float = 32,
+                 color: str | None = None, unit: str | None = None, size: float = 36,
                  edge: np.ndarray = RIGHT) -> None:
         super().__init__(getter(), num_decimal_places=places, font_size=size, color=color or theme().text,
                          unit=unit, edge_to_fix=edge, group_with_commas=False)  # it changes about its pinned edge
@@ -142,7 +142,7 @@ class Ledger(VGroup):
 
     def _row(self, key: str, text: str, color: str, make: Callable[[np.ndarray], DecimalNumber]) -> VGroup:
         y = self.y(len(self.numbers))
-        name = label(text, 22, color).move_to([self.left, y, 0], aligned_edge=LEFT)
+        name = label(text, 24, color).move_to([self.left, y, 0], aligned_edge=LEFT)
         value = make(np.array([self.right, y, 0.0]))
         self.numbers[key] = value
         row = VGroup(name, value)
@@ -158,7 +158,7 @@ class Ledger(VGroup):
                   unit: str | None = None) -> VGroup:
         """A row whose number stays ``value``."""
         return self._row(key, text, color,
-                         lambda anchor: number(value, places, 32, color, unit).move_to(anchor, aligned_edge=RIGHT))
+                         lambda anchor: number(value, places, 36, color, unit).move_to(anchor, aligned_edge=RIGHT))
 
     def freeze(self) -> None:
         """Stop every row's live updates (their last values stay)."""
@@ -168,7 +168,7 @@ class Ledger(VGroup):
         """'unchanged' at ``x`` on the rows ``keys``, and a box round each of their numbers (kept as ``marks``)."""
         t = theme()
         rows = list(self.numbers)
-        tags = VGroup(*[label("unchanged", 20, t.update).move_to([x, self.y(rows.index(k)), 0]) for k in keys])
+        tags = VGroup(*[label("unchanged", 24, t.update).move_to([x, self.y(rows.index(k)), 0]) for k in keys])
         boxes = VGroup(*[SurroundingRectangle(self.numbers[k], color=t.update, buff=0.08, stroke_width=2)
                          for k in keys])
         self.marks = VGroup(tags, boxes)
@@ -257,7 +257,7 @@ class RopeWidget(VGroup):
         was: a skipped animation and a drawn one leave it the same to the last bit)."""
 
         def build() -> VMobject:
-            mob = label(text, 22, color)
+            mob = label(text, 24, color)
             return keep_on_screen(mob.move_to(self.name_spot(mob, which)))
 
         return redrawn(build, self.state)
