@@ -26,7 +26,7 @@ from scenes.induction.parts import LastReading, PatternPanel, TokenRow, layout_p
 from scenes.induction.script import CUES, SCORE_PLACES, script
 from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, step, theme
 from scenes.kit.camera import WHOLE, view_of
-from scenes.kit.i18n import _
+from scenes.kit.i18n import N_, _
 
 PREV_COLOR, IND_COLOR = head_color(1), head_color(2)
 CENTRE_Y = 0.3  # where the token row first appears, alone on the screen
@@ -153,5 +153,5 @@ class InductionScene(StepScene):
                     expected=self.numbers.expected)
 
 
-TOPIC = Topic("induction", "a trained previous-token head and induction head complete a repeated sequence "
-              "(the tiny checkpoint)", Params, InductionScene)
+TOPIC = Topic("induction", N_("a trained previous-token head and induction head complete a repeated sequence "
+                             "(the tiny checkpoint)"), Params, InductionScene)

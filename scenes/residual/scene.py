@@ -27,7 +27,7 @@ from manim import (
 )
 
 from scenes.kit import StepScene, Topic, WeightBars, fmt, formula, head_color, label, step, theme
-from scenes.kit.i18n import _
+from scenes.kit.i18n import N_, _
 from scenes.residual.numbers import numbers, world_of
 from scenes.residual.params import Params
 from scenes.residual.parts import COLUMNS, LedgerRow, StreamArrows, TokenPlane
@@ -166,5 +166,5 @@ class ResidualScene(StepScene):
                     runs={wo: {"attn_out": r["attn_out"], "resid_mid": r["resid_mid"]} for wo, r in runs.items()})
 
 
-TOPIC = Topic("residual", "one head's mixture becomes an update added to the stream (2-D Eiffel world)",
+TOPIC = Topic("residual", N_("one head's mixture becomes an update added to the stream (2-D Eiffel world)"),
               Params, ResidualScene, world=world_of)
