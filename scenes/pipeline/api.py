@@ -379,7 +379,7 @@ def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reu
     where = slides.Slides(deck=folder, pdf=folder / f"{deck.name}.pdf" if deck.pdf else None,
                           pptx=folder / f"{deck.name}.pptx" if deck.pptx else None)
     look = slides.Look(title="tblock: " + ", ".join(topic.slug for topic, _ in parts),
-                       titles=[f"{topic.slug}: {topic.description}" for topic, _ in parts],
+                       titles=titles_in(opts.lang, parts),
                        subtitles=[" ".join(flag_text(k, v) for k, v in params.changed().items())
                                   for _, params in parts],
                        offline=deck.offline, reveal_src=deck.reveal_js, cdn_url=deck.cdn_url, loop=deck.loop)
@@ -388,6 +388,12 @@ def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reu
     except exports.ExportError as err:
         raise RenderFailed(str(err)) from None
     return [*paths[1:], folder / "index.html"]
+
+
+def titles_in(lang: str | None, parts: list) -> list[str]:
+    """Each deck section's title, '<slug>: <description>', the description in ``lang`` when the catalog has it."""
+    with in_language(lang):
+        return [topic_title(topic.slug, topic.description) for topic, _ in parts]
 
 
 SHEET_WIDTH = 1280  # pixels: a storyboard's width without --sheet-width

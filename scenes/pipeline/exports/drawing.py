@@ -75,7 +75,9 @@ def title_card(title: str, subtitle: str, theme_name: str, size: tuple[int, int]
     th = _theme(theme_name)
     image = Image.new("RGB", size, th.background)
     draw = ImageDraw.Draw(image)
-    big, small = _font(max(16, round(height * 0.07)), bold=True), _font(max(12, round(height * 0.045)))
+    cjk = has_cjk(title + subtitle)
+    big = _font(max(16, round(height * 0.07)), bold=True, cjk=cjk)
+    small = _font(max(12, round(height * 0.045)), cjk=cjk)
     lines = [(line, big, th.text) for line in _wrap(title, big, round(width * 0.84))]
     lines += [(line, small, th.muted) for line in _wrap(subtitle, small, round(width * 0.84))] if subtitle else []
     heights = [round(font.size * 1.35) for _, font, _ in lines]

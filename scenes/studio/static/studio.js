@@ -350,7 +350,8 @@ const Studio = (() => {
     video.replaceChildren();
     video.src = `${primary}?job=${status.id}`;
     if (captions) {
-      video.append(el("track", { kind: "subtitles", srclang: "en", label: "captions", default: true,
+      const lang = (manifest && manifest.lang) || "en";  // an English manifest has no lang key
+      video.append(el("track", { kind: "subtitles", srclang: lang === "zh" ? "zh-Hans" : lang, label: "captions", default: true,
                                  src: `${captions}?as=vtt&job=${status.id}` }));
     }
     video.hidden = false;
