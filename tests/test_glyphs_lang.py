@@ -48,6 +48,8 @@ def texts(code: str) -> list[str]:
     """Every text of ``code``: its catalog's translations (English: the template's ids) and the scripts'."""
     from scenes.bank.params import Params as BankParams
     from scenes.bank.script import script as bank_script
+    from scenes.induction.params import Params as InductionParams
+    from scenes.induction.script import script as induction_script
     from scenes.residual.params import Params as ResidualParams
     from scenes.residual.script import script as residual_script
 
@@ -55,7 +57,8 @@ def texts(code: str) -> list[str]:
     with open(path, "rb") as f:
         found = [m.string or m.id for m in read_po(f) if m.id]
     with in_language(code):
-        for lines in (residual_script(ResidualParams()), bank_script(BankParams())):
+        for lines in (residual_script(ResidualParams()), bank_script(BankParams()),
+                      induction_script(InductionParams())):
             found += [t for line in lines.values() for t in (line.caption, line.speech or "")]
     return found
 

@@ -67,6 +67,8 @@ def test_a_placeholder_mismatch_would_be_caught():
 def test_the_scripts_use_only_catalogued_messages(code, monkeypatch):
     from scenes.bank.params import Params as BankParams
     from scenes.bank.script import script as bank_script
+    from scenes.induction.params import Params as InductionParams
+    from scenes.induction.script import script as induction_script
     from scenes.residual.params import Params as ResidualParams
     from scenes.residual.script import script as residual_script
 
@@ -79,7 +81,24 @@ def test_the_scripts_use_only_catalogued_messages(code, monkeypatch):
         for p in (BankParams(), BankParams(depth=2), BankParams(depth=8), BankParams(residual=False),
                   BankParams(compare=True), BankParams(depth=1)):
             bank_script(p)
+        for p in (InductionParams(), InductionParams(period=4)):  # right and wrong prediction
+            induction_script(p)
     assert asked and not [m for m in asked if m not in known]
+
+
+@pytest.mark.parametrize("code", SHIPPED)
+def test_induction_cues_find_their_sentences_in_every_language(code):
+    """induction cues by sentence index (script.CUES): a translation keeps each step's sentences and their order."""
+    from scenes.induction.params import Params
+    from scenes.induction.script import CUES, script
+    from scenes.kit.narration import split_sentences
+
+    for p in (Params(), Params(period=4)):
+        english = {name: len(split_sentences(line.speech)) for name, line in script(p).items()}
+        with in_language(code):
+            spoken = {name: len(split_sentences(line.speech)) for name, line in script(p).items()}
+        assert spoken == english
+        assert all(max(CUES[name].values()) < count for name, count in spoken.items())
 
 
 def test_english_numbers_stay_as_written_and_spoken_before():

@@ -56,7 +56,7 @@ from scenes.bank.parts import (
 )
 from scenes.bank.script import script
 from scenes.kit import AddNode, Formula, StepScene, Topic, formula, head_color, label, step, theme, value_color
-from scenes.kit.i18n import _
+from scenes.kit.i18n import N_, _
 from scenes.kit.readable import TEXT_SIZE
 
 
@@ -297,5 +297,5 @@ class BankScene(StepScene):
                     d_ff=self.numbers.d_ff)
 
 
-TOPIC = Topic("bank", "one token's stream climbs tied blocks: add (residual) or overwrite (4-D 'river bank' world)",
+TOPIC = Topic("bank", N_("one token's stream climbs tied blocks: add (residual) or overwrite (4-D 'river bank' world)"),
               Params, BankScene, world=world_of)

@@ -52,7 +52,7 @@ def storyboard_command(topic: Any | None) -> click.Command:
         for each in topics:
             with cli_errors():
                 manifest, _ = api.rendered(each, params if each is topic else each.Params(), opts, reuse)
-                png = api.storyboard(each, manifest, opts.out, width=sheet_width, columns=columns)
+                png = api.storyboard(each, manifest, opts.out, width=sheet_width, columns=columns, lang=opts.lang)
             click.echo(png)
             if open_result:
                 open_file(png)

@@ -16,6 +16,7 @@ from manim import DOWN, LEFT, RIGHT, Group, VGroup
 
 from scenes.induction.numbers import HeadView
 from scenes.kit import SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, SAFE_WIDTH, HeatGrid, label, number, rounded_cell, theme
+from scenes.kit.i18n import _
 
 ROW_Y = SAFE_TOP - 0.5  # the token row
 CELL_H = 0.52
@@ -54,8 +55,9 @@ class TokenRow(VGroup):
             self.cells.add(VGroup(cell, name.move_to(cell)))
         self.first_half = VGroup(*self.cells[:period + 1])
         self.second_half = VGroup(*self.cells[period + 1:])
-        first = label("first time", WORD_SIZE, theme().muted).next_to(VGroup(*self.cells[1:period + 1]), DOWN, buff=0.1)
-        again = label("again", WORD_SIZE, theme().accent).next_to(self.second_half, DOWN, buff=0.1)
+        first = label(_("first time"), WORD_SIZE, theme().muted).next_to(VGroup(*self.cells[1:period + 1]), DOWN,
+                                                                          buff=0.1)
+        again = label(_("again"), WORD_SIZE, theme().accent).next_to(self.second_half, DOWN, buff=0.1)
         self.halves = VGroup(first, again)
         self.add(self.cells, self.halves)
 
@@ -157,8 +159,9 @@ class LastReading(VGroup):
     def __init__(self, last: str, source: str, weight: float, color: str) -> None:
         super().__init__()
         self.value = number(100 * weight, 1, NUMBER_SIZE, color, unit="%")
-        line = VGroup(self.value, label(f"on '{source}'", WORD_SIZE, theme().text)).arrange(RIGHT, buff=0.15)
-        self.add(label(f"from '{last}':", WORD_SIZE, theme().muted), line)
+        line = VGroup(self.value, label(_("on '{source}'", source=source), WORD_SIZE, theme().text)).arrange(RIGHT,
+                                                                                                           buff=0.15)
+        self.add(label(_("from '{last}':", last=last), WORD_SIZE, theme().muted), line)
         self.arrange(DOWN, aligned_edge=LEFT, buff=0.12)
 
     @property

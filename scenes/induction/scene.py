@@ -26,6 +26,7 @@ from scenes.induction.parts import LastReading, PatternPanel, TokenRow, layout_p
 from scenes.induction.script import CUES, SCORE_PLACES, script
 from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, step, theme
 from scenes.kit.camera import WHOLE, view_of
+from scenes.kit.i18n import N_, _
 
 PREV_COLOR, IND_COLOR = head_color(1), head_color(2)
 CENTRE_Y = 0.3  # where the token row first appears, alone on the screen
@@ -50,8 +51,8 @@ class InductionScene(StepScene):
         """Every part in its place before anything is drawn: the row, both patterns, the right-hand panel."""
         strings = self.numbers.strings
         self.row = TokenRow(strings, self.numbers.period)
-        self.prev_panel = PatternPanel(self.numbers.prev, strings, PREV_COLOR, "previous-token score", SCORE_PLACES)
-        self.ind_panel = PatternPanel(self.numbers.induction, strings, IND_COLOR, "induction score", SCORE_PLACES,
+        self.prev_panel = PatternPanel(self.numbers.prev, strings, PREV_COLOR, _("previous-token score"), SCORE_PLACES)
+        self.ind_panel = PatternPanel(self.numbers.induction, strings, IND_COLOR, _("induction score"), SCORE_PLACES,
                                       labels=False)
         self.panel_left = layout_panels(self.prev_panel, self.ind_panel)
 
@@ -134,7 +135,7 @@ class InductionScene(StepScene):
         shrink = min(1.0, (slot - 0.14) / max(name.width for name in bars.token_labels))  # a gap between words
         for name in bars.token_labels:
             name.scale(shrink, about_edge=UP)
-        title = label(f"next after '{self.numbers.strings[self.numbers.last]}'", 22, theme().text)
+        title = label(_("next after '{last}'", last=self.numbers.strings[self.numbers.last]), 22, theme().text)
         title.move_to([self.panel_left, self.prev_panel.grid.border.get_top()[1] - 0.5, 0], aligned_edge=LEFT)
         fit_inside(title, left=self.panel_left)
         bars.next_to(title, DOWN, buff=0.3).set_x(self.panel_left + width / 2)
@@ -152,5 +153,5 @@ class InductionScene(StepScene):
                     expected=self.numbers.expected)
 
 
-TOPIC = Topic("induction", "a trained previous-token head and induction head complete a repeated sequence "
-              "(the tiny checkpoint)", Params, InductionScene)
+TOPIC = Topic("induction", N_("a trained previous-token head and induction head complete a repeated sequence "
+                             "(the tiny checkpoint)"), Params, InductionScene)

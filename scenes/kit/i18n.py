@@ -46,6 +46,11 @@ def locale_name(code: str | None = None) -> str:
     return LANGUAGES[code or language()]
 
 
+def bcp47(code: str | None = None) -> str:
+    """The language tag HTML's ``lang`` and a ``<track srclang>`` take: 'de', 'zh-Hans' ('en' by default)."""
+    return locale_name(code).replace("_", "-")
+
+
 @contextmanager
 def in_language(code: str | None) -> Iterator[None]:
     """Within the block, :func:`_` translates into ``code`` (None or 'en': the code's English)."""

@@ -25,10 +25,12 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit.base import flag_text
+from scenes.kit.i18n import in_language
 from scenes.kit.values import BadValue, checked, cut_echoes, flag_of, kind_of
 from scenes.topics import load_topics
 
 from . import exports, pool, slides
+from .exports.titles import topic_title
 from .job import Outcome, render_or_skip
 from .manifest import Manifest
 from .naming import output_name
@@ -377,7 +379,7 @@ def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reu
     where = slides.Slides(deck=folder, pdf=folder / f"{deck.name}.pdf" if deck.pdf else None,
                           pptx=folder / f"{deck.name}.pptx" if deck.pptx else None)
     look = slides.Look(title="tblock: " + ", ".join(topic.slug for topic, _ in parts),
-                       titles=[f"{topic.slug}: {topic.description}" for topic, _ in parts],
+                       titles=titles_in(opts.lang, parts),
                        subtitles=[" ".join(flag_text(k, v) for k, v in params.changed().items())
                                   for _, params in parts],
                        offline=deck.offline, reveal_src=deck.reveal_js, cdn_url=deck.cdn_url, loop=deck.loop)
@@ -388,18 +390,26 @@ def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reu
     return [*paths[1:], folder / "index.html"]
 
 
+def titles_in(lang: str | None, parts: list) -> list[str]:
+    """Each deck section's title, '<slug>: <description>', the description in ``lang`` when the catalog has it."""
+    with in_language(lang):
+        return [topic_title(topic.slug, topic.description) for topic, _ in parts]
+
+
 SHEET_WIDTH = 1280  # pixels: a storyboard's width without --sheet-width
 
 
 def storyboard(topic: Any, manifest: Manifest, out: Path, *, width: int | None = None,
-               columns: int | None = None) -> Path:
+               columns: int | None = None, lang: str | None = None) -> Path:
     """Write ``OUT/<topic>/<name>_storyboard.png`` for a render's ``manifest``: each step's last frame,
-    its caption underneath; :class:`RenderFailed` when the video cannot be read."""
+    its caption underneath, the titles in ``lang`` (the render's); :class:`RenderFailed` when the video
+    cannot be read."""
     folder = Path(out) / topic.slug
     png = folder / f"{manifest.name}_storyboard.png"
     try:
-        return exports.write_storyboard(folder / manifest.primary.path, manifest, png,
-                                        title=f"{topic.slug}: {topic.description}",
-                                        width=width or SHEET_WIDTH, columns=columns)
+        with in_language(lang):
+            return exports.write_storyboard(folder / manifest.primary.path, manifest, png,
+                                            title=topic_title(topic.slug, topic.description),
+                                            width=width or SHEET_WIDTH, columns=columns)
     except exports.ExportError as err:
         raise RenderFailed(str(err)) from None

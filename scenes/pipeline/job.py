@@ -192,5 +192,5 @@ def manifest_of(topic: Any, params: Any, opts: RenderOptions, name: str, record:
         steps=tuple(StepRecord.from_scene(s) for s in record.steps), engine_version=tblock.__version__,
         numbers=record.numbers, voice=record.voice,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        inputs=key,
+        inputs=key, lang=opts.lang or "en",
     )

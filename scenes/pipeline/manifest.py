@@ -165,6 +165,7 @@ class Manifest:
     voice: dict[str, Any] | None = None  # the voice and its synthesis counts, for a narrated render
     inputs: str = ""  # the render's input key (scenes/pipeline/render_job.py: input_key); "" if unknown
     schema: int = SCHEMA
+    lang: str = "en"  # the --lang of the captions and narration (written to the JSON only when not English)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -189,6 +190,8 @@ class Manifest:
         notebook's folder in Jupyter, whose server serves the files under it); a file outside it gets
         an absolute ``file://`` URL, which a browser may refuse to load from a served page. The
         captions are embedded as a ``data:`` URL (converted from the .srt), so nothing is written."""
+        from scenes.kit.i18n import bcp47  # here: reading a manifest loads no kit
+
         src = html.escape(_notebook_url(self.folder, self.primary.path), quote=True)
         alt = html.escape(f"{self.topic}: {self.name}", quote=True)
         if self.kind == "still" or self.format in ("png", "gif"):
@@ -198,7 +201,7 @@ class Manifest:
         vtt = self._captions_vtt(srt)
         if vtt:
             data = "data:text/vtt;base64," + base64.b64encode(vtt.encode("utf-8")).decode("ascii")
-            track = f'\n  <track kind="captions" src="{data}" srclang="en" label="captions" default>'
+            track = f'\n  <track kind="captions" src="{data}" srclang="{bcp47(self.lang)}" label="captions" default>'
         width = self.resolution[0] if self.resolution else 854
         return (f'<video controls preload="metadata" src="{src}" title="{alt}" '
                 f'style="max-width: 100%" width="{width}">{track}\n</video>')
@@ -253,6 +256,8 @@ class Manifest:
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["resolution"] = list(self.resolution)
+        if self.lang == "en":  # an English manifest reads as it did before the languages
+            del data["lang"]
         return data
 
     def to_json(self) -> str:

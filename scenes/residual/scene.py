@@ -39,7 +39,7 @@ from scenes.kit import (
     step,
     theme,
 )
-from scenes.kit.i18n import _
+from scenes.kit.i18n import N_, _
 from scenes.residual.numbers import numbers, world_of
 from scenes.residual.params import Params
 from scenes.residual.parts import COLUMNS, LedgerRow, StreamArrows, TokenPlane
@@ -179,5 +179,5 @@ class ResidualScene(StepScene):
                     runs={wo: {"attn_out": r["attn_out"], "resid_mid": r["resid_mid"]} for wo, r in runs.items()})
 
 
-TOPIC = Topic("residual", "one head's mixture becomes an update added to the stream (2-D Eiffel world)",
+TOPIC = Topic("residual", N_("one head's mixture becomes an update added to the stream (2-D Eiffel world)"),
               Params, ResidualScene, world=world_of)

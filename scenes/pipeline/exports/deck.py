@@ -11,6 +11,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from scenes.kit.i18n import bcp47
+
 from ..fsutil import owned_dir
 from ..manifest import Manifest
 from ..publish import Move, publish
@@ -86,7 +88,7 @@ class Slide:
 
 
 DECK_TEMPLATE = """<!doctype html>
-<html lang="en">
+<html lang="{lang}">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1.0">
@@ -157,13 +159,14 @@ def _slide_html(s: Slide, loop: bool, background: str) -> str:
 
 
 def deck_html(slides: Sequence[Slide], *, title: str, reveal: str, theme_name: str = "dark",
-              loop: bool = False, size: tuple[int, int] = (1280, 720)) -> str:
-    """The deck's HTML: reveal.js from ``reveal`` (a CDN address or a relative folder)."""
+              loop: bool = False, size: tuple[int, int] = (1280, 720), lang: str = "en") -> str:
+    """The deck's HTML: reveal.js from ``reveal`` (a CDN address or a relative folder); ``lang`` the
+    renders' ``--lang`` (the page's ``<html lang>``)."""
     th = _theme(theme_name)
     body = "\n".join(_slide_html(s, loop, th.background) for s in slides)
     return DECK_TEMPLATE.format(title=html.escape(title), reveal=reveal.rstrip("/"),
                                 reveal_theme=REVEAL_THEMES.get(theme_name, "black"), slides=body,
-                                width=size[0], height=size[1])
+                                width=size[0], height=size[1], lang=bcp47(lang))
 
 
 def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, title: str = "tblock",
@@ -213,7 +216,7 @@ def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, ti
         else:
             reveal = cdn_url
         text = deck_html(slides, title=title, reveal=reveal, theme_name=theme_name, loop=loop,
-                         size=size or (1280, 720))
+                         size=size or (1280, 720), lang=renders[0][0].lang if renders else "en")
         (stage / "index.html").write_text(text, encoding="utf-8")
         publish(cache, work, [Move(stage, dest, folder=True)])  # the old deck stays until the new one is in
     return dest / "index.html"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -9,12 +10,22 @@ from scenes.kit.theme import THEMES
 
 from ..fsutil import atomic_path
 
+CJK_FONTS = {False: ("NotoSansCJK-Regular.ttc", "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"),
+             True: ("NotoSansCJK-Bold.ttc", "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc")}
 
-def _font(size: int, bold: bool = False) -> Any:
-    """The kit's font (DejaVu Sans) at ``size`` pixels, or Pillow's own when it is not installed."""
+
+def has_cjk(text: str) -> bool:
+    """True when ``text`` has a Chinese (CJK) character: DejaVu has none, so the picture takes Noto CJK."""
+    return any("\u3000" <= c <= "\u9fff" or "\uf900" <= c <= "\uffef" for c in text)
+
+
+def _font(size: int, bold: bool = False, cjk: bool = False) -> Any:
+    """The kit's font (DejaVu Sans) at ``size`` pixels, or Pillow's own when it is not installed;
+    ``cjk``: Noto Sans CJK (fonts-noto-cjk; it has the Latin letters too) first, for Chinese texts."""
     from PIL import ImageFont
 
-    for name in (("DejaVuSans-Bold.ttf", "DejaVu Sans Bold") if bold else ("DejaVuSans.ttf", "DejaVu Sans")):
+    names = ("DejaVuSans-Bold.ttf", "DejaVu Sans Bold") if bold else ("DejaVuSans.ttf", "DejaVu Sans")
+    for name in (CJK_FONTS[bold] + names) if cjk else names:
         try:
             return ImageFont.truetype(name, size)
         except OSError:
@@ -26,13 +37,26 @@ def _theme(name: str) -> Any:
     return THEMES.get(name, THEMES["dark"])
 
 
+def _units(paragraph: str) -> list[tuple[str, str]]:
+    """The paragraph's breakable pieces, each with what joins it to the one before: words (a space), and in
+    Chinese each character (nothing: Chinese has no spaces and breaks between any two characters)."""
+    units: list[tuple[str, str]] = []
+    for word in paragraph.split():
+        joint = " "
+        for piece in re.findall(r"[\u3000-\u9fff\uf900-\uffef][，。：；！？、）”’]*|[^\u3000-\u9fff\uf900-\uffef]+",
+                                word) if has_cjk(word) else [word]:
+            units.append((joint, piece))
+            joint = ""
+    return units
+
+
 def _wrap(text: str, font: Any, width: int) -> list[str]:
-    """Greedy word wrap by measured pixel width."""
+    """Greedy word wrap by measured pixel width (Chinese: between characters)."""
     lines: list[str] = []
     for paragraph in text.splitlines() or [""]:
         line = ""
-        for word in paragraph.split():
-            trial = f"{line} {word}".strip()
+        for joint, word in _units(paragraph):
+            trial = f"{line}{joint}{word}".strip()
             if font.getlength(trial) <= width or not line:
                 line = trial
             else:
@@ -51,7 +75,9 @@ def title_card(title: str, subtitle: str, theme_name: str, size: tuple[int, int]
     th = _theme(theme_name)
     image = Image.new("RGB", size, th.background)
     draw = ImageDraw.Draw(image)
-    big, small = _font(max(16, round(height * 0.07)), bold=True), _font(max(12, round(height * 0.045)))
+    cjk = has_cjk(title + subtitle)
+    big = _font(max(16, round(height * 0.07)), bold=True, cjk=cjk)
+    small = _font(max(12, round(height * 0.045)), cjk=cjk)
     lines = [(line, big, th.text) for line in _wrap(title, big, round(width * 0.84))]
     lines += [(line, small, th.muted) for line in _wrap(subtitle, small, round(width * 0.84))] if subtitle else []
     heights = [round(font.size * 1.35) for _, font, _ in lines]

@@ -9,7 +9,8 @@ from pathlib import Path
 from typing import Any
 
 from ..manifest import Manifest
-from .drawing import _font, _theme, _wrap, save_png
+from .drawing import _font, _theme, _wrap, has_cjk, save_png
+from .titles import step_title
 from .video_info import ExportError, frames_at, step_end_frames
 
 STORYBOARD_KEY = "tblock-storyboard"  # PNG text chunk: the topic and each panel's step and box
@@ -41,9 +42,11 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
     pad, gap = round(24 * scale), round(20 * scale)
     panel_w = (width - 2 * pad - (columns - 1) * gap) // columns
     panel_h = round(panel_w * images[0].height / images[0].width)
-    caption_font = _font(max(11, round(CAPTION_PX * scale)))
-    name_font = _font(max(11, round(CAPTION_PX * scale)), bold=True)
-    title_font = _font(max(14, round(TITLE_PX * scale)), bold=True)
+    names = [step_title(name) for name in names]  # in the render's language
+    cjk = has_cjk(" ".join([title, *captions, *names]))
+    caption_font = _font(max(11, round(CAPTION_PX * scale)), cjk=cjk)
+    name_font = _font(max(11, round(CAPTION_PX * scale)), bold=True, cjk=cjk)
+    title_font = _font(max(14, round(TITLE_PX * scale)), bold=True, cjk=cjk)
     line_h = round(caption_font.size * 1.3)
     wrapped = [_wrap(c, caption_font, panel_w) for c in captions]
     name_h = round(name_font.size * 1.6)
@@ -72,7 +75,7 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
             draw.rectangle([x - 1, y - 1, x + panel_w, y + panel_h], outline=th.faint)
             ty = y + panel_h + round(name_h * 0.25)
             number = numbers[i] if numbers is not None else i + 1
-            draw.text((x, ty), f"{number}  {names[i].replace('_', ' ')}", font=name_font, fill=th.accent)
+            draw.text((x, ty), f"{number}  {names[i]}", font=name_font, fill=th.accent)
             ty = y + panel_h + name_h
             for line in wrapped[i]:
                 draw.text((x, ty), line, font=caption_font, fill=th.text)

@@ -349,8 +349,10 @@ const Studio = (() => {
     const captions = status.files.find((f) => f.endsWith(".srt"));
     video.replaceChildren();
     video.src = `${primary}?job=${status.id}`;
-    if (captions) showSubtitlesBelow(video, `${captions}?as=vtt&job=${status.id}`);
-    else $("subtitle").hidden = true;
+    if (captions) {
+      const lang = (manifest && manifest.lang) || "en";  // an English manifest has no lang key
+      showSubtitlesBelow(video, `${captions}?as=vtt&job=${status.id}`, lang === "zh" ? "zh-Hans" : lang);
+    } else $("subtitle").hidden = true;
     video.hidden = false;
     $("placeholder").hidden = true;
     video.load();
@@ -368,9 +370,9 @@ const Studio = (() => {
 
   // the captions as a line under the picture, never over it: the track is loaded hidden and each
   // cue's text is copied into #subtitle while it is active
-  function showSubtitlesBelow(video, src) {
+  function showSubtitlesBelow(video, src, srclang) {
     const line = $("subtitle");
-    const track = el("track", { kind: "subtitles", srclang: document.documentElement.lang || "en", label: "captions", src });
+    const track = el("track", { kind: "subtitles", srclang, label: "captions", src });
     video.append(track);
     track.track.mode = "hidden";
     line.textContent = "";

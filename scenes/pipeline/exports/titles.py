@@ -1,0 +1,27 @@
+"""The step titles the storyboard writes over each panel, marked for the catalog (scenes/locale).
+
+A step's title is its method's name with spaces (``show_sequence`` -> 'show sequence'); :func:`step_title`
+gives it in the render's language when the catalog has it, else as it was (every English title, and the
+steps of topics not yet translated).
+"""
+
+from __future__ import annotations
+
+from scenes.kit.i18n import N_, _
+
+STEP_TITLES = (  # the translated topics' steps (Babel extracts them from here)
+    N_("show tokens"), N_("score keys"), N_("build mixture"), N_("project update"), N_("switch to negate"),
+    N_("show sentence"), N_("first attention"), N_("first ffn"), N_("later blocks"), N_("the sum"),
+    N_("depth map"), N_("compare maps"),
+    N_("show sequence"), N_("previous token"), N_("induction head"), N_("predict"),
+)
+
+
+def step_title(name: str) -> str:
+    """The storyboard's title of step ``name`` in the current language: 'show_sequence' -> 'show sequence'."""
+    return _(name.replace("_", " "))
+
+
+def topic_title(slug: str, description: str) -> str:
+    """'<slug>: <description>', the description in the current language when the catalog has it."""
+    return f"{slug}: {_(description)}"
