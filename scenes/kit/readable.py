@@ -31,7 +31,7 @@ NUMBER_CELL = 0.92  # the narrowest cell that holds a two-place number at NUMBER
 def numbers_fit(n: int, width: float, cell: float = NUMBER_CELL) -> bool:
     """True when ``n`` entries in ``width`` units get cells of at least ``cell`` (else: a heat strip).
 
-    >>> numbers_fit(4, 3.7), numbers_fit(16, 10.5), numbers_fit(0, 3.0)
+    >>> numbers_fit(4, 3.85), numbers_fit(16, 10.5), numbers_fit(0, 3.0)
     (True, False, False)
     """
     return 0 < n <= MAX_NUMBERS and n * cell + CELL_GAP * (n - 1) <= width + 1e-9
