@@ -266,7 +266,8 @@ def world_of(p: Params) -> World:
     """The block, tokens and position table these flags ask for."""
     inp = p.trained()
     if inp is None:
-        return seeded_world(p.word_list, p.d_model, p.heads, p.seed, p.alibi_slopes(p.heads))
+        return seeded_world(p.word_list, p.d_model, p.heads, p.seed, p.alibi_slopes(p.heads),
+                            max(TABLE_POSITIONS, len(p.word_list) + p.shift))  # the shifted positions too
     return checkpoint_world(p.weights, inp.ids, inp.strings, 0, p.alibi_slopes(inp.ckpt.config.n_heads))
 
 
