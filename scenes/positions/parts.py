@@ -105,6 +105,8 @@ class Rows(Group):
             self.strip_rows(n, words)
             self.ends = self.row_boxes
         self.title = wrapped(title, TEXT_SIZE, width, theme().muted).next_to(self.body, UP, buff=0.15)
+        top = (self.body[0] if isinstance(self.body[0], MatrixGrid) else self.body).get_top()[1]
+        self.title.shift(UP * (top + 0.2 - baseline(self.title[-1])))  # on a baseline: a comma does not push it up
         self.add(self.body, self.title)
 
     def strip_rows(self, n: int, words: Sequence[str] | None) -> None:
