@@ -158,3 +158,35 @@ def test_a_steady_number_set_value_by_value_ends_as_one_set_at_once(seed, edge):
     assert stepped.get_value() == at_once.get_value() == values[-1]
     assert np.array_equal(_points(stepped), _points(at_once))
     assert np.allclose(at_once.get_critical_point(fixed), where, atol=1e-9)  # it stays where it was put
+
+
+# -- the readability floor's sizes (kit/readable.py, issue 32) ---------------------------------------
+
+def test_a_vector_can_be_told_to_draw_a_strip_where_readable_cells_do_not_fit():
+    from scenes.kit.readable import numbers_fit
+
+    values = np.linspace(-1, 1, 16)
+    assert Vector(values, width=10.6).numeric and not numbers_fit(16, 10.6)  # the kit's rule alone: 0.62 cells
+    strip = Vector(values, width=10.6, numbers=numbers_fit(16, 10.6))
+    assert not strip.numeric and isinstance(strip.view, HeatStrip)
+    assert Vector(values[:4], width=4.0, numbers=True).numeric
+
+
+def test_readable_sizes_reach_the_floor_and_lines_wrap_instead_of_shrinking():
+    import doctest
+
+    from scenes.kit import label, number, readable
+    from scenes.kit.layout import small_digits
+
+    assert doctest.testmod(readable).failed == 0
+    assert small_digits([number(-0.4, 2, readable.NUMBER_SIZE)], readable.FLOOR) == []
+    assert small_digits([label("0123456789", readable.TEXT_SIZE)], readable.FLOOR) == []
+    assert small_digits([number(-0.4, 2, readable.NUMBER_SIZE - 2)], readable.FLOOR) != []  # the floor is tight
+    assert number(-0.4, 2, readable.NUMBER_SIZE).width <= readable.NUMBER_CELL
+    lines = readable.wrapped("token 2: 5 of 16 hidden units active (units 1, 6, 12, 14, 15)", readable.TEXT_SIZE, 5.0)
+    assert len(lines) > 1 and all(m.width <= 5.0 for m in lines)
+    assert all(m.font_size == pytest.approx(readable.TEXT_SIZE) for m in lines)
+    power = readable.with_power("max |a| < 10⁻¹²", 28)
+    assert power.text == "max |a| < 10⁻¹²" and [m.text for m in power] == ["max |a| < 10", "−12"]
+    assert small_digits([power], readable.FLOOR) == []
+    assert small_digits([label("max |a| < 10⁻¹²", 28)], readable.FLOOR) != []  # Unicode superscripts are not

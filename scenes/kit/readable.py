@@ -34,7 +34,7 @@ __all__ = ["FLOOR", "NUMBER_CELL", "NUMBER_SIZE", "TEXT_SIZE", "numbers_fit", "w
 def numbers_fit(n: int, width: float, cell: float = NUMBER_CELL) -> bool:
     """True when ``n`` entries in ``width`` units get cells of at least ``cell`` (else: a heat strip).
 
-    >>> numbers_fit(4, 3.7), numbers_fit(16, 10.5), numbers_fit(0, 3.0)
+    >>> numbers_fit(4, 3.85), numbers_fit(16, 10.5), numbers_fit(0, 3.0)
     (True, False, False)
     """
     return shows_numbers(n, width, cell)

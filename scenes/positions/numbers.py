@@ -290,7 +290,8 @@ def block_world(p: Params) -> World:
         return file_world(file, p.alibi_slopes(file.sizes["h"]))
     inp = p.trained()
     if inp is None:
-        return seeded_world(p.word_list, p.d_model, p.heads, p.seed, p.alibi_slopes(p.heads))
+        return seeded_world(p.word_list, p.d_model, p.heads, p.seed, p.alibi_slopes(p.heads),
+                            max(TABLE_POSITIONS, len(p.word_list) + p.shift))  # the shifted positions too
     return checkpoint_world(p.weights, inp.ids, inp.strings, 0, p.alibi_slopes(inp.ckpt.config.n_heads))
 
 

@@ -17,11 +17,12 @@ Render with ``python render.py positions`` or ``manim -ql scenes/positions/scene
 from __future__ import annotations
 
 import numpy as np
-from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, VGroup
+from manim import DOWN, RIGHT, UP, Create, FadeIn, FadeOut, Group, VGroup
 
 from scenes.kit import (
     SAFE_BOTTOM,
     SAFE_TOP,
+    SAFE_WIDTH,
     Columns,
     StepScene,
     Topic,
@@ -32,27 +33,25 @@ from scenes.kit import (
     step,
     theme,
 )
+from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
 from scenes.positions.numbers import inverse, numbers, world_of
 from scenes.positions.params import Params
-from scenes.positions.parts import PositionTable, Rows, Sentence, SummaryTable, connector
+from scenes.positions.parts import PositionTable, Rows, Sentence, SummaryTable, connector, powered
 from scenes.positions.script import BOUND_TEXT, NAMES, WHERE, changes, diff, only_offset, script
 from tblock.names import head_label
 
 COLUMNS = Columns(left=(-3.45, 6.4), right=(3.45, 6.4))
-SENTENCE_Y = 3.0
-NOTE_Y = SAFE_BOTTOM + 0.3
+SENTENCE_Y = SAFE_TOP - 0.3  # the chips' centre
+ROWS_TOP = SENTENCE_Y - 0.45  # the top of the matrices under the chips
+NOTE_Y = SAFE_BOTTOM + 0.35
 TABLE_SHOWN = 32  # positions of the table drawn
 
 
-SUPERSCRIPTS = "⁰¹²³⁴⁵⁶⁷⁸⁹"
-BOUND_SIZE = 24  # a bound's superscript digits are 0.135 units tall at this size (the floor is 0.13)
 
 
-def note(text: str, color: str | None = None, size: float = 22) -> VGroup:
-    """A line of text; one holding a bound (10⁻¹²) is at least BOUND_SIZE so its exponent stays readable."""
-    if any(c in SUPERSCRIPTS for c in text):
-        size = max(size, BOUND_SIZE)
-    return VGroup(label(text, size, color))
+def note(text: str, color: str | None = None) -> VGroup:
+    """A line of text at the floor; a bound's exponent (10⁻¹²) raised at the floor too."""
+    return powered(text, TEXT_SIZE, color)
 
 
 class PositionsScene(StepScene):
@@ -86,14 +85,14 @@ class PositionsScene(StepScene):
     @step
     def no_order(self) -> None:
         t, tokens, permuted_tokens = theme(), self.numbers.tokens, self.numbers.permuted_tokens
-        self.sentence = self.place(Sentence(tokens, t.text), "left", SENTENCE_Y + 0.2)
-        permuted = self.place(Sentence(permuted_tokens, t.accent), "right", SENTENCE_Y + 0.2)
+        self.sentence = self.place(Sentence(tokens, t.text), "left", SAFE_TOP)
+        permuted = self.place(Sentence(permuted_tokens, t.accent), "right", SAFE_TOP)
         scale = float(np.max(np.abs(self.numbers.out)))
         self.out = self.track("out", self.place(Rows(self.numbers.out, tokens, "block output, no positions", scale),
-                                                "left", SENTENCE_Y - 0.45))
+                                                "left", ROWS_TOP))
         self.out_p = self.track("out_permuted", self.place(
             Rows(self.numbers.out_permuted, permuted_tokens, "output of the permuted sentence", scale),
-            "right", SENTENCE_Y - 0.45))
+            "right", ROWS_TOP))
         self.play(FadeIn(self.sentence), run_time=0.6)
         self.play(FadeIn(self.out), run_time=0.8)
         self.cue(1)
@@ -106,7 +105,7 @@ class PositionsScene(StepScene):
         self.cue(3)
         error = diff(self.numbers.equivariance["none"])
         bound = note(f"largest difference after putting the rows back: {error}", t.update)
-        bound.move_to([0, self.out.get_bottom()[1] - 0.6, 0])
+        bound.move_to([0, NOTE_Y, 0])
         self.play(FadeIn(bound), run_time=0.6)
         self.first_view = VGroup(permuted, links, bound)
         self.out_p_group = self.out_p
@@ -120,10 +119,11 @@ class PositionsScene(StepScene):
         chips = VGroup(*[self.sentence.chips[k][0].copy().set_stroke(t.accent, width=3) for k in (i, j)])
         text = note(f"'{self.numbers.tokens[i]}' at positions {i + 1} and {j + 1}", t.accent)
         value = note(f"difference of the rows: {diff(self.numbers.pair_difference)}", t.update)
-        group = VGroup(text, value).arrange(DOWN, buff=0.3, aligned_edge=LEFT)
+        group = VGroup(text, value).arrange(DOWN, buff=0.3)
+        group.move_to([0, 0, 0]).shift(UP * (NOTE_Y - 0.15 - group.get_bottom()[1]))
         self.play(Create(frames), Create(chips), run_time=0.8)
         self.cue(1)
-        self.play(FadeIn(self.place(group, "right", 1.2)), run_time=0.6)
+        self.play(FadeIn(group), run_time=0.6)
 
     @step
     def causal_mask(self) -> None:
@@ -131,23 +131,23 @@ class PositionsScene(StepScene):
         i, j = self.numbers.pair
         self.clear_stage()
         scale = float(np.max(np.abs(outputs)))
-        words = self.place(Sentence(tokens, t.text), "left", SENTENCE_Y + 0.2)
+        words = self.place(Sentence(tokens, t.text), "left", SAFE_TOP)
         causal = self.track("causal", self.place(Rows(outputs, tokens, "causal mask, no positions", scale),
-                                                 "left", SENTENCE_Y - 0.45))
+                                                 "left", ROWS_TOP))
         frames = VGroup(causal.frame(i, t.accent), causal.frame(j, t.accent))
-        differ = note(f"the two '{tokens[i]}' rows differ by {diff(self.numbers.causal_pair_difference)}", t.accent, 20)
-        differ.next_to(causal, DOWN, buff=0.3)
+        differ = note(f"the two '{tokens[i]}' rows differ by {diff(self.numbers.causal_pair_difference)}", t.accent)
+        self.place(differ, "left", NOTE_Y + differ.height / 2)
         self.play(FadeIn(words), FadeIn(causal), run_time=0.8)
         self.cue(1)
         self.play(Create(frames), FadeIn(differ), run_time=0.8)
         self.cue(3)
-        reordered = self.place(Sentence(self.numbers.prefix_tokens, t.accent), "right", SENTENCE_Y + 0.2)
+        reordered = self.place(Sentence(self.numbers.prefix_tokens, t.accent), "right", SAFE_TOP)
         last = len(tokens) - 1
         both = np.stack([outputs[last], self.numbers.causal_prefix[last]])  # (2, d): the last row, both orders
         rows = self.track("last_rows", self.place(
-            Rows(both, ["as given", "reversed"], f"'{tokens[last]}' after each order", scale), "right", 2.0))
+            Rows(both, ["as given", "reversed"], f"'{tokens[last]}' after each order", scale), "right", ROWS_TOP))
         same = note(f"difference: {diff(self.numbers.last_row_difference)}", t.update)
-        same.next_to(rows, DOWN, buff=0.3)
+        self.place(same, "right", NOTE_Y + same.height / 2)
         self.play(FadeIn(reordered), FadeIn(rows), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
 
@@ -155,69 +155,85 @@ class PositionsScene(StepScene):
 
     @step
     def absolute(self) -> None:
-        t, tokens, world = theme(), self.numbers.tokens, self.numbers.world
+        t, tokens = theme(), self.numbers.tokens
         self.clear_stage()
-        equation = formula('X = "token embedding" + "position embedding"', 34).move_to([0, SAFE_TOP - 0.3, 0])
-        shown = min(max(TABLE_SHOWN, len(tokens) + self.numbers.shift), len(world.table))
-        name = "sinusoidal table (tblock.positions)" if world.table_name == "sinusoidal" else \
-            f"W_pos of '{world.table_name}'" if world.file is not None else f"learned W_pos of '{world.table_name}'"
-        table = self.track("position_table", PositionTable(world.table, shown, name, height=1.3))
-        table.next_to(equation, DOWN, buff=0.3)
-        keep_on_screen(table)
+        equation = formula('X = "token embedding" + "position embedding"', NUMBER_SIZE)
+        equation.move_to([0, SAFE_TOP - equation.height / 2, 0])
+        measured = note(f"largest difference: {diff(self.numbers.equivariance['absolute'])}", t.negative)
+        measured.move_to([0, NOTE_Y, 0])
+        scale = float(np.max(np.abs(self.numbers.absolute)))
+        a = Rows(self.numbers.absolute, tokens, "absolute positions", scale)
+        b = Rows(self.numbers.absolute_permuted, tokens, "permuted sentence, rows put back", scale)
+        top = measured.get_top()[1] + 0.3 + max(a.height, b.height)
+        a, b = (self.track(key, self.place(rows, side, top)) for key, rows, side in
+                (("absolute", a, "left"), ("absolute_permuted", b, "right")))
+        table = self.track("position_table", self.position_table(equation.get_bottom()[1] - 0.2, top + 0.2))
         here = table.columns(0, len(tokens), t.accent)
         self.play(FadeIn(equation), run_time=0.6)
         self.cue(1)
         self.play(FadeIn(table), run_time=0.8)
         self.play(Create(here), run_time=0.6)
         self.cue(2)
-        scale = float(np.max(np.abs(self.numbers.absolute)))
-        top = table.get_bottom()[1] - 0.25
-        a = self.track("absolute", self.place(Rows(self.numbers.absolute, tokens, "absolute positions", scale),
-                                              "left", top))
-        b = self.track("absolute_permuted", self.place(
-            Rows(self.numbers.absolute_permuted, tokens, "permuted sentence, rows put back", scale), "right", top))
-        measured = note(f"largest difference: {diff(self.numbers.equivariance['absolute'])}", t.negative)
-        measured.move_to([0, NOTE_Y, 0])
         self.play(FadeIn(a), FadeIn(b), run_time=0.8)
         self.play(FadeIn(measured), run_time=0.5)
+
+    def position_table(self, top: float, bottom: float) -> PositionTable:
+        """The position table's heat strip, as tall as the band from ``bottom`` to ``top`` allows."""
+        world, tokens = self.numbers.world, self.numbers.tokens
+        shown = min(max(TABLE_SHOWN, len(tokens) + self.numbers.shift), len(world.table))
+        name = "sinusoidal table (tblock.positions)" if world.table_name == "sinusoidal" else \
+            f"W_pos of '{world.table_name}'" if world.file is not None else f"learned W_pos of '{world.table_name}'"
+        probe = PositionTable(world.table, shown, name, height=1.0)
+        labels = probe.height - 1.0
+        table = PositionTable(world.table, shown, name, width=11.0, height=max(0.5, top - bottom - labels))
+        table.move_to([0, 0, 0]).shift(UP * (top - table.get_top()[1]))
+        return table
 
     @step
     def relative(self) -> None:
         t, tokens = theme(), self.numbers.tokens
         r = self.numbers.relative
         self.clear_stage()
-        xs = (-4.3, 0.55, 4.75)
         scale = float(np.max(np.abs(np.stack([r.content, r.attn_bias, r.attn_scores]))))
-        names = [f"{head_label(r.head)}: q·k / √d_head", "bias −m·|i − j|", "scores + bias"]
-        grids = [self.track(key, Rows(m, tokens if key == "alibi_content" else None, title, scale))
-                 for key, m, title in zip(("alibi_content", "alibi_attn_bias", "alibi_attn_scores"),
-                                          (r.content, r.attn_bias, r.attn_scores), names)]
-        for g, x in zip(grids, xs):
-            g.move_to([x, 0, 0]).shift(UP * (SAFE_TOP - 0.05 - g.get_top()[1]))
-        plus = label("+", 34).move_to([(grids[0].get_right()[0] + grids[1].get_left()[0]) / 2,
-                                       grids[0].body.get_y(), 0])
-        equals = label("=", 34).move_to([(grids[1].get_right()[0] + grids[2].get_left()[0]) / 2,
-                                         grids[0].body.get_y(), 0])
-        slope = note(f"m = {r.slopes[r.head]:g}  (slopes: {', '.join(f'{v:g}' for v in r.slopes)})", t.muted, 18)
-        slope.next_to(grids[1], DOWN, buff=0.2)
+        grids = self.relative_sum(scale)
+        slope = wrapped(f"m = {r.slopes[r.head]:g}  (slopes: {', '.join(f'{v:g}' for v in r.slopes)})",
+                        TEXT_SIZE, SAFE_WIDTH, t.muted)
+        slope.move_to([0, NOTE_Y, 0]).shift(UP * (NOTE_Y + 0.15 - slope.get_bottom()[1]))
         self.play(FadeIn(grids[0]), run_time=0.6)
         self.cue(1)
-        self.play(FadeIn(plus), FadeIn(grids[1]), FadeIn(slope), run_time=0.8)
-        self.play(FadeIn(equals), FadeIn(grids[2]), run_time=0.8)
+        self.play(FadeIn(grids[1]), FadeIn(grids[2]), FadeIn(slope), run_time=0.8)
+        self.play(FadeIn(grids[3]), FadeIn(grids[4]), run_time=0.8)
         self.cue(4)  # "The softmax turns the sum into the weights."
-        low = slope.get_bottom()[1] - 0.2
-        weights = self.track("alibi_pattern", Rows(r.pattern, tokens, "weights: softmax of each row"))
-        weights.move_to([-3.4, 0, 0]).shift(UP * (low - weights.get_top()[1]))
-        self.play(FadeIn(weights), run_time=0.8)
+        top_row = SAFE_TOP - 0.05
+        total = self.track("alibi_attn_scores", self.place(Rows(r.attn_scores, tokens, "scores + bias", scale),
+                                                           "left", top_row))
+        weights = self.track("alibi_pattern", self.place(Rows(r.pattern, tokens, "weights: softmax of each row"),
+                                                         "right", top_row))
+        self.play(FadeOut(grids), FadeIn(total), FadeIn(weights), run_time=0.8)
         self.cue(5)  # "Move both positions ..."
-        shifted = self.track("alibi_shifted_attn_scores", Rows(r.shifted_attn_scores, None,
-                                                               f"scores + bias, both {self.numbers.shift} later",
-                                                               scale))
-        shifted.move_to([grids[2].get_x(), 0, 0]).shift(UP * (low - shifted.get_top()[1]))
-        same = note(f"change: {diff(self.numbers.shift_invariance['relative'])}", t.update, 20)
-        same.next_to(shifted, DOWN, buff=0.15)
-        self.play(FadeIn(shifted), run_time=0.8)
+        shifted = self.track("alibi_shifted_attn_scores", self.place(
+            Rows(r.shifted_attn_scores, tokens, f"scores + bias, both {self.numbers.shift} later", scale),
+            "right", top_row))
+        same = note(f"change: {diff(self.numbers.shift_invariance['relative'])}", t.update)
+        same.next_to(slope, UP, buff=0.25)
+        self.play(FadeOut(weights), FadeIn(shifted), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
+
+    def relative_sum(self, scale: float) -> VGroup:
+        """q·k + bias = scores, three grids in a row across the width, with "+" and "=" between them."""
+        r, tokens = self.numbers.relative, self.numbers.tokens
+        names = [f"{head_label(r.head)}: q·k / √d_head", "bias −m·|i − j|", "scores + bias"]
+        width = (SAFE_WIDTH - 1.3) / 3
+        grids = [Rows(m, tokens if k == 0 else None, title, scale, width=width + (1.0 if k == 0 else 0.0))
+                 for k, (m, title) in enumerate(zip((r.content, r.attn_bias, r.attn_scores), names))]
+        self.track("alibi_content", grids[0])
+        self.track("alibi_attn_bias", grids[1])
+        plus, equals = label("+", NUMBER_SIZE), label("=", NUMBER_SIZE)
+        row = Group(grids[0], plus, grids[1], equals, grids[2]).arrange(RIGHT, buff=0.25)
+        for sign in (plus, equals):
+            sign.set_y(grids[0].body.get_y())
+        row.move_to([0, 0, 0]).shift(UP * (SAFE_TOP - 0.05 - row.get_top()[1]))
+        return Group(grids[0], plus, grids[1], equals, grids[2])
 
     @step
     def rope(self) -> None:
@@ -228,26 +244,26 @@ class PositionsScene(StepScene):
         n = len(tokens)
         a = self.track("rope_attn_scores", self.place(
             Rows(ro.attn_scores, tokens, f"RoPE, {head_label(ro.head)}: scores at positions 0-{n - 1}", scale),
-            "left", SAFE_TOP - 0.6))
-        equation = formula("(R_i thin q) dot (R_j thin k) = q dot R_(j-i) thin k", 34)
-        pointer = note("the rotation itself: python render.py rope", t.muted, 20)
+            "left", SAFE_TOP))
+        equation = formula("(R_i thin q) dot (R_j thin k) = q dot R_(j-i) thin k", NUMBER_SIZE)
+        pointer = note("the rotation itself: python render.py rope", t.muted)
         self.play(FadeIn(a), run_time=0.8)
         self.cue(1)
-        equation.next_to(a, DOWN, buff=0.5).set_x(0)
+        equation.next_to(a, DOWN, buff=0.4).set_x(0)
         pointer.next_to(equation, DOWN, buff=0.25)
         self.play(FadeIn(equation), FadeIn(pointer), run_time=0.6)
         self.cue(2)
         b = self.track("rope_shifted_attn_scores", self.place(
             Rows(ro.shifted_attn_scores, tokens, f"at positions {shift}-{shift + n - 1}", scale),
-            "right", SAFE_TOP - 0.6))
+            "right", SAFE_TOP))
         same = note(f"change of the scores: {diff(self.numbers.shift_invariance['rope'])}", t.update)
-        same.next_to(pointer, DOWN, buff=0.4)
+        moved = note(f"permuting the sentence changes the rows by {diff(self.numbers.equivariance['rope'])}",
+                     t.negative)
+        moved.move_to([0, NOTE_Y, 0])
+        same.next_to(moved, UP, buff=0.3)
         self.play(FadeIn(b), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
         self.cue(3)
-        moved = note(f"permuting the sentence changes the rows by {diff(self.numbers.equivariance['rope'])}",
-                     t.negative)
-        moved.next_to(same, DOWN, buff=0.3)
         self.play(FadeIn(moved), run_time=0.6)
 
     @step
@@ -257,17 +273,19 @@ class PositionsScene(StepScene):
                   "scores only on the offset?"]
         moved, shifted = self.numbers.equivariance, self.numbers.shift_invariance
         rows = [[NAMES[k], WHERE[k], changes(moved[k]), only_offset(shifted[k])] for k in self.numbers.schemes]
-        table = self.track("summary_table", SummaryTable(header, rows, widths=(2.2, 3.5, 4.2, 3.8), size=BOUND_SIZE))
-        table.move_to([0, 0.5, 0])
-        keep_on_screen(table)
+        table = self.track("summary_table", SummaryTable(header, rows, widths=(2.45, 3.6, 3.6, 4.05),
+                                                         row_height=0.75))
+        table.move_to([0, 0, 0]).shift(UP * (SAFE_TOP - 0.1 - table.get_top()[1]))
         self.play(FadeIn(table.header), run_time=0.6)
         for k, (row, rule) in enumerate(zip(table.body, table.rules)):
             self.cue(k + 1)  # sentence k + 1 speaks row k
             self.play(FadeIn(row), Create(rule), run_time=0.5)
         permute = ",".join(str(i + 1) for i in self.numbers.order)  # with --world, maybe not --permute's
-        foot = note(f"measured: permute {permute}; shift both positions by {self.numbers.shift}; "
-                    f"{BOUND_TEXT} is rounding", theme().muted, 18)
-        foot.next_to(table, DOWN, buff=0.4)
+        text = (f"measured: permute {permute}; shift both positions by {self.numbers.shift}; "
+                f"{BOUND_TEXT} is rounding")
+        cut = text.rindex("; ") + 1
+        foot = VGroup(note(text[:cut], theme().muted), note(text[cut + 1:], theme().muted)).arrange(DOWN, buff=0.15)
+        foot.move_to([0, 0, 0]).shift(UP * (NOTE_Y + 0.15 - foot.get_bottom()[1]))
         self.play(FadeIn(foot), run_time=0.5)
 
     def record_numbers(self) -> None:
