@@ -150,8 +150,9 @@ class BlockOutline(VGroup):
         x_in = formula("X", 40, t.stream).move_to([SAFE_LEFT + 0.6, 0, 0])
         z_out = formula("Z", 40, t.stream).move_to([SAFE_RIGHT - 0.55, 0, 0])
         y_mark = formula("Y", OUTLINE_TEXT, t.stream).move_to([1.2, -0.38, 0])
-        d1 = formula(ATTN, OUTLINE_TEXT, t.accent).next_to(c1.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
-        d2 = formula(FFN, OUTLINE_TEXT, t.update).next_to(c2.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
+        side = RIGHT if on_branch else LEFT  # post-norm's norm box sits right of each ⊕
+        d1 = formula(ATTN, OUTLINE_TEXT, t.accent).next_to(c1.add_node, side, buff=0.12).shift(UP * 0.5)
+        d2 = formula(FFN, OUTLINE_TEXT, t.update).next_to(c2.add_node, side, buff=0.12).shift(UP * 0.5)
         self.add(x_in, z_out, y_mark, d1, d2)
         self.parts: dict[str, VMobject] = dict(
             input=x_in, norm1=boxes[0], attention=c1.sublayer_box, attn_out=VGroup(c1.write_path, d1),
