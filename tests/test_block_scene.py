@@ -241,3 +241,18 @@ def test_block_last_frame(scene):
     BlockScene.construct(scene)
 
 
+# -- readable from the back row (issue 32) ---------------------------------------------------------
+
+@pytest.mark.render
+@pytest.mark.parametrize("flags", [{}, {"n_tokens": 6}, {"n_tokens": 6, "placement": "post", "act": "relu",
+                                                         "mask": "causal", "norm": "layer"}],
+                         ids=["defaults", "largest", "largest-post"])
+def test_every_step_end_is_readable_and_fills_the_frame(flags):
+    """Every digit and word at least 3% of the frame's height; the content spans 80% of the safe height
+    or 90% of its width, inside the frame and above the caption band."""
+    from tests.step_ends import back_row_faults, step_ends
+
+    params = Params(**flags)
+    ends = step_ends(BlockScene, params=params)
+    assert list(ends) == list(params.steps())
+    assert back_row_faults(ends) == {}

@@ -59,6 +59,7 @@ from scenes.kit import (
     pct,
     theme,
 )
+from scenes.kit.readable import NUMBER_CELL, NUMBER_SIZE, TEXT_SIZE, with_power, wrapped
 from scenes.kit.vector import number_font_size
 from tblock.names import head_label
 
@@ -66,19 +67,20 @@ from tblock.names import head_label
 
 FORMULA_Y = 3.5       # the stage's formula
 ROW0_Y = 2.1          # centre of the first token row in the walk
-STREAM_X = -3.8       # centre of the stream grid's cells
+STREAM_X = -3.6       # centre of the stream grid's cells (its row names end inside the frame)
 BRANCH_X = 2.65       # centre of the branch area (x from -1.6 to 6.9)
 BRANCH_WIDTH = 8.4
 CELL_H = 0.44
 CELL_GAP = 0.05
+TITLE_SIZE = 36  # a grid's title (Typst math): its digits above the floor
 ROOMY_TOKENS = 4  # up to this many rows, the walk's grids get roomy cells and larger digits
 ROOMY_CELL = (0.95, 0.52)  # (width, height) of a roomy walk cell
 
 
 def cell_font(width: float, height: float) -> float:
     """The font size of a grid's numbers: larger in a roomy cell, else the kit's rule for the width."""
-    if height >= 0.5 and width >= 0.92:
-        return 28
+    if width >= NUMBER_CELL:
+        return NUMBER_SIZE
     if height >= 0.5 and width >= 0.82:
         return 26
     return number_font_size(width)
@@ -86,7 +88,7 @@ def cell_font(width: float, height: float) -> float:
 
 def walk_cell(n: int) -> tuple[float, float]:
     """The walk's cell (width, height) for ``n`` token rows: roomy while the rows fit above the outline."""
-    return ROOMY_CELL if n <= ROOMY_TOKENS else (0.85, CELL_H)
+    return ROOMY_CELL if n <= ROOMY_TOKENS else (NUMBER_CELL, CELL_H)
 
 
 def stage_grid(values: np.ndarray, title: str | None = None, row_names: Sequence[str] | None = None,
@@ -96,9 +98,9 @@ def stage_grid(values: np.ndarray, title: str | None = None, row_names: Sequence
     """A matrix grid (columns d1..dk unless given) whose first row sits at the walk's first row."""
     cols = cols if cols is not None else [f"d{j + 1}" for j in range(values.shape[1])]
     g = MatrixGrid(values, row_labels=row_names, col_labels=cols,
-                   title=formula(title, color=title_color) if title else None, cell_width=cell_width,
+                   title=formula(title, TITLE_SIZE, title_color) if title else None, cell_width=cell_width,
                    cell_height=cell_height, gap=CELL_GAP, font_size=font_size or cell_font(cell_width, cell_height),
-                   label_size=18, scale=scale)
+                   label_size=TEXT_SIZE, scale=scale)
     g.shift(UP * (ROW0_Y - g.cells[0].get_y()))
     return g
 
@@ -110,6 +112,9 @@ OUTLINE_LAYOUT = {
     "pre": {"sublayer_x": (-1.75, 3.6), "add_x": (-0.35, 4.95), "norm": ((-3.75, 1.3), (1.85, 1.3))},
     "post": {"sublayer_x": (-3.6, 2.0), "add_x": (-2.0, 3.4), "norm": ((-0.85, 0.0), (4.65, 0.0))},
 }
+
+
+OUTLINE_TEXT = 37  # the outline's formulas: above the floor at its widths (12.2 units scale it by 0.98)
 
 
 class BlockOutline(VGroup):
@@ -126,9 +131,9 @@ class BlockOutline(VGroup):
         t = theme()
         at, size = OUTLINE_LAYOUT[placement], (1.3, 0.72)
         on_branch = placement == "pre"
-        norms = [formula(with_norms(s, norm)) for s in ("{n1}", "{n2}")]
-        spans = (([-5.9, 0], [0.3, 0], -5.2, 2.1, formula('"attention"')), ([0.3, 0], [5.95, 0], 0.55, 1.4,
-                                                                             formula('"FFN"')))
+        norms = [formula(with_norms(s, norm), OUTLINE_TEXT) for s in ("{n1}", "{n2}")]
+        spans = (([-5.9, 0], [0.3, 0], -5.2, 2.1, formula('"attention"', OUTLINE_TEXT)),
+                 ([0.3, 0], [5.95, 0], 0.55, 1.4, formula('"FFN"', OUTLINE_TEXT)))
         circuits, boxes = [], []
         for k, (start, end, tap, wide, sublayer) in enumerate(spans):
             c = BypassCircuit(start, end, tap_x=tap, add_x=at["add_x"][k], sublayer_center=[at["sublayer_x"][k], 1.3],
@@ -144,16 +149,17 @@ class BlockOutline(VGroup):
             circuit.write_path.set_color(color)
         x_in = formula("X", 40, t.stream).move_to([SAFE_LEFT + 0.6, 0, 0])
         z_out = formula("Z", 40, t.stream).move_to([SAFE_RIGHT - 0.55, 0, 0])
-        y_mark = formula("Y", 34, t.stream).move_to([1.2, -0.38, 0])
-        d1 = formula(ATTN, 30, t.accent).next_to(c1.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
-        d2 = formula(FFN, 30, t.update).next_to(c2.add_node, RIGHT, buff=0.12).shift(UP * 0.5)
+        y_mark = formula("Y", OUTLINE_TEXT, t.stream).move_to([1.2, -0.38, 0])
+        side = RIGHT if on_branch else LEFT  # post-norm's norm box sits right of each ⊕
+        d1 = formula(ATTN, OUTLINE_TEXT, t.accent).next_to(c1.add_node, side, buff=0.12).shift(UP * 0.5)
+        d2 = formula(FFN, OUTLINE_TEXT, t.update).next_to(c2.add_node, side, buff=0.12).shift(UP * 0.5)
         self.add(x_in, z_out, y_mark, d1, d2)
         self.parts: dict[str, VMobject] = dict(
             input=x_in, norm1=boxes[0], attention=c1.sublayer_box, attn_out=VGroup(c1.write_path, d1),
             add1=c1.add_node, norm2=boxes[1], ffn_hidden=c2.sublayer_box, ffn_out=VGroup(c2.write_path, d2),
             add2=c2.add_node, output=z_out)
         if details:
-            self.add(label("bypass: the stream itself", 20, t.muted).next_to(c1.bypass, DOWN, buff=0.25))
+            self.add(label("bypass: the stream itself", TEXT_SIZE + 1, t.muted).next_to(c1.bypass, DOWN, buff=0.25))
         self.scale_to_fit_width(width)
 
 
@@ -176,10 +182,10 @@ class Walk:
                                  cell_height=self.cell[1])
         self.stream.shift(RIGHT * (STREAM_X - self.stream.cells.get_x()))
         self.stream.title.set_color(t.stream)
-        self.stream_label = label("the stream", 20, t.stream)
+        self.stream_label = label("the stream", TEXT_SIZE, t.stream)
         self.stream_label.move_to(self.stream.title).set_x(self.stream.cells.get_left()[0], LEFT)
         self.stream.title.next_to(self.stream_label, RIGHT, buff=0.2).align_to(self.stream_label, DOWN)
-        self.pipe = BlockOutline(placement, norm, width=10.5, details=False)
+        self.pipe = BlockOutline(placement, norm, width=12.2, details=False)
         lowest = CAPTION_TOP + 0.05 + self.pipe.height / 2
         self.pipe.move_to([0, max(lowest, self.stream.cells.get_bottom()[1] - 2.45), 0])
         self.branch: VMobject | None = None
@@ -202,7 +208,7 @@ class Walk:
 
     def note(self, text: str, anchor: VMobject | None = None) -> VMobject:
         """A one-line note under the grids (under ``anchor`` in the branch area, else centred)."""
-        mob = label(text, 20, theme().muted)
+        mob = label(text, TEXT_SIZE, theme().muted)
         bottom = min(self.stream.get_bottom()[1], (anchor or self.stream).get_bottom()[1])
         mob.move_to([BRANCH_X if anchor is not None else 0, bottom - 0.36, 0])
         return fit_inside(mob)
@@ -226,7 +232,7 @@ class Walk:
 
     def retitle_stream(self, title: str) -> list:
         """The stream grid's title becomes ``title`` (Typst math)."""
-        new = formula(with_norms(title, self.norm), color=theme().stream)
+        new = formula(with_norms(title, self.norm), TITLE_SIZE, theme().stream)
         new.next_to(self.stream_label, RIGHT, buff=0.2).align_to(self.stream_label, DOWN)
         old = self.stream.title
         self.stream.remove(old)
@@ -252,16 +258,21 @@ class HeadHeatmaps(VGroup):
             sigma = stage_grid(sums[r][:, None], None, cols=["Σ"], **kw)
             sigma.next_to(g.cells, RIGHT, buff=0.22).align_to(g.cells, UP)
             sigma.shift(UP * (g.cells[0].get_y() - sigma.cells[0].get_y()))
-            title = label(head_label(r), title_size * 0.7, head_color(r)).next_to(VGroup(g, sigma), UP, buff=0.12)
+            title = label(head_label(r), max(TEXT_SIZE, title_size * 0.7), head_color(r))
+            title.next_to(VGroup(g, sigma), UP, buff=0.12)
             group = VGroup(g, sigma, title)
             if row_names:
-                group.add(VGroup(*[label(t, 18, theme().muted).next_to(g.cells[i], LEFT, buff=0.12)
+                group.add(VGroup(*[label(t, TEXT_SIZE, theme().muted).next_to(g.cells[i], LEFT, buff=0.12)
                                    for i, t in enumerate(row_names)]))
             self.grids.append(g)
             self.sigmas.append(sigma)
             self.add(group)
         self.arrange(RIGHT, buff=0.5, aligned_edge=DOWN)
         self.shift(UP * (ROW0_Y - self.grids[0].cells[0].get_y()))
+        self.heat_only = cell < NUMBER_CELL - 0.1  # "0.69" needs 0.8 units: narrower cells show colour alone
+        if self.heat_only:
+            for g in self.grids + self.sigmas:
+                g.remove(g.decimals)
         self.cells = self.grids[0].cells
 
     @property
@@ -297,7 +308,7 @@ def length_axes(top: float, x_max: int, x_length: float, y_length: float, ticks:
                 tick_size: float) -> tuple[LabelledAxes, VGroup]:
     """Axes of stream lengths (y from 0 to ``top``) with a formula naming each stage under it."""
     axes = LabelledAxes((0, x_max, 1), (0, top, 0.5), x_length=x_length, y_length=y_length, y_numbers=True,
-                        tick_size=0.1)
+                        tick_size=0.1, font_size=NUMBER_SIZE)
     names = VGroup(*[formula(s, tick_size) for s in ticks])
     return axes, names
 
@@ -311,11 +322,11 @@ class LengthsChart(VGroup):
         self.lengths = L
         top = float(np.ceil(np.max(L) * 2) / 2)
         self.axes, self.ticks = length_axes(top, len(stages) - 1, 10.4, 5.0,
-                                            [with_norms(STAGE_TICKS[s.key], norm) for s in stages], 32)
+                                            [with_norms(STAGE_TICKS[s.key], norm) for s in stages], NUMBER_SIZE)
         self.axes.move_to([0.45, 0.35, 0])
         for k, t in enumerate(self.ticks):
             t.next_to(self.axes.c2p(k, 0), DOWN, buff=0.22)
-        self.y_name = label("vector length", 20, theme().muted).rotate(np.pi / 2)
+        self.y_name = label("vector length", TEXT_SIZE, theme().muted).rotate(np.pi / 2)
         self.y_name.next_to(self.axes.axes.y_axis, LEFT, buff=0.7)
         self.lines, self.legend = VGroup(), VGroup()
         for i in range(b.n):
@@ -324,7 +335,7 @@ class LengthsChart(VGroup):
                                                           vertex_dot_radius=0.06, vertex_dot_style={"color": color},
                                                           stroke_width=4))
             self.legend.add(VGroup(Line(LEFT * 0.2, RIGHT * 0.2, color=color, stroke_width=4),
-                                   label(f"token {i + 1}", 20, color)).arrange(RIGHT, buff=0.12))
+                                   label(f"token {i + 1}", TEXT_SIZE, color)).arrange(RIGHT, buff=0.12))
         self.legend.arrange(RIGHT, buff=0.45).move_to([0.35, 3.55, 0])
         self.add(self.axes, self.ticks, self.y_name, self.legend, self.lines)
 
@@ -337,7 +348,7 @@ class LengthsChart(VGroup):
 class SharesChart(VGroup):
     """Stacked bars of input, attention and FFN shares per token (and over all tokens), with a % table."""
 
-    COLUMNS = (2.55, 4.2, 5.85)  # centres of the three % columns
+    COLUMNS = (2.75, 4.5, 6.15)  # centres of the three % columns
 
     def __init__(self, b: BlockNumbers) -> None:
         super().__init__()
@@ -346,10 +357,10 @@ class SharesChart(VGroup):
         names = ["all"] + [f"token {i + 1}" for i in range(b.n)]
         self.rows = np.vstack([[S["input"], S["attention"], S["ffn"]], b.token_shares])  # (n + 1, 3) percent
         k = len(names)
-        self.axes = LabelledAxes((0, 100, 25), (0, k, 1), x_length=7.0, y_length=min(0.62 * k + 0.3, 5.2),
-                                 x_numbers=True, places=0, tick_size=0.1)
+        self.axes = LabelledAxes((0, 100, 25), (0, k, 1), x_length=6.4, y_length=min(0.75 * k + 0.3, 4.6),
+                                 x_numbers=True, places=0, tick_size=0.1, font_size=NUMBER_SIZE)
         self.axes.axes.y_axis.remove(self.axes.axes.y_axis.ticks)  # ticks on the % axis only
-        self.axes.move_to([-2.05, 0.35, 0])
+        self.axes.move_to([-1.85, 0.2, 0])
         colors = (t.stream, t.accent, t.update)
         self.bars, self.texts, self.row_names = VGroup(), VGroup(), VGroup()
         bar_h = self.axes.axes.y_axis.get_unit_size() * 0.68
@@ -360,19 +371,19 @@ class SharesChart(VGroup):
                 rect = Rectangle(width=max(z[0] - a[0], 1e-3), height=bar_h, fill_color=colors[c], fill_opacity=0.55,
                                  stroke_color=colors[c], stroke_width=1.5)
                 row.add(rect.move_to((a + z) / 2))
-                self.texts.add(label(pct(v / 100, 1), 22, t.text if r == 0 else t.muted)
+                self.texts.add(label(pct(v / 100, 1), TEXT_SIZE, t.text if r == 0 else t.muted)
                                .move_to([self.COLUMNS[c], a[1], 0]))
                 left += v
             self.bars.add(row)
-            self.row_names.add(label(name, 20, t.text if r == 0 else t.muted)
+            self.row_names.add(label(name, TEXT_SIZE, t.text if r == 0 else t.muted)
                                .next_to(self.axes.c2p(0, y), LEFT, buff=0.18))
         self.headers = VGroup()
         for col, name, cx in zip(colors, ("input X", "attention", "FFN"), self.COLUMNS):
             swatch = Rectangle(width=0.3, height=0.22, fill_color=col, fill_opacity=0.55, stroke_color=col,
                                stroke_width=1.5)
-            self.headers.add(VGroup(swatch, label(name, 20, t.text)).arrange(RIGHT, buff=0.1)
-                             .move_to([cx, self.axes.c2p(0, k)[1] + 0.3, 0]))
-        self.x_name = label("% of |X| + |Δattn| + |Δffn| (row lengths; 'all': whole matrices)", 20, t.muted)
+            self.headers.add(VGroup(swatch, label(name, TEXT_SIZE, t.text)).arrange(DOWN, buff=0.1)
+                             .move_to([cx, self.axes.c2p(0, k)[1] + 0.5, 0]))
+        self.x_name = label("% of |X| + |Δattn| + |Δffn| (row lengths; 'all': whole matrices)", TEXT_SIZE, t.muted)
         self.x_name.next_to(self.axes.axes.x_axis, DOWN, buff=0.5).set_x(0)
         self.add(self.axes, self.row_names, self.headers, self.x_name, self.bars, self.texts)
 
@@ -388,36 +399,43 @@ class SumCheck:
 
     def __init__(self, b: BlockNumbers) -> None:
         t = theme()
-        tokens = [f"token {i + 1}" for i in range(b.n)]
-        kw = dict(cell_width=0.8, scale=b.colour_scale(), cols=[])
+        tokens = [f"t{i + 1}" for i in range(b.n)]
+        self.stacked = False  # the sum replaces its terms (two rows of grids do not fit at the floor's cells)
+        kw = dict(cell_width=NUMBER_CELL, scale=b.colour_scale(), cols=[], cell_height=walk_cell(b.n)[1])
         parts = [(b.ex.x, "X", t.stream), (b.trace["attn_out"], ATTN, t.accent), (b.trace["mlp_out"], FFN, t.update)]
         self.grids = [stage_grid(v, s, title_color=c, **kw) for v, s, c in parts]
         self.ops = VGroup(*[formula("+", 44) for _ in range(2)])
         self.terms = VGroup(self.grids[0], self.ops[0], self.grids[1], self.ops[1], self.grids[2]).arrange(RIGHT,
-                                                                                                          buff=0.3)
-        row0 = 0.15 + 0.245 * b.n         # centres the grids and the verdict whatever the token count
-        self.terms.move_to([0.45, 0, 0]).shift(UP * (row0 - self.grids[0].cells[0].get_y()))
+                                                                                                          buff=0.2)
+        self.terms.move_to([0.25, 0, 0]).shift(UP * (0.25 + 0.3 * b.n - self.grids[0].cells[0].get_y()))
         self.row_names = self.names(tokens, self.grids[0])
-        self.total = stage_grid(b.recon["sum"], f"X + {ATTN} + {FFN}", **kw)
-        self.output = stage_grid(b.recon["output"], 'Z" (block output)"', **kw)
+        big = dict(kw, cell_width=1.35, cell_height=max(kw["cell_height"], 0.6))
+        self.total = stage_grid(b.recon["sum"], f"X + {ATTN} + {FFN}", **big)
+        self.output = stage_grid(b.recon["output"], 'Z" (block output)"', **big)
         self.eq = formula("=" if b.placement.sums_to_output else "!=", 44)
-        result = VGroup(self.total, self.eq, self.output).arrange(RIGHT, buff=0.45)
-        result.shift(UP * (self.grids[0].cells[0].get_y() - self.total.cells[0].get_y())).set_x(0.45)
+        result = VGroup(self.total, self.eq, self.output).arrange(RIGHT, buff=0.45).set_x(0.25)
+        below = self.terms.get_bottom()[1] - 0.45 - result.get_top()[1] if self.stacked else 0.0
+        result.shift(UP * (self.grids[0].cells[0].get_y() - self.total.cells[0].get_y() + below))
         self.names_to = self.names(tokens, self.total)
         self.error = b.recon["error"]
-        self.verdict = label(f"largest |X + Δattn + Δffn − Z| over all {b.recon['sum'].size} numbers: "
-                             f"{fmt_bound(self.error, prose=True)}", 24, t.update if self.error < 1e-9 else t.negative)
-        self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.5)
+        color = t.update if self.error < 1e-9 else t.negative
+        text = (f"largest |X + Δattn + Δffn − Z| over all {b.recon['sum'].size} numbers: "
+                f"{fmt_bound(self.error, prose=True)}")
+        self.verdict = with_power(text, TEXT_SIZE, color)
+        self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.4).set_x(0)
 
     @staticmethod
     def names(tokens: Sequence[str], grid: MatrixGrid) -> VGroup:
-        return VGroup(*[label(t, 18, theme().muted).next_to(grid.cells[i], LEFT, buff=0.15)
+        return VGroup(*[label(t, TEXT_SIZE, theme().muted).next_to(grid.cells[i], LEFT, buff=0.12)
                         for i, t in enumerate(tokens)])
 
     def merge(self) -> list:
-        """The three terms fly into their sum."""
-        return [*[g.animate.move_to(self.total).set_opacity(0) for g in self.grids], FadeOut(self.ops),
-                ReplacementTransform(self.row_names, self.names_to), FadeIn(self.total)]
+        """The three terms fly into their sum (copies of them, when the terms stay above it)."""
+        movers = [g.copy() for g in self.grids] if self.stacked else self.grids
+        self.movers = movers
+        names = [FadeIn(self.names_to)] if self.stacked else [ReplacementTransform(self.row_names, self.names_to)]
+        return [*[g.animate.move_to(self.total).set_opacity(0) for g in movers],
+                *([] if self.stacked else [FadeOut(self.ops)]), *names, FadeIn(self.total)]
 
     @property
     def displayed(self) -> dict:
@@ -440,11 +458,11 @@ class PlacementCompare:
         self.heads.arrange(RIGHT, buff=1.0).move_to([0, 3.45, 0])
         self.pre_lengths, self.post_lengths = both["pre"]["lengths"], both["post"]["lengths"]
         top = float(np.ceil(max(self.pre_lengths.max(), self.post_lengths.max()) * 2) / 2)
-        self.axes, self.ticks = length_axes(top, 2, 4.6, 4.3, "XYZ", 34)
+        self.axes, self.ticks = length_axes(top, 2, 4.6, 4.3, "XYZ", 40)
         self.axes.move_to([-3.25, 0.35, 0])
         for k, s in enumerate(self.ticks):
             s.next_to(self.axes.c2p(k, 0), DOWN, buff=0.2)
-        self.y_name = label("stream vector length", 20, t.muted).rotate(np.pi / 2)
+        self.y_name = label("stream vector length", TEXT_SIZE, t.muted).rotate(np.pi / 2)
         self.y_name.next_to(self.axes.axes.y_axis, LEFT, buff=0.65)
         self.lines = VGroup()
         for i in range(b.n):
@@ -454,7 +472,7 @@ class PlacementCompare:
                                                  stroke_width=4)
             post = self.axes.plot_points([0, 1, 2], self.post_lengths[i].tolist(), color, width=4)
             self.lines.add(VGroup(pre, DashedVMobject(post["line_graph"], num_dashes=18)))
-        self.key = VGroup(*[label(f"token {i + 1}", 20, head_color(i)) for i in range(b.n)])
+        self.key = VGroup(*[label(f"token {i + 1}", TEXT_SIZE, head_color(i)) for i in range(b.n)])
         self.key.arrange_in_grid(cols=min(b.n, 3), buff=(0.35, 0.1)).next_to(self.ticks, DOWN, buff=0.25)
         self.key.set_x(self.axes.get_x())
         self.diff = both["diff"]
@@ -464,7 +482,7 @@ class PlacementCompare:
         self.table = VGroup()
         for k, (name, v) in enumerate(rows):
             y = 1.9 - 0.62 * (k + 1)
-            self.table.add(VGroup(label(name, 22, t.muted).move_to([0.9, y, 0], aligned_edge=LEFT),
+            self.table.add(VGroup(label(name, TEXT_SIZE, t.muted).move_to([0.9, y, 0], aligned_edge=LEFT),
                                   label(fmt(v), 24, t.negative if v > 0.005 else t.text)
                                   .move_to([SAFE_RIGHT - 0.35, y, 0], aligned_edge=RIGHT)))
         self.block = VGroup(title, self.table)
@@ -477,7 +495,8 @@ class PlacementCompare:
                      "post-norm's reads X itself")
         else:
             words = (f"first to differ: {rows[first][0] if first else 'nothing'}",)
-        self.where = VGroup(*[label(w, 20, t.accent) for w in words]).arrange(DOWN, buff=0.12, aligned_edge=LEFT)
+        self.where = VGroup(*[line for w in words for line in wrapped(w, TEXT_SIZE, SAFE_RIGHT - 0.9, t.accent)])
+        self.where.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         self.where.next_to(self.table, DOWN, buff=0.45).align_to(title, LEFT)
 
     @property

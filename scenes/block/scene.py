@@ -36,6 +36,8 @@ from scenes.block.params import Params
 from scenes.block.parts import (
     BRANCH_X,
     CELL_GAP,
+    ROOMY_TOKENS,
+    TITLE_SIZE,
     ActivationIcon,
     BlockOutline,
     HeadHeatmaps,
@@ -47,6 +49,7 @@ from scenes.block.parts import (
 )
 from scenes.block.script import script
 from scenes.kit import HeatStrip, StepScene, Topic, fit_inside, fmt, formula, label, step, theme
+from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE
 
 
 class BlockScene(StepScene):
@@ -77,9 +80,10 @@ class BlockScene(StepScene):
         diagram = BlockOutline(p.placement, p.norm).move_to([0, 0.2, 0])
         facts = VGroup(
             label(f"{n} token{'s' if n > 1 else ''} × {cfg.d_model} numbers in, {n} × {cfg.d_model} out: every "
-                  "update has the stream's shape", 20, theme().muted),
+                  "update has the stream's shape", TEXT_SIZE, theme().muted),
             label(f"{cfg.n_heads} heads of width {cfg.d_head}  ·  FFN {cfg.d_model} → {cfg.d_ff} → {cfg.d_model} "
-                  f"with {ACT_NAMES[p.act]}  ·  {NORM_NAMES[p.norm]}  ·  {MASK_NAMES[p.mask]}", 20, theme().muted),
+                  f"with {ACT_NAMES[p.act]}  ·  {NORM_NAMES[p.norm]}  ·  {MASK_NAMES[p.mask]}", TEXT_SIZE,
+                  theme().muted),
         ).arrange(DOWN, buff=0.18).move_to([0, -2.5, 0])
         self.play(Create(diagram), run_time=2.2)
         self.cue(1)
@@ -108,13 +112,14 @@ class BlockScene(StepScene):
     @step
     def attention(self) -> None:
         w, sums = self.walk, self.numbers.sums
-        maps = HeadHeatmaps(self.numbers.trace["pattern"], sums, cell_cap=0.85, title_size=30,
-                            cell_height=w.cell[1]).set_x(BRANCH_X)
+        maps = HeadHeatmaps(self.numbers.trace["pattern"], sums, cell_cap=0.85, title_size=30, font_size=NUMBER_SIZE,
+                            cell_height=w.cell[1]).set_x(BRANCH_X)  # weights in [0, 1]: "0.69" fits 0.85
         self.play(*w.show_formula(f'A_r = "softmax"(Q_r K_r^top \\/ sqrt({self.numbers.ex.cfg.d_head})), quad '
                                   f'Q_r, K_r" read "{self.numbers.placement.attn_reads}'),
                   *w.highlight("attention"), *w.swap_note(None))
         self.play(*w.swap_branch(maps), run_time=1.2)
         masked = " · upper right masked to 0" if self.params.mask == "causal" else ""
+        masked += " · colour: weight" if maps.heat_only else ""
         self.cue("softmax")
         self.play(*w.swap_note(w.note(f"{len(maps.grids)} heads · each row sums to {fmt(sums.min())}{masked}",
                                       anchor=maps)))
@@ -149,7 +154,7 @@ class BlockScene(StepScene):
         self.cue(1)
         old_title = g.title
         dots = "thin . thin . thin ."  # spaced as LaTeX's \dots
-        new_title = formula(f"H = {act_name}({dots})", 34, theme().update).move_to(old_title)
+        new_title = formula(f"H = {act_name}({dots})", TITLE_SIZE, theme().update).move_to(old_title)
         g.remove(old_title)
         self.add(old_title)
         self.play(*g.animate_values(post), FadeTransform(old_title, new_title), run_time=1.6)
@@ -164,9 +169,11 @@ class BlockScene(StepScene):
             marks = VGroup(g.frame(*s["most"], color=theme().accent, buff=0.02))
             text = f"every entry bent · biggest change (framed): {fmt(s['before'])} → {fmt(s['after'])}"
         line_note = w.note(text, anchor=g)
-        y = line_note.get_y() - 0.12
-        note = VGroup(ActivationIcon(act, pre, post), line_note).arrange(RIGHT, buff=0.35)
-        fit_inside(note.move_to([BRANCH_X, y, 0]))
+        note = line_note  # with more rows the icon would sit on the outline below: the line alone
+        if self.numbers.n <= ROOMY_TOKENS:
+            y = line_note.get_y() - 0.12
+            note = VGroup(ActivationIcon(act, pre, post), line_note).arrange(RIGHT, buff=0.35)
+            fit_inside(note.move_to([BRANCH_X, y, 0]))
         self.cue(2)
         self.play(Create(marks), *w.swap_note(note), run_time=0.9)
         w.branch = VGroup(g, marks)
@@ -241,21 +248,35 @@ class BlockScene(StepScene):
     @step
     def heatmap(self) -> None:
         self.clear_stage()
-        n = self.numbers.n
-        maps = HeadHeatmaps(self.numbers.trace["pattern"], self.numbers.sums, cell_cap=1.0, title_size=36, width=11.6,
-                            cell_height=min(0.7, 3.9 / n - CELL_GAP), font_size=26 if n <= 4 else 22,
-                            row_names=[f"t{i + 1}" for i in range(n)])
-        maps.arrange(RIGHT, buff=0.8, aligned_edge=UP).move_to([0, 0.75, 0])
-        reading = label("row: token reading   ·   column: token read   ·   Σ: row sum", 20, theme().muted)
-        reading.next_to(maps, DOWN, buff=0.35)
-        bar = HeatStrip(np.linspace(0, 1, 101), width=3.0, height=0.22, scale=1.0)
-        ends = VGroup(label("0", 20, theme().muted).next_to(bar, LEFT, buff=0.12),
-                      label("1", 20, theme().muted).next_to(bar, RIGHT, buff=0.12))
-        legend = Group(bar, ends).next_to(reading, DOWN, buff=0.3)
+        maps, key = self.heatmap_parts(self.numbers.n)
         self.play(FadeIn(maps), run_time=1.2)
         self.cue("Each row is")
-        self.play(FadeIn(reading), FadeIn(legend))
+        self.play(FadeIn(key))
         self.track("pattern", maps)
+
+    def heatmap_parts(self, n: int) -> tuple[HeadHeatmaps, Group]:
+        """The heads' weight grids at readable cells (side by side up to ROOMY_TOKENS tokens, else stacked)
+        and their key: how to read them, and the colour bar."""
+        side = n <= ROOMY_TOKENS
+        height = min(0.95, 4.4 / n - CELL_GAP) if side else min(0.7, 4.7 / (2 * n) - CELL_GAP)
+        maps = HeadHeatmaps(self.numbers.trace["pattern"], self.numbers.sums, cell_cap=1.25, title_size=36,
+                            width=13.0 if side else 2 * 8.0, cell_height=height, font_size=NUMBER_SIZE,
+                            row_names=[f"t{i + 1}" for i in range(n)])
+        lines = ("row: token reading", "column: token read", "Σ: row sum")
+        reading = VGroup(*[label(t, TEXT_SIZE, theme().muted) for t in lines])
+        bar = HeatStrip(np.linspace(0, 1, 101), width=3.0, height=0.3, scale=1.0)
+        ends = VGroup(label("0", TEXT_SIZE, theme().muted).next_to(bar, LEFT, buff=0.12),
+                      label("1", TEXT_SIZE, theme().muted).next_to(bar, RIGHT, buff=0.12))
+        if side:
+            maps.arrange(RIGHT, buff=1.0, aligned_edge=UP).move_to([0, 0.75, 0])
+            reading.arrange(RIGHT, buff=0.6).next_to(maps, DOWN, buff=0.45)
+            key = Group(reading, Group(bar, ends).next_to(reading, DOWN, buff=0.35))
+        else:
+            maps.arrange(DOWN, buff=0.35, aligned_edge=LEFT).move_to([-2.4, 0.3, 0])
+            reading.arrange(DOWN, buff=0.25, aligned_edge=LEFT)
+            key = Group(reading, Group(bar, ends)).arrange(DOWN, buff=0.5, aligned_edge=LEFT)
+            key.next_to(maps, RIGHT, buff=0.9)
+        return maps, key
 
     @step
     def shares(self) -> None:
@@ -276,7 +297,7 @@ class BlockScene(StepScene):
         c = SumCheck(self.numbers)
         self.play(FadeIn(c.terms), FadeIn(c.row_names), run_time=1.0)
         self.play(*c.merge(), run_time=1.4)
-        self.remove(*c.grids)
+        self.remove(*c.movers)
         self.play(FadeIn(c.eq), FadeIn(c.output), run_time=0.8)
         self.cue("largest difference")
         self.play(FadeIn(c.verdict))
