@@ -127,7 +127,7 @@ LARGEST: dict[str, Any] = {  # slug -> (h: a flag's declared top) -> the flags
     "heads": lambda h: {"d_model": h("d_model"), "heads": h("heads"), "d_head": h("d_model") // h("heads"),
                         "show": h("show"), "words": ",".join(SENTENCE.split(",")[:h("position")])},
     "bank": lambda h: {"depth": h("depth"), "compare": True},
-    "rope": lambda h: {"d_head": h("d_head"), "query_pos": h("query_pos")},
+    "rope": lambda h: {"d_head": h("d_head"), "query_pos": h("query_pos") - 6},  # room for the default shift 6
     "positions": lambda h: {"words": "the,cat,sees,the,big,dog", "permute": "1,6,3,4,5,2", "d_model": h("d_model"),
                             "heads": h("heads")},
     "block": lambda h: {"n_tokens": h("n_tokens")},

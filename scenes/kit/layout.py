@@ -343,8 +343,10 @@ def small_texts(mobjects: Iterable[Any], minimum: float = MIN_DIGIT_HEIGHT, view
 
 def drawn_leaves(mobjects: Iterable[Any]) -> list[Any]:
     """The mobjects of the families of ``mobjects`` that draw something themselves (points and a fill or a stroke)."""
+    from manim import ValueTracker
+
     return [m for mob in mobjects for m in mob.get_family()
-            if m.has_points() and hasattr(m, "get_fill_opacity")
+            if m.has_points() and not isinstance(m, ValueTracker) and hasattr(m, "get_fill_opacity")
             and (m.get_fill_opacity() > 0 or (m.get_stroke_opacity() > 0 and m.get_stroke_width() > 0))]
 
 
@@ -373,8 +375,14 @@ def fills_frame(mobjects: Iterable[Any], view: View = View()) -> bool:
 
 
 def off_frame(mobjects: Iterable[Any], view: View = View(), tolerance: float = 1e-3) -> list[str]:
-    """A description of each of ``mobjects`` that draws something outside what the camera shows."""
+    """A description of each of ``mobjects`` that draws something outside what the camera shows.
+
+    Zoomed in (``view.zoom < 1``) the camera leaves the rest of the picture out on purpose: then a text
+    the view's edge cuts (partly in, partly out) is what counts."""
     left, right, bottom, top = view.bounds()
+    if view.zoom < 1 - 1e-6:
+        return [describe(t) + " cut by the zoomed view's edge" for t in text_units(mobjects)
+                if cut_by((left, right, bottom, top), box_of([t]), tolerance)]
     out = []
     for mob in mobjects:
         box = box_of(drawn_leaves([mob]))
@@ -382,6 +390,17 @@ def off_frame(mobjects: Iterable[Any], view: View = View(), tolerance: float = 1
                                 or box[2] < bottom - tolerance or box[3] > top + tolerance):
             out.append(f"{describe(mob)} at x {box[0]:.2f}..{box[1]:.2f}, y {box[2]:.2f}..{box[3]:.2f}")
     return out
+
+
+def cut_by(view: tuple[float, float, float, float], box: tuple[float, float, float, float] | None,
+           tolerance: float) -> bool:
+    """True when ``box`` is partly inside ``view`` (both as (left, right, bottom, top)) and partly outside."""
+    if box is None:
+        return False
+    inside = box[0] >= view[0] - tolerance and box[1] <= view[1] + tolerance and \
+        box[2] >= view[2] - tolerance and box[3] <= view[3] + tolerance
+    apart = box[1] <= view[0] or box[0] >= view[1] or box[3] <= view[2] or box[2] >= view[3]
+    return not inside and not apart
 
 
 def overlapping_texts(mobjects: Iterable[Any], tolerance: float = OVERLAP_TOLERANCE) -> list[tuple[str, str]]:

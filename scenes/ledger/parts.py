@@ -31,13 +31,13 @@ from manim import (
     VMobject,
 )
 
-from scenes.kit import LabelledAxes, formula, head_color, label, theme
+from scenes.kit import NUMBER_SIZE, LabelledAxes, formula, head_color, label, theme
 from scenes.ledger.script import count, short
 
 NAMES = {"W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "W_O": "W_O", "W_in": 'W_"in"', "W_out": 'W_"out"',
          "W_gate": 'W_"gate"', "W_up": 'W_"up"', "W_down": 'W_"down"'}  # each matrix's name in Typst math
 ATTENTION = ("W_Q", "W_K", "W_V", "W_O")
-NAME_SIZE, SHAPE_SIZE = 30, 24  # a shape is a label: at the kit's floor (24 pt)
+NAME_SIZE, SHAPE_SIZE = NUMBER_SIZE, 24  # a name is a formula, a shape a label: both at the kit's floor
 GAP = 0.08  # between matrices, in units of d
 
 

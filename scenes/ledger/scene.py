@@ -43,7 +43,7 @@ from scenes.kit import (
 from scenes.kit.narration import split_sentences
 from scenes.ledger.numbers import numbers
 from scenes.ledger.params import Params
-from scenes.ledger.parts import ATTENTION, BlockPicture, LedgerTable, ShareBar, WorkPlot
+from scenes.ledger.parts import ATTENTION, NAME_SIZE, BlockPicture, LedgerTable, ShareBar, WorkPlot
 from scenes.ledger.script import count, plural, script, short
 
 TITLE_Y = SAFE_TOP - 0.25
@@ -258,7 +258,7 @@ class LedgerScene(StepScene):
         xs = spread(3)
         groups = []
         for x_c, (key, var) in zip(xs, v.items()):
-            pic = BlockPicture(var["matrices"], sh.d_model, box, scale=scale, shapes=False, name_size=24)
+            pic = BlockPicture(var["matrices"], sh.d_model, box, scale=scale, shapes=False, name_size=NAME_SIZE)
             pic.move_to([x_c, 1.95, 0], aligned_edge=UP)
             head = VGroup(label(names[key][0], 24, theme().text),
                           *[label(line, 24, theme().muted) for line in names[key][1].split("\n")])
