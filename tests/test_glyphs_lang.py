@@ -82,3 +82,16 @@ def test_each_language_renders_as_glyphs(code):
     text = CachedText(sample, font=FONT, font_size=24)
     assert len(text.submobjects) == len(sample)  # one outline per character: Pango drew every one
     assert all(len(glyph.points) for glyph in text.submobjects)
+
+
+def test_a_formula_draws_chinese_with_the_cjk_fallback_font():
+    """Typst falls back from New Computer Modern to Noto Sans CJK for a formula's Chinese text; a character
+    no font has is drawn as Typst's empty box, which each Chinese glyph must not be."""
+    from scenes.kit.formulas import Formula
+    from scenes.kit.manim_patches import fallback_font_dirs
+
+    box = Formula('"\ue000"')  # a private-use character: no font has it
+    chinese = Formula('"注意力" dot x')
+    assert len(chinese) == 5
+    assert all(len(glyph.points) != len(box[0].points) for glyph in chinese[:3])
+    assert fallback_font_dirs('"attn" dot x') == [] and fallback_font_dirs('"注意力"')

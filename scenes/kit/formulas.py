@@ -3,7 +3,9 @@ r"""Formulas and the glyphs of numbers through Typst (Manim 0.22's ``MathTypst``
 A formula is Typst math (https://typst.app/docs/reference/math/), typeset in New Computer Modern
 Math, the Computer Modern of TeX redrawn as an OpenType math font, which ships inside the ``typst``
 wheel (its embedded fonts): the same letters LaTeX drew, at the same size for the same
-``font_size``. Text inside a formula (``"attn"``) is New Computer Modern, as ``\text{attn}`` was.
+``font_size``. Text inside a formula (``"attn"``) is New Computer Modern, as ``\text{attn}`` was; a character it lacks
+(``"注意力"``) falls back to Noto Sans CJK, read from the system only for a formula that needs it
+(``manim_patches.fallback_font_dirs``).
 
 LaTeX to Typst, as the topics write it::
 
@@ -37,10 +39,11 @@ from .manim_patches import sharing_parsed_paths
 
 MATH_FONT = "New Computer Modern Math"  # in the typst wheel: no system font is read (kit/manim_patches.py)
 TEXT_FONT = "New Computer Modern"
+FALLBACK_FONT = "Noto Sans CJK SC"  # for the scripts New Computer Modern lacks (Chinese): fonts-noto-cjk
 # Typst grows a matched pair of brackets to what they enclose (a subscript inside makes them taller);
 # LaTeX draws them at their size unless told (\big, \left): here they stay at their size too, and a
 # bigger pair is asked for by size, e.g. lr(size: #120%, (...)) for \big.
-PREAMBLE = "\n".join([f'#set text(font: "{TEXT_FONT}")', f'#show math.equation: set text(font: "{MATH_FONT}")',
+PREAMBLE = "\n".join([f'#set text(font: ("{TEXT_FONT}", "{FALLBACK_FONT}"))', f'#show math.equation: set text(font: "{MATH_FONT}")',
                        "#set math.lr(size: 1em)"])
 
 
