@@ -360,7 +360,7 @@ def test_every_cue_finds_its_sentence(params):
     lines = script(params)
     for name in STEPS:
         source = inspect.getsource(getattr(LedgerScene, name))
-        phrases = re.findall(r'cue_at\("([^"]+)"\)', source)
+        phrases = re.findall(r'cue_at\(N_\("([^"]+)"\)\)', source)
         sentences = split_sentences(lines[name].speech)
         at = [next((i for i, s in enumerate(sentences) if p in s), None) for p in phrases]
         if name == "exact_total" and params.weights == "":

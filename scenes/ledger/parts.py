@@ -32,6 +32,7 @@ from manim import (
 )
 
 from scenes.kit import NUMBER_SIZE, LabelledAxes, formula, head_color, label, theme
+from scenes.kit.i18n import _
 from scenes.ledger.script import count, short
 
 NAMES = {"W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "W_O": "W_O", "W_in": 'W_"in"', "W_out": 'W_"out"',
@@ -171,7 +172,8 @@ class LedgerTable(VGroup):
 
 
 class ShareBar(VGroup):
-    """One bar of ``width``, split into parts in proportion to their counts, named above where they fit."""
+    """One bar of ``width``, split into parts in proportion to their counts, named above where they fit
+    (``parts``' keys are ids, marked for the catalog: each is drawn in the video's language)."""
 
     def __init__(self, parts: dict[str, tuple[int, str]], width: float, height: float = 0.5) -> None:
         super().__init__()
@@ -184,7 +186,7 @@ class ShareBar(VGroup):
             seg.move_to([x + w / 2, 0, 0])
             self.segments[name] = seg
             x += w
-            text = label(f"{name} {short(value)}", 24, color)
+            text = label(f"{_(name)} {short(value)}", 24, color)
             if text.width < w - 0.05:
                 self.names.add(text.next_to(seg, UP, buff=0.1))
         self.add(*self.segments.values(), self.names)
@@ -206,8 +208,8 @@ class WorkPlot(VGroup):
                  y_length: float) -> None:
         super().__init__()
         (x0, x1), (y0, y1) = x_decades, y_decades
-        self.plot = LabelledAxes((x0, x1, 1), (y0, y1, 1), x_length, y_length, x_label="n tokens",
-                                 y_label="multiply-adds per block", label_size=24)
+        self.plot = LabelledAxes((x0, x1, 1), (y0, y1, 1), x_length, y_length, x_label=_("n tokens"),
+                                 y_label=_("multiply-adds per block"), label_size=24)
         self.plot.y_label.next_to(self.plot.axes.y_axis, UP, buff=0.15).align_to(self.plot.axes.y_axis, LEFT)
         x_end = self.plot.axes.x_axis.get_end()  # the axis name above its right end: clear of the last tick
         self.plot.x_label.next_to(x_end, UP + LEFT, buff=0.15)

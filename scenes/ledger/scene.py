@@ -40,6 +40,7 @@ from scenes.kit import (
     step,
     theme,
 )
+from scenes.kit.i18n import N_, _
 from scenes.kit.narration import split_sentences
 from scenes.ledger.numbers import numbers
 from scenes.ledger.params import Params
@@ -51,6 +52,9 @@ PICTURE_BOX = (6.4, 5.9)  # width, height of the one-block picture (top-left at 
 PICTURE_TOP = 3.1
 TABLE_LEFT, TABLE_TOP = 1.0, 2.7
 MAX_MINIS = 48  # block copies drawn in the stack step (more are written, not drawn)
+PLOT_WIDTH, LEGEND_GAP = 7.0, 0.3  # the compute plot's axis length; the least room between it and its legend
+STEP_TITLES = (N_("six matrices"), N_("block sum"), N_("ffn share"), N_("per stack"), N_("exact total"),
+               N_("compute vs length"), N_("variants"))  # the storyboard's titles (exports/titles.py)
 
 
 class LedgerScene(StepScene):
@@ -71,9 +75,10 @@ class LedgerScene(StepScene):
         self.record_numbers()
 
     def cue_at(self, phrase: str) -> None:
-        """Wait for the narration's sentence holding ``phrase`` (no wait when silent or not found)."""
+        """Wait for the narration's sentence holding ``phrase`` in the video's language (marked with ``N_``
+        where it is called; no wait when silent or not found)."""
         sentences = split_sentences(self.steps[-1]["speech"]) if self.steps else []
-        found = [i for i, s in enumerate(sentences) if phrase in s]
+        found = [i for i, s in enumerate(sentences) if _(phrase) in s]
         if found:
             self.cue(found[0])
 
@@ -84,9 +89,10 @@ class LedgerScene(StepScene):
     def six_matrices(self) -> None:
         sh, mats = self.numbers.shapes, self.numbers.totals["matrices"]
         kv = "" if sh.kv_heads == sh.n_heads else f", {plural(sh.kv_heads, 'key/value head')}"
-        heads = f"h = {plural(sh.n_heads, 'head')} of {sh.d_head}{kv}"
+        heads = _("h = {heads} of {width}", heads=plural(sh.n_heads, "head"), width=sh.d_head) + kv
         head = f"d = {count(sh.d_model)}, {heads}, d_ff = {count(sh.hidden)}"
-        self.title(("one block · " if not self.numbers.source else f"{self.numbers.source} · ") + head)
+        self.title(_("one block · {shapes}", shapes=head) if not self.numbers.source else
+                   f"{self.numbers.source} · {head}")
         pic = BlockPicture(mats, sh.d_model, PICTURE_BOX)
         pic.move_to([SAFE_LEFT + 0.1, PICTURE_TOP, 0], aligned_edge=UP + LEFT)
         self.picture = self.track("matrices", pic)
@@ -97,7 +103,7 @@ class LedgerScene(StepScene):
             self.play(GrowFromEdge(pic.rects[name], UP), FadeIn(rows[name]), run_time=0.5)
             if pic.names[name] is not None:
                 self.add(pic.names[name])
-        self.cue_at("feed-forward")
+        self.cue_at(N_("feed-forward"))
         for name in [n for n in mats if n not in ATTENTION]:
             self.play(GrowFromEdge(pic.rects[name], UP if mats[name][0] == sh.d_model else LEFT),
                       FadeIn(rows[name]), run_time=0.7)
@@ -107,23 +113,23 @@ class LedgerScene(StepScene):
     @step
     def block_sum(self) -> None:
         t, sh = self.numbers.totals, self.numbers.shapes
-        row = self.table.row("per_block", "one block", t["per_block"], theme().accent, rule=True)
+        row = self.table.row("per_block", _("one block"), t["per_block"], theme().accent, rule=True)
         source = "3d^2 + d^2 + 8d^2 = 12d^2" if sh.lesson_baseline else f"{t['per_block'] / sh.d_model**2:.2f} thin d^2"
         self.formula = formula(source, 40, theme().accent)
         self.formula.next_to(row, DOWN, buff=0.45).align_to(row, RIGHT)
         self.play(FadeIn(row), run_time=0.8)
-        self.cue_at("squared")
+        self.cue_at(N_("squared"))
         self.play(FadeIn(self.formula), run_time=0.8)
 
     @step
     def ffn_share(self) -> None:
         pic, frac = self.picture, self.numbers.totals["ffn_fraction"]
-        share = label(f"FFN: {pct(frac)} of the block's area", 24, theme().update)
+        share = label(_("FFN: {percent} of the block's area", percent=pct(frac)), 24, theme().update)
         share.next_to(self.formula, DOWN, buff=0.4).align_to(self.formula, RIGHT)
         self.track_now("ffn_share_text", _Text(share.text))
         dim = [pic.rects[n].animate.set_fill(opacity=0.08) for n in ATTENTION]
         lit = [pic.rects[n].animate.set_fill(opacity=0.55) for n in pic.rects if n not in ATTENTION]
-        self.cue_at("light up")
+        self.cue_at(N_("light up"))
         self.play(*dim, *lit, run_time=0.9)
         self.play(FadeIn(share), run_time=0.6)
 
@@ -131,7 +137,7 @@ class LedgerScene(StepScene):
     def per_stack(self) -> None:
         t, sh = self.numbers.totals, self.numbers.shapes
         self.clear_stage()
-        self.title(f"a stack of N = {plural(sh.layers, 'block')}")
+        self.title(_("a stack of N = {blocks}", blocks=plural(sh.layers, "block")))
         shown = min(sh.layers, MAX_MINIS)
         cols = math.ceil(math.sqrt(shown * 1.4))
         grid_rows = math.ceil(shown / cols)
@@ -143,14 +149,14 @@ class LedgerScene(StepScene):
             mini.move_to([SAFE_LEFT + 0.1 + (c + 0.5) * cell, PICTURE_TOP - (r + 0.5) * cell, 0])
             minis.add(mini)
         table = LedgerTable(min(TABLE_LEFT, minis.get_right()[0] + 0.5), SAFE_RIGHT, TABLE_TOP, pitch=0.7)
-        one = table.row("per_block", "one block's matrices", t["per_block"])
-        times = table.row("layers", "× blocks N", sh.layers)
-        stack = table.row("per_stack", "the stack's matrices", t["per_stack"], theme().accent, rule=True)
+        one = table.row("per_block", _("one block's matrices"), t["per_block"])
+        times = table.row("layers", _("× blocks N"), sh.layers)
+        stack = table.row("per_stack", _("the stack's matrices"), t["per_stack"], theme().accent, rule=True)
         self.stack_table = table
         self.play(FadeIn(one), run_time=0.5)
-        self.cue_at("Stack")
+        self.cue_at(N_("Stack"))
         self.play(*[FadeIn(m) for m in minis], FadeIn(times), run_time=1.2)
-        extra = [label(f"(only {shown} of {sh.layers} drawn)", 24, theme().muted)
+        extra = [label(_("(only {shown} of {layers} drawn)", shown=shown, layers=sh.layers), 24, theme().muted)
                  .next_to(minis, DOWN, buff=0.15)] if shown < sh.layers else []
         total = [formula("12 thin N thin d^2", 40, theme().accent).next_to(stack, DOWN, buff=0.45)
                  .align_to(stack, RIGHT)] if sh.lesson_baseline else []
@@ -160,60 +166,61 @@ class LedgerScene(StepScene):
     def exact_total(self) -> None:
         t, sh = self.numbers.totals, self.numbers.shapes
         self.clear_stage()
-        self.title("the whole model, exactly")
+        self.title(_("the whole model, exactly"))
         p, emb, N = t["params"], t["embedding"], sh.layers
-        parts = {"stack's matrices": (t["per_stack"], head_color(0)),
-                 "small terms": (t["small"], theme().accent),
-                 "token table": (emb["tokens"], theme().update)}
+        parts = {N_("stack's matrices"): (t["per_stack"], head_color(0)),  # ids; ShareBar draws them translated
+                 N_("small terms"): (t["small"], theme().accent),
+                 N_("token table"): (emb["tokens"], theme().update)}
         if emb["positions"]:
-            parts["positions"] = (emb["positions"], theme().positive)
+            parts[N_("positions")] = (emb["positions"], theme().positive)
         if emb["unembed"]:
-            parts["unembedding"] = (emb["unembed"], theme().negative)
+            parts[N_("unembedding")] = (emb["unembed"], theme().negative)
         bar = self.track("shares", ShareBar(parts, SAFE_RIGHT - SAFE_LEFT - 0.2))
         bar.move_to([0, 2.55, 0])
         left, right = -6.2, 6.2
         table = LedgerTable(left, right, 1.6, pitch=0.56)
-        stack = table.row("per_stack", f"matrices, {plural(N, 'block')}", t["per_stack"], head_color(0))
-        small = [table.row("biases", f"biases, {plural(N, 'block')}", N * p["biases"], theme().accent,
+        blocks = plural(N, "block")
+        stack = table.row("per_stack", _("matrices, {blocks}", blocks=blocks), t["per_stack"], head_color(0))
+        small = [table.row("biases", _("biases, {blocks}", blocks=blocks), N * p["biases"], theme().accent,
                            detail=f"{N} × {count(p['biases'])}"),
-                 table.row("norms", f"norm gains and biases, {plural(N, 'block')}", N * p["norms"], theme().accent,
-                           detail=f"{N} × {count(p['norms'])}"),
-                 table.row("final_norm", "final norm", t["final_norm"], theme().accent)]
-        tables = [table.row("tokens", "token table", emb["tokens"], theme().update,
+                 table.row("norms", _("norm gains and biases, {blocks}", blocks=blocks), N * p["norms"],
+                           theme().accent, detail=f"{N} × {count(p['norms'])}"),
+                 table.row("final_norm", _("final norm"), t["final_norm"], theme().accent)]
+        tables = [table.row("tokens", _("token table"), emb["tokens"], theme().update,
                             detail=f"{count(sh.vocab)} × {count(sh.d_model)}")]
         if emb["positions"]:
-            tables.append(table.row("positions", "position table", emb["positions"], theme().positive,
+            tables.append(table.row("positions", _("position table"), emb["positions"], theme().positive,
                                     detail=f"{count(sh.context)} × {count(sh.d_model)}"))
         if emb["unembed"]:
-            tables.append(table.row("unembed", "unembedding", emb["unembed"], theme().negative))
-        total = table.row("total", "total", t["total"], theme().text, rule=True)
+            tables.append(table.row("unembed", _("unembedding"), emb["unembed"], theme().negative))
+        total = table.row("total", _("total"), t["total"], theme().text, rule=True)
         self.total_table = self.track("ledger", table)
         self.play(FadeIn(stack), FadeIn(bar.segments["stack's matrices"]), run_time=0.6)
-        self.cue_at("small terms")
+        self.cue_at(N_("small terms"))
         self.play(*[FadeIn(r) for r in small], FadeIn(bar.segments["small terms"]), run_time=0.8)
-        self.cue_at("embedding tables")
+        self.cue_at(N_("embedding tables"))
         rest = [bar.segments[k] for k in parts if k not in ("stack's matrices", "small terms")]
         self.play(*[FadeIn(r) for r in tables], *[FadeIn(m) for m in rest], FadeIn(bar.names), run_time=0.8)
-        full = label(f"one block in full (matrices, biases, norms): {count(t['per_block_full'])}", 24,
+        full = label(_("one block in full (matrices, biases, norms): {count}", count=count(t["per_block_full"])), 24,
                      theme().muted).next_to(total, DOWN, buff=0.3)
-        self.cue_at("In all")
+        self.cue_at(N_("In all"))
         self.play(FadeIn(total), FadeIn(full), run_time=0.6)
         ck = self.numbers.checkpoint
         if ck is not None:
-            same = "the same" if ck["total"] == t["total"] else f"{count(abs(ck['total'] - t['total']))} apart"
-            note = label(f"counted in '{self.numbers.source}' ({ck['n_tensors']} tensors): {count(ck['total'])} · "
-                         f"{same}", 24, theme().accent)
+            same = _("the same") if ck["total"] == t["total"] else \
+                _("{count} apart", count=count(abs(ck["total"] - t["total"])))
+            note = label(_("counted in '{name}' ({tensors} tensors): {count} · {same}", name=self.numbers.source,
+                           tensors=ck["n_tensors"], count=count(ck["total"]), same=same), 24, theme().accent)
             note.next_to(full, DOWN, buff=0.25)
-            self.cue_at("Counting")
+            self.cue_at(N_("Counting"))
             self.play(FadeIn(note), Indicate(total, color=theme().accent), run_time=0.9)
 
     @step
     def compute_vs_length(self) -> None:
         c = self.numbers.compute
         self.clear_stage()
-        plot = WorkPlot(c.x_decades, c.y_decades, 7.0, 5.3)
-        plot.move_to([-2.1, 0.0, 0]).align_to([SAFE_LEFT, 0, 0], LEFT)
-        self.plot = plot
+        legend = self.work_legend()
+        plot = self.plot = self.work_plot(legend.get_left()[0] - LEGEND_GAP)
         quad = plot.curve("quadratic", c.ns, c.quadratic, theme().negative)
         lin = plot.curve("linear", c.ns, c.linear, theme().positive)
         dec = plot.curve("decode", c.ns, c.decode, theme().update, dashed=True)
@@ -222,37 +229,54 @@ class LedgerScene(StepScene):
         cross_label = label(f"n = {count(round(x))}", 24, theme().accent).next_to(cross, UP + LEFT, buff=0.1)
         mark = plot.vertical(c.n, c.y_decades, theme().muted)
         mark_label = label(f"n = {count(c.n)}", 24, theme().muted).next_to(mark.get_end(), DOWN + RIGHT, 0.1)
-        legend = VGroup(
-            label("scores + mixing ∝ n·n·d", 24, theme().negative),
-            label(f"at n = {count(c.n)}: {short(c.at_n['quadratic'])}", 24, theme().muted),
-            label("projections + FFN ∝ n·d·d", 24, theme().positive),
-            label(f"at n = {count(c.n)}: {short(c.at_n['linear'])}", 24, theme().muted),
-            label("one new token, cached keys", 24, theme().update),
-            label(f"at n = {count(c.n)}: {short(c.at_n['decode'])}", 24, theme().muted),
-            label(f"crossover n = {count(round(x))}", 24, theme().accent),
-        ).arrange(DOWN, aligned_edge=LEFT, buff=0.16)
-        legend.move_to([4.6, 0.3, 0]).align_to([SAFE_RIGHT, 0, 0], RIGHT)
         self.track("work_at_n", _Numbers({k: int(v) for k, v in c.at_n.items()}))
         self.play(Create(plot.plot), FadeIn(plot.ticks), run_time=1.0)
-        self.cue_at("steeper")
+        self.cue_at(N_("steeper"))
         self.play(Create(quad), FadeIn(legend[0:2]), run_time=1.0)
-        self.cue_at("grow only with n")
+        self.cue_at(N_("grow only with n"))
         self.play(Create(lin), FadeIn(legend[2:4]), Create(mark), FadeIn(mark_label), run_time=1.0)
-        self.cue_at("cross at")
+        self.cue_at(N_("cross at"))
         self.play(FadeIn(cross), FadeIn(cross_label), FadeIn(legend[6]), run_time=0.6)
-        self.cue_at("cache")
+        self.cue_at(N_("cache"))
         self.play(Create(dec), FadeIn(legend[4:6]), run_time=1.0)
+
+    def work_legend(self) -> VGroup:
+        """The compute plot's legend: each line's name and its work at the marked n, the crossover."""
+        c = self.numbers.compute
+        legend = VGroup(
+            label(_("scores + mixing ∝ n·n·d"), 24, theme().negative),
+            label(_("at n = {n}: {work}", n=count(c.n), work=short(c.at_n["quadratic"])), 24, theme().muted),
+            label(_("projections + FFN ∝ n·d·d"), 24, theme().positive),
+            label(_("at n = {n}: {work}", n=count(c.n), work=short(c.at_n["linear"])), 24, theme().muted),
+            label(_("one new token, cached keys"), 24, theme().update),
+            label(_("at n = {n}: {work}", n=count(c.n), work=short(c.at_n["decode"])), 24, theme().muted),
+            label(_("crossover n = {n}", n=count(round(c.crossover))), 24, theme().accent),
+        ).arrange(DOWN, aligned_edge=LEFT, buff=0.16)
+        return legend.move_to([4.6, 0.3, 0]).align_to([SAFE_RIGHT, 0, 0], RIGHT)
+
+    def work_plot(self, right: float) -> WorkPlot:
+        """The compute plot, PLOT_WIDTH wide at the safe left edge; narrower only when a longer legend (a longer
+        language's) would reach it, so no text lies on the lines."""
+        c, width = self.numbers.compute, PLOT_WIDTH
+        while True:
+            plot = WorkPlot(c.x_decades, c.y_decades, width, 5.3)
+            plot.move_to([-2.1, 0.0, 0]).align_to([SAFE_LEFT, 0, 0], LEFT)
+            over = plot.get_right()[0] - right
+            if over <= 1e-6 or width <= PLOT_WIDTH / 2:
+                return plot
+            width = max(PLOT_WIDTH / 2, width - over)
 
     @step
     def variants(self) -> None:
         v, sh = self.numbers.variants, self.numbers.shapes
         self.clear_stage()
-        self.title("variants: the shape method still applies")
+        self.title(_("variants: the shape method still applies"))
         g = v["grouped"]["shapes"].kv_heads
-        names = {"base": ("the lesson's block", f"dense FFN,\n{plural(sh.n_heads, 'key/value head')}"),
-                 "gated": ("gated FFN (SwiGLU)", f"three matrices,\nwidth {count(v['gated']['shapes'].hidden)}"),
-                 "grouped": ("grouped-query" if g > 1 else "multi-query",
-                             f"{g} key/value {'head' if g == 1 else 'heads'}")}
+        names = {"base": (_("the lesson's block"),
+                          _("dense FFN,\n{heads}", heads=plural(sh.n_heads, "key/value head"))),
+                 "gated": (_("gated FFN (SwiGLU)"), _("three matrices,\nwidth {width}",
+                                                      width=count(v["gated"]["shapes"].hidden))),
+                 "grouped": (_("grouped-query") if g > 1 else _("multi-query"), plural(g, "key/value head"))}
         box = (4.1, 4.1)
         scale = min(BlockPicture.unit_for(x["matrices"], sh.d_model, box) for x in v.values())
         xs = spread(3)
@@ -263,21 +287,21 @@ class LedgerScene(StepScene):
             head = VGroup(label(names[key][0], 24, theme().text),
                           *[label(line, 24, theme().muted) for line in names[key][1].split("\n")])
             head.arrange(DOWN, buff=0.08).move_to([x_c, TITLE_Y - 0.3, 0], aligned_edge=UP)
-            change = "" if key == "base" else ("  (same)" if var["change"] == 0 else
+            change = "" if key == "base" else ("  " + _("(same)") if var["change"] == 0 else
                                                 f"  ({'+' if var['change'] > 0 else '−'}"
                                                 f"{pct(abs(var['change']) / v['base']['per_block'], 1)})")
             total = VGroup(label(f"{count(var['per_block'])}{change}", 24, theme().accent),
-                           label(f"attention {count(var['attention'])}", 24, theme().muted),
-                           label(f"FFN {count(var['ffn'])}", 24, theme().muted)).arrange(DOWN, buff=0.1)
+                           label(_("attention {count}", count=count(var["attention"])), 24, theme().muted),
+                           label(_("FFN {count}", count=count(var["ffn"])), 24, theme().muted)).arrange(DOWN, buff=0.1)
             groups.append((pic, head, total))
-        low = min(pic.get_bottom()[1] for pic, _, _ in groups)
-        for (_, _, total), x_c in zip(groups, xs):
+        low = min(pic.get_bottom()[1] for pic, _head, _total in groups)
+        for (_pic, _head, total), x_c in zip(groups, xs):
             total.move_to([x_c, low - 0.55, 0])
         self.track("variants", _Numbers({k: x["per_block"] for k, x in v.items()}))
         self.play(*[FadeIn(m) for m in groups[0]], run_time=0.8)
-        self.cue_at("SwiGLU")
+        self.cue_at(N_("SwiGLU"))
         self.play(*[FadeIn(m) for m in groups[1]], run_time=0.8)
-        self.cue_at("Grouped-query")
+        self.cue_at(N_("Grouped-query"))
         self.play(*[FadeIn(m) for m in groups[2]], run_time=0.8)
 
     def record_numbers(self) -> None:
@@ -306,5 +330,5 @@ class _Text(_Numbers):
     pass
 
 
-TOPIC = Topic("ledger", "sizing a model in your head: 12d² per block, 12·N·d² per stack, the exact total, "
-              "compute against length", Params, LedgerScene)
+TOPIC = Topic("ledger", N_("sizing a model in your head: 12d² per block, 12·N·d² per stack, the exact total, "
+                 "compute against length"), Params, LedgerScene)
