@@ -136,8 +136,9 @@ class FFNScene(StepScene):
     def every_position(self) -> None:
         p, tr = self.p, self.numbers.trace
         self.clear_stage()
-        self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"], self.numbers.world.tokens,
-                                      self.look, words.table_titles(p, self.numbers), _(words.BOX_NOTE),
+        self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"],
+                                      words.token_names(self.numbers), self.look, words.table_titles(p, self.numbers),
+                                      _(words.BOX_NOTE),
                                       featured=self.numbers.index)
         self.fade_in(*table.opening())
         run = 0.7 if p.n_tokens <= 4 else 0.5

@@ -12,6 +12,8 @@ listed depends on whether the screen shows it as numbers (:class:`scenes.ffn.par
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from scenes.ffn.numbers import ACT_NAMES, ACT_SPOKEN, FFNNumbers, numbers
@@ -224,6 +226,11 @@ def norm_text(nums: FFNNumbers) -> str:
 def hidden_in(nums: FFNNumbers) -> str:
     """What the activation reads: u·W₁, plus b₁ when the weights have one (trained checkpoints do)."""
     return "u·W₁" + (" + b₁" if np.any(nums.world.weights.b_in) else "")
+
+
+def token_names(nums: FFNNumbers) -> list[str]:
+    """The rows' names in the table: the seeded world's 'token 3' in the video's language, other tokens as they are."""
+    return [_("token {index}", index=m[1]) if (m := re.fullmatch(r"token (\d+)", t)) else t for t in nums.world.tokens]
 
 
 def table_titles(p: Params, nums: FFNNumbers) -> list[tuple[str, str]]:
