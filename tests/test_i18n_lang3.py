@@ -130,3 +130,21 @@ def test_heads_checkpoint_caption_is_the_engine_description_in_english():
         assert described(t) == t.describe()
         with in_language("de"):
             assert described(t) != t.describe() and t.name in described(t)
+
+
+WIDE = [("heads", {"d_model": 768, "heads": 12, "d_head": 64, "show": 3}),  # '+ 9 more heads' beside its sum
+        ("ffn", {"d_model": 768, "d_ff": 3072}),
+        ("attribution", {"ablation": "mean", "against": "the"})]  # the longest heading (English runs wide already)
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("code", SHIPPED)
+@pytest.mark.parametrize(("topic", "flags"), WIDE)
+def test_longer_variants_hold_their_layout_in_every_language(topic, flags, code):
+    """Beyond the defaults (tests/test_layout_lang.py): the flag variants whose texts run longest."""
+    from scenes.pipeline.api import topic_named
+    from tests.layout_probe import step_layout
+
+    found = step_layout(topic_named(topic).Scene, code, params=topic_named(topic).Params(**flags))
+    bad = {step: result for step, result in found.items() if result[0] or result[1]}
+    assert found and not bad, f"{topic} {flags} --lang {code}: {bad}"
