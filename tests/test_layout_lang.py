@@ -1,4 +1,4 @@
-"""Layout holds in every shipped language (issue 33): at every step end of residual, bank and induction, no text
+"""Layout holds in every shipped language (issue 33): at every step end of every translated topic, no text
 leaves the frame and no text lies on another (German runs longer, Chinese is taller). The scenes run
 with every animation taken to its end (tests/layout_probe.py), so the cues are checked too: a cue whose
 translation the narration lacks stops the scene."""
@@ -22,7 +22,7 @@ def test_the_probe_sees_text_on_text_and_text_out_of_the_frame():
 
 @pytest.mark.render
 @pytest.mark.parametrize("lang", list(LANGUAGES))
-@pytest.mark.parametrize("topic", ["residual", "bank", "induction", "ledger"])
+@pytest.mark.parametrize("topic", ["residual", "bank", "induction", "heads", "ffn", "attribution", "ledger"])
 def test_no_text_overlaps_or_leaves_the_frame_at_any_step_end(topic, lang):
     from scenes.pipeline.api import topic_named
 

@@ -8,17 +8,27 @@ percentages to 1).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Group, Line, Rectangle, VGroup
 
+from scenes.attribution.numbers import OTHERS
 from scenes.kit import LABEL_SIZE, SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, HeatStrip, fit_inside, label, number, theme
+from scenes.kit.i18n import _
 from scenes.kit.layout import NUMBER_SIZE
 
 TEXT_SIZE = LABEL_SIZE  # names and tokens, at the kit's floor; live numbers at the kit's NUMBER_SIZE
 CONTEXT_Y = SAFE_TOP - 0.2  # the context line at the top of every step
 MAX_CONTEXT = 8  # tokens shown before the followed one (earlier ones become '…')
+
+
+def shown_name(name: str) -> str:
+    """A term's name as drawn: the components' own names ('L1H2', 'embed'), '5 others' in the video's language."""
+    if m := re.fullmatch(rf"(\d+) {OTHERS}", name):
+        return _("{count} others", count=int(m[1]))
+    return name
 
 
 def fitted(text: str, size: float, width: float, color: str | None = None):
@@ -73,7 +83,7 @@ class TermRows(Group):
             y = top - j * pitch
             strip = HeatStrip(v, width=strip_width, height=height, scale=scale)
             strip.move_to([strip_left + strip_width / 2, y, 0])
-            name_mob = label(name, TEXT_SIZE, theme().text).move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT)
+            name_mob = label(shown_name(name), TEXT_SIZE, theme().text).move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT)
             norm = number(float(np.linalg.norm(v)), 2, NUMBER_SIZE, theme().muted)
             norm.move_to([SAFE_RIGHT, y, 0], aligned_edge=RIGHT)
             self.norms.append(norm)
@@ -146,7 +156,7 @@ class AttributionBars(VGroup):
             width = max(abs(v) * unit, 1e-3)
             bar = Rectangle(width=width, height=height, stroke_width=0, fill_color=color, fill_opacity=0.9)
             bar.move_to([self.zero_x, y, 0], aligned_edge=LEFT if v >= 0 else RIGHT)
-            name_mob = label(name, TEXT_SIZE, theme().text).move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT)
+            name_mob = label(shown_name(name), TEXT_SIZE, theme().text).move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT)
             value = number(v, 2, NUMBER_SIZE, color).move_to([SAFE_RIGHT, y, 0], aligned_edge=RIGHT)
             self.values.append(value)
             self.bars.add(VGroup(name_mob, bar, value))
@@ -171,7 +181,8 @@ class AblationPanel(VGroup):
         heading = label(title, TEXT_SIZE + 4, color)
         self.after = number(100 * after, 1, NUMBER_SIZE, color, unit="%")
         self.before = number(100 * before, 1, NUMBER_SIZE, theme().muted, unit="%")
-        names = [label(f"p('{predicted}') {text}", TEXT_SIZE, theme().text) for text in ("intact", "removed")]
+        names = [label(text, TEXT_SIZE, theme().text) for text in (_("p('{token}') intact", token=predicted),
+                                                                    _("p('{token}') removed", token=predicted))]
         bar_x = max(n.width for n in names) + 0.25
         self.bars = VGroup()
         for i, (name, p, value, c) in enumerate(zip(names, (before, after), (self.before, self.after),
@@ -184,7 +195,7 @@ class AblationPanel(VGroup):
             bar.move_to(base, aligned_edge=LEFT)
             value.next_to(base, RIGHT, buff=0.25)
             self.bars.add(VGroup(name, base, bar, value))
-        self.top_line = VGroup(label(f"top token now '{top_string}'", TEXT_SIZE, theme().text),
+        self.top_line = VGroup(label(_("top token now '{token}'", token=top_string), TEXT_SIZE, theme().text),
                                number(100 * top_probability, 1, NUMBER_SIZE, theme().text, unit="%"))
         self.top_line.arrange(RIGHT, buff=0.2)
         self.heading = heading

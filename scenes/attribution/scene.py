@@ -61,6 +61,7 @@ from scenes.kit import (
     step,
     theme,
 )
+from scenes.kit.i18n import N_, _
 
 HEADER_Y = 3.2  # column headings under the context line
 ROWS_TOP, ROWS_BOTTOM = 2.85, -1.2  # the terms of the sum
@@ -107,10 +108,10 @@ class AttributionScene(StepScene):
         self.context = ContextLine(self.numbers.strings, self.numbers.index, self.numbers.predicted_string,
                                    self.numbers.probability)
         self.record(context_percent=round(self.context.percent.get_value(), 1))
-        heads = VGroup(self.heading("term"),
-                       self.heading(f"its {len(resid_final)} coordinates, one pixel each").set_x(
+        heads = VGroup(self.heading(_("term")),
+                       self.heading(_("its {count} coordinates, one pixel each", count=len(resid_final))).set_x(
                            STRIP_LEFT + STRIP_WIDTH / 2),
-                       self.heading("norm").move_to([SAFE_RIGHT, HEADER_Y, 0], aligned_edge=RIGHT))
+                       self.heading(_("norm")).move_to([SAFE_RIGHT, HEADER_Y, 0], aligned_edge=RIGHT))
         terms = self.track("components", TermRows(names, vectors, scale, ROWS_TOP,
                                                   pitch(len(names), ROWS_TOP, ROWS_BOTTOM, 0.4),
                                                   STRIP_LEFT, STRIP_WIDTH))
@@ -120,7 +121,7 @@ class AttributionScene(StepScene):
         total_norm = number(0.0, PLACES, NUMBER_SIZE).move_to([SAFE_RIGHT, SUM_Y, 0], aligned_edge=RIGHT)
         rule = Line([SAFE_LEFT, (ROWS_BOTTOM + SUM_Y) / 2 - 0.05, 0], [SAFE_RIGHT, (ROWS_BOTTOM + SUM_Y) / 2 - 0.05, 0],
                     color=theme().faint, stroke_width=1.5)
-        sum_name = label("Σ terms", TEXT_SIZE, theme().text).move_to([SAFE_LEFT, SUM_Y, 0], aligned_edge=LEFT)
+        sum_name = label(_("Σ terms"), TEXT_SIZE, theme().text).move_to([SAFE_LEFT, SUM_Y, 0], aligned_edge=LEFT)
         self.play(FadeIn(self.context), FadeIn(heads), run_time=1.0)
         self.cue(1)
         self.play(Indicate(self.context.prediction, color=theme().accent),  # parts, not a new group: the line
@@ -136,11 +137,12 @@ class AttributionScene(StepScene):
         self.add(terms)  # the rows as one group from here on
         stream = HeatStrip(resid_final, width=STRIP_WIDTH, height=0.3, scale=scale)
         stream.move_to([STRIP_LEFT + STRIP_WIDTH / 2, STREAM_Y, 0])
-        stream_row = Group(label("stream", TEXT_SIZE, theme().text).move_to([SAFE_LEFT, STREAM_Y, 0],
+        stream_row = Group(label(_("stream"), TEXT_SIZE, theme().text).move_to([SAFE_LEFT, STREAM_Y, 0],
                                                                             aligned_edge=LEFT),
                             number(float(np.linalg.norm(resid_final)), PLACES, NUMBER_SIZE).move_to(
                                 [SAFE_RIGHT, STREAM_Y, 0], aligned_edge=RIGHT))
-        bound = power_label(f"|Σ terms − stream| < {power_of_ten(self.numbers.bound_exponent)} everywhere",
+        bound = power_label(_("|Σ terms − stream| < {bound} everywhere",
+                              bound=power_of_ten(self.numbers.bound_exponent)),
                             TEXT_SIZE, theme().accent).move_to([STRIP_LEFT, BOUND_Y, 0], aligned_edge=LEFT)
         self.cue(5)
         self.play(FadeIn(stream_row), FadeIn(stream), run_time=0.8)
@@ -152,15 +154,15 @@ class AttributionScene(StepScene):
     def logit_lens(self) -> None:
         self.clear_below_context()
         depths, predicted = self.numbers.depths(), self.numbers.predicted_string
-        title = self.heading(f"top {self.numbers.lens_ids.shape[1]} next tokens, the stream read through the final "
-                             "norm and the unembedding")
+        title = self.heading(_("top {count} next tokens, the stream read through the final norm and the unembedding",
+                               count=self.numbers.lens_ids.shape[1]))
         rows = self.track("lens", LensRows([depth_name(d) for d in depths],
                                            [self.numbers.lens_strings[d] for d in depths],
                                            self.numbers.lens_probs[depths], predicted, LENS_TOP,
                                            pitch(len(depths), LENS_TOP, LENS_BOTTOM, 1.2)))
         chart = self.track("lens_predicted", DepthChart([depth_short(d) for d in depths],
                                                         self.numbers.lens_predicted[depths], theme().accent))
-        chart_name = label(f"p('{predicted}') by depth", TEXT_SIZE, theme().text)
+        chart_name = label(_("p('{token}') by depth", token=predicted), TEXT_SIZE, theme().text)
         chart_name.move_to([SAFE_LEFT, CHART_Y + 0.5, 0], aligned_edge=LEFT)
         chart.shift([chart_name.get_right()[0] + 0.6 - chart.get_left()[0], CHART_Y - chart[0][0].get_y(), 0])
         self.play(FadeIn(title), run_time=0.6)
@@ -183,13 +185,13 @@ class AttributionScene(StepScene):
         items, predicted = self.numbers.bars(), self.numbers.predicted_string
         target = (f"'{predicted}'" if self.numbers.against is None
                   else f"'{predicted}' − '{self.numbers.against_string}'")
-        title = self.heading(f"direct contribution to the logit of {target}, largest first")
+        title = self.heading(_("direct contribution to the logit of {target}, largest first", target=target))
         bars = self.track("direct_logit", AttributionBars(items, BARS_TOP,
                                                           pitch(len(items), BARS_TOP, BARS_BOTTOM, 0.42),
                                                           SAFE_LEFT + 1.9, SAFE_RIGHT - 1.2))
-        total = VGroup(label("Σ bars", TEXT_SIZE, theme().text),
+        total = VGroup(label(_("Σ bars"), TEXT_SIZE, theme().text),
                        number(sum(v for _, v in items), PLACES, NUMBER_SIZE, theme().accent),
-                       label(f"·   the forward's logit of {target}", TEXT_SIZE, theme().text),
+                       label(_("·   the forward's logit of {target}", target=target), TEXT_SIZE, theme().text),
                        number(self.numbers.logit, PLACES, NUMBER_SIZE, theme().accent)).arrange(RIGHT, buff=0.25)
         total.move_to([0, TOTAL_Y, 0])
         self.play(FadeIn(title), FadeIn(bars.axis), run_time=0.6)
@@ -208,11 +210,12 @@ class AttributionScene(StepScene):
     def ablation(self) -> None:
         self.clear_below_context()
         ablated = self.numbers.ablated
-        how = "zero ablation" if ablated[0].mode == "zero" else "mean ablation: its mean over the positions"
-        title = self.heading(f"remove one component ({how}), run the model again")
+        how = _("zero ablation") if ablated[0].mode == "zero" else _("mean ablation: its mean over the positions")
+        title = self.heading(_("remove one component ({how}), run the model again", how=how))
         panels = []
         for a, color, y in zip(ablated, (theme().accent, theme().positive), (2.75, 0.45)):
-            panel = AblationPanel(f"without {a.name}  (its direct bar {fmt(self.numbers.attrs[a.name], PLACES)})",
+            panel = AblationPanel(_("without {name}  (its direct bar {value})", name=a.name,
+                                    value=fmt(self.numbers.attrs[a.name], PLACES)),
                                   self.numbers.predicted_string, self.numbers.probability, a.probability,
                                   a.top_string, a.top_probability, color)
             panels.append(panel.move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT + UP))
@@ -241,5 +244,6 @@ class AttributionScene(StepScene):
                     logit_sum_error=self.numbers.logit_sum_error, ablation=self.numbers.ablated[0].mode)
 
 
-TOPIC = Topic("attribution", "which component of a trained model (tiny) writes its prediction: the stream as a sum, "
-              "logit lens, direct logit attribution, tested by ablation", Params, AttributionScene)
+TOPIC = Topic("attribution", N_("which component of a trained model (tiny) writes its prediction: the stream as a "
+                               "sum, logit lens, direct logit attribution, tested by ablation"),
+              Params, AttributionScene)

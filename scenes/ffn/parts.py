@@ -55,6 +55,7 @@ from scenes.kit import (
     theme,
     tick_step,
 )
+from scenes.kit.i18n import _
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, numbers_fit, with_power, wrapped
 from scenes.kit.vector import CELL_GAP
 from tblock.worlds.ffn import FFN_MAX_TOKENS
@@ -239,14 +240,16 @@ class ActivationPlot(VGroup):
         super().__init__()
         lo, hi = window
         muted = theme().muted
-        self.axes = LabelledAxes((lo, hi, 1), (-0.5, hi, 1), PLOT_W, PLOT_H, x_label="input", label_size=TEXT_SIZE)
+        self.axes = LabelledAxes((lo, hi, 1), (-0.5, hi, 1), PLOT_W, PLOT_H, x_label=_("input"), label_size=TEXT_SIZE)
         self.axes.shift(np.array([*PLOT_CENTRE, 0]) - self.axes.axes.get_center())  # the axes, not their labels
+        if self.axes.x_label.get_right()[0] > SAFE_RIGHT:  # a longer word than 'input': above the axis's end
+            self.axes.x_label.next_to(self.axes.c2p(hi, 0), UP + LEFT, buff=0.1)
         every = 1 if hi <= 4 else 2 if hi <= 8 else int(tick_step(hi - lo, ticks=8, least=1))  # wide: 5, 10, ...
         ticks = VGroup(*[label(fmt(t, 0), TEXT_SIZE, muted).next_to(self.axes.c2p(t, -0.5), DOWN, buff=0.06)
                          for t in range(int(lo), int(hi) + 1) if t != 0 and t % every == 0])
         ticks.add(*[label(fmt(t, 0), TEXT_SIZE, muted).next_to(self.axes.c2p(0, t), LEFT, buff=0.1)
                     for t in range(1, int(hi) + 1) if t % every == 0])
-        y_name = label("output", TEXT_SIZE, muted).next_to(self.axes.c2p(0, hi), RIGHT, buff=0.15)
+        y_name = label(_("output"), TEXT_SIZE, muted).next_to(self.axes.c2p(0, hi), RIGHT, buff=0.15)
         self.frame = VGroup(self.axes, y_name, ticks)
         self.curves, self.legend = VGroup(), VGroup()
         for name, (xs, ys) in curves.items():
@@ -256,12 +259,12 @@ class ActivationPlot(VGroup):
             line.set_points_as_corners([self.axes.c2p(x, y) for x, y in zip(xs, ys)])
             swatch = Line(LEFT * 0.25, RIGHT * 0.25, stroke_color=color, stroke_width=width)
             self.curves.add(line if own else DashedVMobject(line, num_dashes=60))
-            text = label(f"{ACT_NAMES[name]}{' (this block)' if own else ''}", TEXT_SIZE,
+            text = label(_("{name} (this block)", name=ACT_NAMES[name]) if own else ACT_NAMES[name], TEXT_SIZE,
                          theme().text if own else muted)
             self.legend.add(VGroup(swatch if own else DashedVMobject(swatch, num_dashes=3), text)
                             .arrange(RIGHT, buff=0.15))
-        for color, text in ((theme().positive, "active unit (input > 0)"),
-                            (theme().negative, "inactive unit (input ≤ 0)")):
+        for color, text in ((theme().positive, _("active unit (input > 0)")),
+                            (theme().negative, _("inactive unit (input ≤ 0)"))):
             key = VGroup(Dot(radius=0.06, color=color), label(text, TEXT_SIZE, muted))
             self.legend.add(key.arrange(RIGHT, buff=0.15))
         self.legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).move_to([LABEL_X, LEGEND_Y, 0], aligned_edge=LEFT)

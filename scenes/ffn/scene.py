@@ -24,6 +24,7 @@ from scenes.ffn.numbers import numbers, world_of
 from scenes.ffn.params import Params
 from scenes.ffn.parts import ActivationPlot, Look, OnePosition, Readout, RowTable, morph
 from scenes.kit import StepScene, Topic, Vector, fmt_bound, step, theme
+from scenes.kit.i18n import N_, _
 from scenes.kit.readable import TEXT_SIZE
 
 LEDGER_GAP = 0.2   # from the box's note down to the ledger line
@@ -74,7 +75,7 @@ class FFNScene(StepScene):
         v = self.view
         self.fade_in(v.y_top, v.labels["y_top"], *v.slots.values())
         self.wait(0.4)
-        self.cue("normalised copy")  # u replaces Y when the voice turns to it
+        self.cue(_("normalised copy"))  # u replaces Y when the voice turns to it
         # (a Vector is a Group, which cannot become another: the numbers' VGroup moves instead)
         numeric = v.u_row.numeric
         swap = [FadeTransform(v.y_top.view, v.u_row.view)] if numeric else [FadeOut(v.y_top), FadeIn(v.u_row)]
@@ -92,13 +93,13 @@ class FFNScene(StepScene):
         v, plot = self.view, self.view.plot
         below = [v.slots[key] for key in ("delta", "y", "z")]  # the plot takes their place for this step
         self.play(Create(plot.frame), FadeIn(plot.legend), *[FadeOut(m) for m in below], run_time=0.9)
-        self.cue("dashed")
+        self.cue(_("dashed"))
         self.play(*[Create(c) for c in plot.curves], run_time=1.0)
         self.play(FadeIn(plot.dots), run_time=0.6)
-        self.cue("positive input")
+        self.cue(_("positive input"))
         self.play(plot.dots.animate.become(plot.dots_on_curve), run_time=1.3)
         self.morph([v.pre_row], v.post_row, FadeIn(v.labels["post"]), run_time=1.2)
-        self.cue("The other")
+        self.cue(_("The other"))
         self.play(FadeIn(v.marks), run_time=0.6)
 
     @step
@@ -106,10 +107,10 @@ class FFNScene(StepScene):
         v = self.view
         self.play(FadeOut(v.plot), *[FadeIn(v.slots[key]) for key in ("delta", "y", "z")], run_time=0.6)
         self.play(FadeIn(v.w2), run_time=0.7)
-        self.cue("It brings")
+        self.cue(_("It brings"))
         self.morph([v.post_row], v.delta_row, FadeIn(v.labels["delta"]), run_time=1.4)
         if v.norm_beside:
-            self.cue("update, delta")
+            self.cue(_("update, delta"))
             self.play(FadeIn(v.norm), run_time=0.5)
 
     @step
@@ -117,11 +118,11 @@ class FFNScene(StepScene):
         v = self.view
         self.fade_in(v.y_row, v.labels["y"])
         self.play(Create(v.rule), run_time=0.4)
-        self.cue("Z is")
+        self.cue(_("Z is"))
         self.morph([v.delta_row, v.y_row], v.z_row, FadeIn(v.labels["z"]), run_time=1.4)
-        self.cue("both")
+        self.cue(_("both"))
         self.play(Circumscribe(v.z_row, color=theme().accent), run_time=1.0)
-        self.cue("middle")
+        self.cue(_("middle"))
         self.play(Circumscribe(v.post_row, color=theme().muted), run_time=1.0)
 
     def morph(self, sources: list[Vector], target: Vector, *also, run_time: float) -> None:
@@ -135,8 +136,9 @@ class FFNScene(StepScene):
     def every_position(self) -> None:
         p, tr = self.p, self.numbers.trace
         self.clear_stage()
-        self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"], self.numbers.world.tokens,
-                                      self.look, words.table_titles(p, self.numbers), words.BOX_NOTE,
+        self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"],
+                                      words.token_names(self.numbers), self.look, words.table_titles(p, self.numbers),
+                                      _(words.BOX_NOTE),
                                       featured=self.numbers.index)
         self.fade_in(*table.opening())
         run = 0.7 if p.n_tokens <= 4 else 0.5
@@ -148,14 +150,14 @@ class FFNScene(StepScene):
                               n_active=pos["n_active"], update_norm=round(pos["update_norm"], 2))
         self.ledger.next_to(table.note, DOWN, buff=LEDGER_GAP).set_x(0)
         self.track("ledger", self.ledger)
-        self.cue("never mix")
+        self.cue(_("never mix"))
         self.play(*[Create(m) for m in table.frames], FadeIn(self.ledger), run_time=0.8)
 
     @step
     def permute_rows(self) -> None:
         table, check = self.table, self.numbers.check
         leave, slide, arrive = table.permute(check["perm"])
-        old, moved = table.retitle(*words.MOVED_TITLE)
+        old, moved = table.retitle(words.MOVED_TITLE[0], _(words.MOVED_TITLE[1]))
         self.play(*leave, FadeOut(old), run_time=0.5)
         self.play(*slide, run_time=0.9)
         self.play(*arrive, FadeIn(moved), run_time=0.5)
@@ -164,7 +166,7 @@ class FFNScene(StepScene):
         for hidden, fresh, stale in table.recompute(check["perm"], check["out_of_permuted"]):
             self.play(Indicate(hidden, color=theme().accent, scale_factor=1.04), FadeIn(fresh, shift=RIGHT * 0.6),
                       FadeOut(stale), run_time=0.45)
-        old, final = table.retitle(*words.AGAIN_TITLE)
+        old, final = table.retitle(words.AGAIN_TITLE[0], _(words.AGAIN_TITLE[1]))
         result = Readout(words.result_text(self.numbers), RESULT_SIZE, theme().text, max_diff=check["max_diff"],
                          max_diff_shown=fmt_bound(check["max_diff"]))
         result.next_to(self.ledger, DOWN, buff=RESULT_GAP).set_x(0)
@@ -185,5 +187,5 @@ class FFNScene(StepScene):
                                    "table": look.table_numbers})
 
 
-TOPIC = Topic("ffn", "the position-wise FFN: expand through W1, bend with GELU, contract through W2, add",
+TOPIC = Topic("ffn", N_("the position-wise FFN: expand through W1, bend with GELU, contract through W2, add"),
               Params, FFNScene, world=world_of)

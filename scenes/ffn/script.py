@@ -12,14 +12,23 @@ listed depends on whether the screen shows it as numbers (:class:`scenes.ffn.par
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 
 from scenes.ffn.numbers import ACT_NAMES, ACT_SPOKEN, FFNNumbers, numbers
 from scenes.ffn.params import Params
 from scenes.ffn.parts import Look
 from scenes.kit import Line, fmt, fmt_bound, fmt_vec, pct, say_bound, say_int, say_number
+from scenes.kit.i18n import N_, _
 
 LISTED_MAX = 6  # the longest vector a caption writes out (a longer one is only drawn)
+SPOKEN_NAMES = (N_("GELU"), N_("the tanh approximation of GELU"), N_("ReLU"))  # numbers.ACT_SPOKEN, for the catalog
+
+
+def sentence(text: str) -> str:
+    """``text`` with a capital first letter (the rest untouched: German nouns keep theirs)."""
+    return text[:1].upper() + text[1:]
 
 
 def origin(nums: FFNNumbers) -> tuple[str, str]:
@@ -27,23 +36,30 @@ def origin(nums: FFNNumbers) -> tuple[str, str]:
     t = nums.trained
     if t is None:
         return "", ""
-    before = "the embeddings" if t.layer == 0 else f"the stream after {say_int(t.layer)} " + (
-        "layer" if t.layer == 1 else "layers")
-    return (f"The {t.describe()}, at '{nums.world.tokens[nums.index]}'. ",
-            f"These are the trained weights of the checkpoint {t.name}, layer {say_int(t.layer)}, counting from "
-            f"zero; its input is {before}, computed by the model itself. ")
+    if t.layer == 0:
+        written, before = _("the embeddings"), _("the embeddings")
+    else:
+        written = _("layer 0") if t.layer == 1 else _("layers 0-{last}", last=t.layer - 1)
+        before = (_("the stream after one layer") if t.layer == 1
+                  else _("the stream after {count} layers", count=say_int(t.layer)))
+    return (_("The trained checkpoint '{name}', layer {layer} (of 0-{last}) (its input: {before}), at '{token}'.",
+              name=t.name, layer=t.layer, last=t.ckpt.n_layers - 1, before=written,
+              token=nums.world.tokens[nums.index]) + " ",
+            _("These are the trained weights of the checkpoint {name}, layer {layer}, counting from zero; its input "
+              "is {before}, computed by the model itself.", name=t.name, layer=say_int(t.layer), before=before)
+            + " ")
 
 
 def ratio_text(d_ff: int, d: int) -> str:
     """'4×' or '3.5×': how much wider the hidden layer is."""
     r = d_ff / d
-    return f"{r:.0f}×" if r == int(r) else f"{r:.1f}×"
+    return f"{r:.0f}×" if r == int(r) else f"{fmt(r, 1)}×"
 
 
 def say_ratio(d_ff: int, d: int) -> str:
-    """'four times' or 'three point five times'."""
+    """'four' or 'three point five': how many times wider the hidden layer is, as spoken."""
     r = d_ff / d
-    return f"{say_int(int(r)) if r == int(r) else say_number(r, 1)} times"
+    return say_int(int(r)) if r == int(r) else say_number(r, 1)
 
 
 def units_text(units: np.ndarray, limit: int = 16) -> str:
@@ -52,9 +68,19 @@ def units_text(units: np.ndarray, limit: int = 16) -> str:
     return shown + (", …" if len(units) > limit else "")
 
 
-def count_of(k: int, f: int, noun: str) -> str:
-    """'five of sixteen units have' / 'one of sixteen units has'."""
-    return f"{say_int(k)} of {say_int(f)} {noun} {'has' if k == 1 else 'have'}"
+def active_sentence(k: int, f: int, almost: bool) -> str:
+    """'Five of sixteen units have a positive input and pass (almost) unchanged: they are active.'"""
+    values = {"count": say_int(k), "total": say_int(f)}
+    if almost:
+        text = (_("{count} of {total} units has a positive input and pass almost unchanged: they are active.", **values)
+                if k == 1 else
+                _("{count} of {total} units have a positive input and pass almost unchanged: they are active.",
+                  **values))
+    else:
+        text = (_("{count} of {total} units has a positive input and pass unchanged: they are active.", **values)
+                if k == 1 else
+                _("{count} of {total} units have a positive input and pass unchanged: they are active.", **values))
+    return sentence(text)
 
 
 def script(p: Params) -> dict[str, Line]:
@@ -72,104 +98,105 @@ def listed(p: Params) -> bool:
 
 def show_input(nums: FFNNumbers, p: Params) -> Line:
     pos, d, n, t = nums.pos, p.d_model, p.n_tokens, nums.token
+    said = {"t": say_int(t), "n": say_int(n), "d": say_int(d)}
     if listed(p):
-        caption = (f"Token {t} of {n}. After attention its stream vector is Y = {fmt_vec(pos['resid_mid'])}; "
-                   f"the FFN reads its normalised copy u = LN₂(Y) = {fmt_vec(pos['ln2_normalized'])}.")
-        speech = (f"We follow token {say_int(t)} of {say_int(n)}. After attention, its stream vector Y has "
-                  f"{say_int(d)} numbers. The feed-forward network reads a normalised copy, u: layer norm two "
-                  f"of Y.")
+        caption = _("Token {t} of {n}. After attention its stream vector is Y = {y}; the FFN reads its normalised "
+                    "copy u = LN₂(Y) = {u}.", t=t, n=n, y=fmt_vec(pos["resid_mid"]), u=fmt_vec(pos["ln2_normalized"]))
     elif Look(p.d_model, p.d_ff).stream_numbers:
-        caption = (f"Token {t} of {n}. After attention its stream vector Y has {d} numbers; "
-                   f"the FFN reads its normalised copy u = LN₂(Y).")
-        speech = (f"We follow token {say_int(t)} of {say_int(n)}. After attention, its stream vector Y has "
-                  f"{say_int(d)} numbers. The feed-forward network reads a normalised copy, u: layer norm two "
-                  f"of Y.")
+        caption = _("Token {t} of {n}. After attention its stream vector Y has {d} numbers; the FFN reads its "
+                    "normalised copy u = LN₂(Y).", t=t, n=n, d=d)
     else:
-        caption = (f"Token {t} of {n}. Its stream vector Y has {d} numbers, drawn as a heat strip (blue "
-                   f"positive, red negative); the FFN reads its normalised copy u = LN₂(Y).")
-        speech = (f"We follow token {say_int(t)} of {say_int(n)}. Its stream vector Y has {say_int(d)} numbers, "
-                  f"drawn as a heat strip: blue for positive, red for negative. The feed-forward network "
-                  f"reads a normalised copy, u: layer norm two of Y.")
+        caption = _("Token {t} of {n}. Its stream vector Y has {d} numbers, drawn as a heat strip (blue positive, "
+                    "red negative); the FFN reads its normalised copy u = LN₂(Y).", t=t, n=n, d=d)
+    if Look(p.d_model, p.d_ff).stream_numbers:
+        speech = _("We follow token {t} of {n}. After attention, its stream vector Y has {d} numbers. The "
+                   "feed-forward network reads a normalised copy, u: layer norm two of Y.", **said)
+    else:
+        speech = _("We follow token {t} of {n}. Its stream vector Y has {d} numbers, drawn as a heat strip: blue for "
+                   "positive, red for negative. The feed-forward network reads a normalised copy, u: layer norm two "
+                   "of Y.", **said)
     written, spoken_origin = origin(nums)
     return Line(written + caption, spoken_origin + speech)
 
 
 def expand(nums: FFNNumbers, p: Params) -> Line:
     d, f = p.d_model, p.d_ff
-    w1 = (f"The first weight matrix, W one, has {say_int(d)} rows and {say_int(f)} columns.")
     if f > d:
         return Line(
-            f"W₁ ({d} × {f}) expands u to {f} hidden numbers, {ratio_text(f, d)} wider than the stream.",
-            f"{w1} It expands u to {say_int(f)} hidden numbers, {say_ratio(f, d)} wider than the stream.")
+            _("W₁ ({d} × {f}) expands u to {f} hidden numbers, {ratio} wider than the stream.", d=d, f=f,
+              ratio=ratio_text(f, d)),
+            _("The first weight matrix, W one, has {d} rows and {f} columns. It expands u to {f} hidden numbers, "
+              "{ratio} times wider than the stream.", d=say_int(d), f=say_int(f), ratio=say_ratio(f, d)))
     return Line(
-        f"W₁ ({d} × {f}) maps u to {f} hidden numbers, as wide as the stream (real FFNs are usually "
-        f"about 4× wider).",
-        f"{w1} It maps u to {say_int(f)} hidden numbers, as wide as the stream. Real feed-forward "
-        f"networks are usually about four times wider.")
+        _("W₁ ({d} × {f}) maps u to {f} hidden numbers, as wide as the stream (real FFNs are usually about 4× "
+          "wider).", d=d, f=f),
+        _("The first weight matrix, W one, has {d} rows and {f} columns. It maps u to {f} hidden numbers, as wide "
+          "as the stream. Real feed-forward networks are usually about four times wider.", d=say_int(d),
+          f=say_int(f)))
 
 
 def bend(nums: FFNNumbers, p: Params) -> Line:
     k, f = nums.pos["n_active"], p.d_ff
     if p.act == "relu":
         return Line(
-            f"ReLU bends each hidden number on its own: {k} of {f} units have a positive input and pass "
-            f"unchanged (active); the other {f - k} become exactly 0. GELU, dashed, would let small "
-            f"negatives through.",
-            "ReLU bends each hidden number on its own. GELU, the dashed curve, would let small negative values "
-            f"through. {count_of(k, f, 'units').capitalize()} a positive input and pass unchanged: they are "
-            f"active. The other {say_int(f - k)} become exactly zero.")
-    name, spoken = ACT_NAMES[p.act], ACT_SPOKEN[p.act]
+            _("ReLU bends each hidden number on its own: {k} of {f} units have a positive input and pass unchanged "
+              "(active); the other {rest} become exactly 0. GELU, dashed, would let small negatives through.", k=k,
+              f=f, rest=f - k),
+            " ".join([_("ReLU bends each hidden number on its own. GELU, the dashed curve, would let small negative "
+                        "values through."), active_sentence(k, f, almost=False),
+                      _("The other {rest} become exactly zero.", rest=say_int(f - k))]))
+    name, spoken = ACT_NAMES[p.act], _(ACT_SPOKEN[p.act])
     return Line(
-        f"{name} bends each hidden number on its own: {k} of {f} units have a positive input and pass "
-        f"almost unchanged (active); the other {f - k} are squeezed towards 0. ReLU, dashed, would zero "
-        f"them exactly.",
-        f"{spoken[0].upper()}{spoken[1:]} bends each hidden number on its own. ReLU, the dashed curve, would "
-        f"set the negative ones to exactly zero. {count_of(k, f, 'units').capitalize()} a positive input and "
-        f"pass almost unchanged: they are active. The other {say_int(f - k)} are squeezed towards zero.")
+        _("{name} bends each hidden number on its own: {k} of {f} units have a positive input and pass almost "
+          "unchanged (active); the other {rest} are squeezed towards 0. ReLU, dashed, would zero them exactly.",
+          name=name, k=k, f=f, rest=f - k),
+        " ".join([sentence(_("{name} bends each hidden number on its own. ReLU, the dashed curve, would set the "
+                             "negative ones to exactly zero.", name=spoken)), active_sentence(k, f, almost=True),
+                  _("The other {rest} are squeezed towards zero.", rest=say_int(f - k))]))
 
 
 def contract(nums: FFNNumbers, p: Params) -> Line:
     d, f, norm = p.d_model, p.d_ff, nums.pos["update_norm"]
     return Line(
-        f"W₂ ({f} × {d}) brings the {f} hidden numbers back to the stream's width {d}: the update Δ, of "
-        f"length ‖Δ‖ = {fmt(norm)}.",
-        f"The second weight matrix, W two, has {say_int(f)} rows and {say_int(d)} columns. It brings the "
-        f"{say_int(f)} hidden numbers back to the stream's width of {say_int(d)}. The result is the update, "
-        f"delta, of length {say_number(norm)}.")
+        _("W₂ ({f} × {d}) brings the {f} hidden numbers back to the stream's width {d}: the update Δ, of length "
+          "‖Δ‖ = {norm}.", f=f, d=d, norm=fmt(norm)),
+        _("The second weight matrix, W two, has {f} rows and {d} columns. It brings the {f} hidden numbers back to "
+          "the stream's width of {d}. The result is the update, delta, of length {norm}.", f=say_int(f),
+          d=say_int(d), norm=say_number(norm)))
 
 
 def add_to_stream(nums: FFNNumbers, p: Params) -> Line:
     d, f = p.d_model, p.d_ff
     if listed(p):
         return Line(
-            f"The update is added to the stream: Z = Y + Δ = {fmt_vec(nums.pos['resid_post'])}. Input and output "
-            f"are both {d} numbers wide; the wide middle stays inside the FFN.",
-            f"The update is added to the stream. Z is Y plus delta. Input and output are both {say_int(d)} "
-            "numbers wide. The wide middle stays inside the network.")
+            _("The update is added to the stream: Z = Y + Δ = {z}. Input and output are both {d} numbers wide; the "
+              "wide middle stays inside the FFN.", z=fmt_vec(nums.pos["resid_post"]), d=d),
+            _("The update is added to the stream. Z is Y plus delta. Input and output are both {d} numbers wide. "
+              "The wide middle stays inside the network.", d=say_int(d)))
     return Line(
-        f"The update is added to the stream: Z = Y + Δ. Input and output are both {d} numbers wide; the "
-        f"{f}-wide middle stays inside the FFN.",
-        f"The update is added to the stream. Z is Y plus delta. Input and output are both {say_int(d)} "
-        f"numbers wide. The middle, {say_int(f)} numbers wide, stays inside the network.")
+        _("The update is added to the stream: Z = Y + Δ. Input and output are both {d} numbers wide; the {f}-wide "
+          "middle stays inside the FFN.", d=d, f=f),
+        _("The update is added to the stream. Z is Y plus delta. Input and output are both {d} numbers wide. The "
+          "middle, {f} numbers wide, stays inside the network.", d=say_int(d), f=say_int(f)))
 
 
 def every_position(nums: FFNNumbers, p: Params) -> Line:
     return Line(
-        "The same W₁ and W₂ run at every position, one row at a time: row i of Δ is computed from row i of "
-        "u alone. Tokens never mix here; only attention mixes them.",
-        f"The same two matrices, W one and W two, run at all {say_int(p.n_tokens)} positions, one row at a time. "
-        f"Each row of delta is computed from the same row of u alone. Tokens never mix here: only attention "
-        f"mixes them.")
+        _("The same W₁ and W₂ run at every position, one row at a time: row i of Δ is computed from row i of u "
+          "alone. Tokens never mix here; only attention mixes them."),
+        _("The same two matrices, W one and W two, run at all {n} positions, one row at a time. Each row of delta "
+          "is computed from the same row of u alone. Tokens never mix here: only attention mixes them.",
+          n=say_int(p.n_tokens)))
 
 
 def permute_rows(nums: FFNNumbers, p: Params) -> Line:
     diff = nums.check["max_diff"]
     return Line(
-        f"Permute the rows (each moves up one, token 1 goes last) and run the FFN again: the outputs are "
-        f"the old outputs, permuted the same way. Largest difference {fmt_bound(diff)}.",
-        f"Now permute the rows: each moves up one, and token one goes last. Run the feed-forward network "
-        f"again, and the outputs are the old outputs, permuted the same way. The largest difference is "
-        f"{say_bound(diff)}.")
+        _("Permute the rows (each moves up one, token 1 goes last) and run the FFN again: the outputs are the old "
+          "outputs, permuted the same way. Largest difference {bound}.", bound=fmt_bound(diff)),
+        _("Now permute the rows: each moves up one, and token one goes last. Run the feed-forward network again, "
+          "and the outputs are the old outputs, permuted the same way. The largest difference is {bound}.",
+          bound=say_bound(diff)))
 
 
 # -- texts on screen ---------------------------------------------------------------------------
@@ -177,12 +204,13 @@ def permute_rows(nums: FFNNumbers, p: Params) -> Line:
 def row_labels(p: Params, nums: FFNNumbers) -> dict[str, tuple[str, str]]:
     """(name, detail) of each row in the single-position view."""
     act, pos, d = ACT_NAMES[p.act], nums.pos, p.d_model
-    where = f"token {nums.token} · d = {d}"
-    return {"y_top": ("Y, the stream", where), "u": ("u = LN₂(Y)", where),
-            "pre": (hidden_in(nums), f"d_ff = {p.d_ff} numbers"),
-            "post": (f"h = {act}({hidden_in(nums)})", f"{pos['n_active']} of {p.d_ff} active"),
+    where = _("token {token} · d = {d}", token=nums.token, d=d)
+    return {"y_top": (_("Y, the stream"), where), "u": ("u = LN₂(Y)", where),
+            "pre": (hidden_in(nums), _("d_ff = {count} numbers", count=p.d_ff)),
+            "post": (f"h = {act}({hidden_in(nums)})", _("{count} of {total} active", count=pos["n_active"],
+                                                         total=p.d_ff)),
             "delta": ("Δ = h·W₂" + (" + b₂" if np.any(nums.world.weights.b_out) else ""), f"d = {d}"),
-            "y": ("+ Y", "the stream"), "z": ("= Z = Y + Δ", "the new stream")}
+            "y": ("+ Y", _("the stream")), "z": ("= Z = Y + Δ", _("the new stream"))}
 
 
 def matrix_texts(p: Params) -> tuple[str, str]:
@@ -191,6 +219,7 @@ def matrix_texts(p: Params) -> tuple[str, str]:
 
 
 def norm_text(nums: FFNNumbers) -> str:
+    """'‖Δ‖ = 0.93', the update's length as drawn."""
     return f"‖Δ‖ = {fmt(nums.pos['update_norm'])}"
 
 
@@ -199,29 +228,35 @@ def hidden_in(nums: FFNNumbers) -> str:
     return "u·W₁" + (" + b₁" if np.any(nums.world.weights.b_in) else "")
 
 
+def token_names(nums: FFNNumbers) -> list[str]:
+    """The rows' names in the table: the seeded world's 'token 3' in the video's language, other tokens as they are."""
+    return [_("token {index}", index=m[1]) if (m := re.fullmatch(r"token (\d+)", t)) else t for t in nums.world.tokens]
+
+
 def table_titles(p: Params, nums: FFNNumbers) -> list[tuple[str, str]]:
     """(name, shape) of the u column, the FFN box and the output column."""
     n, d = p.n_tokens, p.d_model
     return [("u = LN₂(Y)", f"(n, d) = ({n}, {d})"),
-            ("hidden h", f"({n}, {p.d_ff}), internal"),  # h = act(u·W₁) was named in the one-position view
+            (_("hidden h"), _("({n}, {f}), internal", n=n, f=p.d_ff)),  # h = act(u·W₁) was named earlier
             ("Δ = FFN(u)", f"(n, d) = ({n}, {d})")]
 
 
-BOX_NOTE = "same W₁, W₂ for every row"
-MOVED_TITLE = ("P·FFN(u)", "old outputs, moved")
-AGAIN_TITLE = ("FFN(P·u) = P·FFN(u)", "computed again")
+BOX_NOTE = N_("same W₁, W₂ for every row")  # read with _() where drawn
+MOVED_TITLE = ("P·FFN(u)", N_("old outputs, moved"))
+AGAIN_TITLE = ("FFN(P·u) = P·FFN(u)", N_("computed again"))
 
 
 def ledger_text(p: Params, nums: FFNNumbers, look: Look) -> str:
     """The followed token's active hidden units and its update's norm."""
     pos = nums.pos
     if look.hidden_numbers:
-        units = f"units {units_text(pos['active_units'])}" if pos["n_active"] else "none"
+        units = _("units {units}", units=units_text(pos["active_units"])) if pos["n_active"] else _("none")
     else:
         units = pct(pos["n_active"] / p.d_ff)
-    return (f"token {nums.token}: {pos['n_active']} of {p.d_ff} hidden units active ({units})  ·  "
-            f"‖Δ‖ = {fmt(pos['update_norm'])}")
+    return _("token {token}: {count} of {total} hidden units active ({units})  ·  ‖Δ‖ = {norm}", token=nums.token,
+             count=pos["n_active"], total=p.d_ff, units=units, norm=fmt(pos["update_norm"]))
 
 
 def result_text(nums: FFNNumbers) -> str:
-    return f"max |FFN(P·u) − P·FFN(u)| {fmt_bound(nums.check['max_diff'])}"
+    """The permutation check as drawn: the largest difference between the two routes."""
+    return _("max |FFN(P·u) − P·FFN(u)| {bound}", bound=fmt_bound(nums.check["max_diff"]))

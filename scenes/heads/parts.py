@@ -33,6 +33,8 @@ from scenes.kit import (
     shows_numbers,
     theme,
 )
+from scenes.kit.i18n import _
+from scenes.kit.layout import FRAME_LEFT, fit_inside
 from scenes.kit.vector import READABLE_CELL
 
 COLUMNS = Columns(
@@ -163,7 +165,8 @@ class HeadsCircuit(VGroup):
                                      norm_center=[x_bus, norm_y],
                                      norm_size=(0.7, min(0.5, bottom - Y_STREAM - 0.5)),
                                      write_from=[ADD_X, layout.y_delta - ROW_H / 2 - 0.02], font_size=LABEL_SIZE)
-        self.name = label("heads", LABEL_SIZE, theme().muted).next_to(self.circuit.sublayer_box, UP, buff=0.08)
+        self.name = label(_("heads"), LABEL_SIZE, theme().muted).next_to(self.circuit.sublayer_box, UP, buff=0.08)
+        fit_inside(self.name, left=FRAME_LEFT + 0.1)  # a longer word than 'heads' steps right, inside the frame
         self.tiles = VGroup()
         tile_h = min(0.3, layout.spacing * 0.45)
         for r in range(shown):

@@ -63,7 +63,7 @@ from scenes.heads.parts import (
     mixture_width,
     readout_points,
 )
-from scenes.heads.script import script
+from scenes.heads.script import count_numbers, head_name, more_heads, script
 from scenes.kit import (
     LABEL_SIZE,
     NUMBER_SIZE,
@@ -80,8 +80,9 @@ from scenes.kit import (
     step,
     theme,
 )
+from scenes.kit.i18n import N_, _
 from scenes.kit.layout import Column
-from tblock.names import head_label
+from scenes.kit.readable import wrapped
 
 C = COLUMNS  # short name: the grid's columns
 # FadeTransform starts from a Vector's drawn view (its numbers or strip): a kit Vector is a Group,
@@ -141,9 +142,9 @@ class HeadsScene(StepScene):
         x_name = formula("X[i]", NUMBER_SIZE, theme().stream).next_to(self.x_view, DOWN, buff=0.12)
         self.play(Create(VGroup(c.stream_in, c.bypass, c.tap_dot)), FadeIn(c.add_node), FadeIn(c.stream_out),
                   FadeIn(self.formula), run_time=1.0)
-        self.cue("We follow")
+        self.cue(_("We follow"))
         self.play(FadeIn(backing(self.x_view)), FadeIn(self.x_view), FadeIn(x_name), run_time=0.6)
-        self.cue("layer norm feeds")
+        self.cue(_("layer norm feeds"))
         self.play(Create(c.read_path), FadeIn(c.norm_box), FadeIn(c.sublayer_box),
                   FadeIn(self.heads_circuit.tiles), FadeIn(self.heads_circuit.name), run_time=1.2)
 
@@ -152,18 +153,21 @@ class HeadsScene(StepScene):
         tiles = self.heads_circuit.tiles
         names, fans = VGroup(), VGroup()
         for r in range(self.k):
-            name = label(head_label(r), LABEL_SIZE, head_color(r))
+            name = label(head_name(r), LABEL_SIZE, head_color(r))
+            if name.width > C.attention.left - 0.08 - X_NAME:  # a longer word than 'head' takes two lines
+                name = wrapped(head_name(r), LABEL_SIZE, C.attention.left - 0.08 - X_NAME, head_color(r),
+                               aligned_edge=LEFT)
             name.move_to([X_NAME, self.row_y(r), 0], aligned_edge=LEFT)
             names.add(name)
             fans.add(Line(tiles[r + 1].get_right(), name.get_left() + LEFT * 0.06, color=head_color(r),
                           stroke_width=2.5))
         if self.more:
-            name = label(f"+ {self.more} more head{'s' if self.more > 1 else ''}", LABEL_SIZE, theme().muted)
+            name = label(more_heads(self.more), LABEL_SIZE, theme().muted)
             names.add(name.move_to([X_NAME, self.layout.row_y[-1], 0], aligned_edge=LEFT))
             fans.add(Line(tiles[-1].get_right(), name.get_left() + LEFT * 0.06, color=theme().muted,
                           stroke_width=2.5))
         self.play(self.heads_circuit.circuit.flash_read(run_time=1.2))
-        self.cue("fans out")
+        self.cue(_("fans out"))
         self.play(*[Create(f) for f in fans], *[FadeIn(n) for n in names], run_time=1.0)
 
     @step
@@ -180,7 +184,7 @@ class HeadsScene(StepScene):
     @step
     def mix_values(self) -> None:
         dh = self.cfg.d_head
-        header = self.mixture_header = column_header("H_r [i]", f"{dh} number{'s' if dh > 1 else ''}", "mixture")
+        header = self.mixture_header = column_header("H_r [i]", count_numbers(dh), "mixture")
         width = mixture_width(dh)
         z = self.numbers.view["z"]
         self.mixtures = self.track("z", VectorRows(
@@ -191,7 +195,7 @@ class HeadsScene(StepScene):
                                 stroke_width=3, tip_length=0.14, max_tip_length_to_length_ratio=0.5)
                           for r in range(self.k)])
         self.play(FadeIn(header), run_time=0.5)
-        self.cue("It mixes")
+        self.cue(_("It mixes"))
         self.play(*[Create(a) for a in arrows],
                   *[FadeTransform(self.attention.rows[r].copy(), self.mixtures[r]) for r in range(self.k)],
                   run_time=1.4)
@@ -201,8 +205,8 @@ class HeadsScene(StepScene):
         c, v = self.cfg, self.numbers.view
         W_O = self.numbers.world.weights.W_O
         headers = VGroup(column_header("W_O^((r))", f"{c.d_head}×{c.d_model}", "wo"),
-                         column_header("H_r [i] thin W_O^((r))", f"{c.d_model} numbers", "contribution"),
-                         label("norm", LABEL_SIZE, theme().muted).move_to(C.point("norm", Y_HEAD2)))
+                         column_header("H_r [i] thin W_O^((r))", _("{count} numbers", count=c.d_model), "contribution"),
+                         label(_("norm"), LABEL_SIZE, theme().muted).move_to(C.point("norm", Y_HEAD2)))
         wo_note = headers[0][1]  # a wide W_O (64×1024) steps right, clear of the mixtures' note
         wo_note.shift(RIGHT * max(0.0, self.mixture_header[1].get_right()[0] + 0.2 - wo_note.get_left()[0]))
         ys = self.layout.row_y[:self.k]
@@ -224,18 +228,20 @@ class HeadsScene(StepScene):
             self.rest_view = rest
             rest_norm = self.track("folded_result_norm",
                                    Readout([v["rest_norm"]], [C.point("norm", y)], color=theme().muted))
-            rest_name = label(f"sum of the other {self.more}", LABEL_SIZE, theme().muted)
+            rest_name = label(_("sum of the other {count}", count=self.more), LABEL_SIZE, theme().muted)
             rest_name.move_to([C.mixture.right, y, 0], aligned_edge=RIGHT)  # the W_O column stays free for a tag
             extra = [FadeIn(rest), FadeIn(rest_norm), FadeIn(rest_name)]
-        note = VGroup(label(f"each head writes {c.d_model} numbers, all inside its", LABEL_SIZE, theme().muted),
-                      label(f"write subspace of dimension ≤ {c.d_head} (measured rank: {int(v['write_rank'].max())})",
-                            LABEL_SIZE, theme().muted)).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
+        note = VGroup(label(_("each head writes {count} numbers, all inside its", count=c.d_model), LABEL_SIZE,
+                            theme().muted),
+                      label(_("write subspace of dimension ≤ {dh} (measured rank: {rank})", dh=c.d_head,
+                              rank=int(v['write_rank'].max())), LABEL_SIZE, theme().muted)
+                      ).arrange(DOWN, aligned_edge=LEFT, buff=0.1)
         self.note = note.move_to([X_NAME, self.layout.y_note, 0], aligned_edge=LEFT)  # gives way to the check
         self.play(FadeIn(headers), FadeIn(signs[0::2]), *[FadeIn(img) for img in self.w_images], run_time=0.8)
-        self.cue("It writes")
+        self.cue(_("It writes"))
         self.play(*[FadeTransform(self.mixtures[r].view.copy(), self.contributions[r]) for r in range(self.k)],
                   FadeIn(signs[1::2]), run_time=1.4)
-        self.cue("subspace")
+        self.cue(_("subspace"))
         self.play(*[FadeIn(nm) for nm in self.norms], *extra, FadeIn(note), run_time=0.8)
 
     @step
@@ -254,7 +260,7 @@ class HeadsScene(StepScene):
         parts = list(self.contributions) + ([self.rest_view] if self.more else [])
         for k, part in enumerate(parts):
             if k == len(parts) - 1 and not v["has_bias"]:
-                self.cue("Its norm")  # the last contribution lands as the voice reads the norm
+                self.cue(_("Its norm"))  # the last contribution lands as the voice reads the norm
             ghost = part.copy()
             self.play(ghost.animate.move_to(self.delta), run_time=0.5)
             self.play(FadeOut(ghost), *self.delta.retarget(v["running"][k + 1]),
@@ -263,7 +269,7 @@ class HeadsScene(StepScene):
         if v["has_bias"]:  # a trained W_O has a bias: it joins the sum last
             bias = formula("+ thin b_O", NUMBER_SIZE, theme().muted)
             bias.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, LEFT)
-            self.cue("bias")
+            self.cue(_("bias"))
             self.play(FadeIn(bias), *self.delta.retarget(v["running"][-1]),
                       ChangeDecimalToValue(self.delta_norm[0], float(v["running_norm"][-1])), run_time=0.6)
 
@@ -279,7 +285,8 @@ class HeadsScene(StepScene):
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
         cat_label = formula("[H_0| thin dots.c thin |H_(h-1)] thin W_O", NUMBER_SIZE)
         cat_label.next_to(cat_view, UP, buff=0.1)
-        diff = power_label(f"max |difference| {fmt_bound(v['concat_difference'])}", LABEL_SIZE, theme().accent)
+        diff = power_label(_("max |difference| {bound}", bound=fmt_bound(v['concat_difference'])), LABEL_SIZE,
+                           theme().accent)
         diff.next_to(cat_view, DOWN, buff=0.12).align_to(cat_view, LEFT)
         seg = width / c.n_heads  # the mixtures slide down into their places in the concatenation
         ghosts = [(self.mixtures[r].copy(), CONCAT_X - width / 2 + (r + 0.5) * seg) for r in range(self.k)]
@@ -287,12 +294,12 @@ class HeadsScene(StepScene):
         self.play(*[g.animate.move_to([tx, y, 0]).stretch_to_fit_width(seg * 0.95) for g, tx in ghosts],
                   run_time=1.0)
         self.play(FadeIn(cat_view), *[FadeOut(g) for g, _ in ghosts], run_time=0.5)
-        self.cue("projects once")
+        self.cue(_("projects once"))
         self.play(FadeIn(times), FadeIn(self.cat_w), Create(arrow), run_time=0.8)
         check = self.stream_vector(v["concat"], C.contribution, self.scales.delta, y)
-        self.cue("same delta")
+        self.cue(_("same delta"))
         self.play(FadeTransform(cat_view.view.copy(), check), run_time=0.9)
-        self.cue("largest difference")
+        self.cue(_("largest difference"))
         self.play(FadeOut(check), Indicate(self.delta.outline(), color=theme().accent, scale_factor=1.05),
                   FadeIn(diff), run_time=0.9)
 
@@ -324,9 +331,9 @@ class HeadsScene(StepScene):
         self.changed_tag = label(f"× {fmt(self.params.scale_wo, 1)}", LABEL_SIZE, theme().accent)
         self.place_changed_tag()
         self.play(Indicate(self.attention.rows[0], color=theme().accent, scale_factor=1.05), run_time=0.8)
-        self.cue("multiply")
+        self.cue(_("multiply"))
         self.play(FadeIn(self.changed_tag), *self.wo_shows(self.numbers.changed_world.weights), run_time=0.8)
-        self.cue("norm of delta")
+        self.cue(_("norm of delta"))
         self.play(*self.count_to(self.numbers.changed_view), run_time=1.5)
 
     @step
@@ -339,16 +346,16 @@ class HeadsScene(StepScene):
         y_name = formula('Y[i] = X[i] + Delta_"attn" [i]', NUMBER_SIZE, theme().stream)
         fit_inside(y_name.next_to(self.y_view, DOWN, buff=0.12))
         carried = self.x_view.copy()  # X[i] rides the bypass to the far side of ⊕, unchanged
-        self.cue("bypass")
+        self.cue(_("bypass"))
         self.play(c.flash_bypass(run_time=1.4), FadeIn(backing(self.y_view)),
                   carried.animate.move_to(self.y_view), run_time=1.4)
         self.remove(carried)
         self.add(self.y_view)
         drop = self.delta.copy()  # Δ_attn[i] comes down the write path into ⊕
-        self.cue("joins")
+        self.cue(_("joins"))
         self.play(c.flash_write(run_time=1.0), drop.animate.scale(0.3).move_to(c.add_node).fade(1), run_time=1.0)
         self.remove(drop)
-        self.cue("their sum")
+        self.cue(_("their sum"))
         self.play(*self.y_view.retarget(v["resid_mid"]), FadeIn(y_name), Indicate(c.add_node, color=theme().update),
                   run_time=1.4)
 
@@ -370,5 +377,5 @@ class HeadsScene(StepScene):
                                  "concat_difference": float(changed["concat_difference"])})
 
 
-TOPIC = Topic("heads", "several heads' mixtures, projected by their output matrices into stream coordinates, summed "
-              "into one update added to the stream", Params, HeadsScene, world=world_of)
+TOPIC = Topic("heads", N_("several heads' mixtures, projected by their output matrices into stream coordinates, "
+                         "summed into one update added to the stream"), Params, HeadsScene, world=world_of)

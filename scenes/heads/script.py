@@ -1,4 +1,6 @@
-"""Each heads step's words: the caption as written and the narration as spoken, from the numbers."""
+"""Each heads step's words: the caption as written and the narration as spoken, from the numbers.
+
+Every text goes through the catalog (:func:`scenes.kit.i18n._`), numbers as named placeholders."""
 
 from __future__ import annotations
 
@@ -18,6 +20,7 @@ from scenes.kit import (
     say_percent,
     shows_numbers,
 )
+from scenes.kit.i18n import _
 from tblock.names import head_label
 
 
@@ -25,17 +28,41 @@ def origin(n: HeadsNumbers) -> tuple[str, str]:
     """Where the weights come from, written and spoken."""
     if n.world_file is not None:
         name = n.world_file.path.rsplit("/", 1)[-1]
-        return (f"the weights and embeddings of the world file {name}",
-                f"The weights and the embeddings are the numbers of the world file {name.removesuffix('.toml')}.")
+        return (_("the weights and embeddings of the world file {name}", name=name),
+                _("The weights and the embeddings are the numbers of the world file {name}.",
+                  name=name.removesuffix(".toml")))
     if n.trained is None:
-        return ("seeded random weights and embeddings (not a trained model)",
-                "The weights and the embeddings are seeded random numbers, not a trained model.")
+        return (_("seeded random weights and embeddings (not a trained model)"),
+                _("The weights and the embeddings are seeded random numbers, not a trained model."))
     t = n.trained
-    before = ("the token and position embeddings" if t.layer == 0
-              else f"the stream after {'layer zero' if t.layer == 1 else f'layers zero to {say_int(t.layer - 1)}'}")
-    return (t.describe(),
-            f"These are the trained weights of the checkpoint {t.name}, layer {say_int(t.layer)}, counting from "
-            f"zero, of {say_int(t.ckpt.n_layers)}. Its input is {before}, computed by the model itself.")
+    if t.layer == 0:
+        before = _("the token and position embeddings")
+    elif t.layer == 1:
+        before = _("the stream after layer zero")
+    else:
+        before = _("the stream after layers zero to {last}", last=say_int(t.layer - 1))
+    return (described(t),
+            _("These are the trained weights of the checkpoint {name}, layer {layer}, counting from zero, of "
+              "{layers}. Its input is {before}, computed by the model itself.", name=t.name,
+              layer=say_int(t.layer), layers=say_int(t.ckpt.n_layers), before=before))
+
+
+def described(t) -> str:
+    """The checkpoint's ``describe()`` in the video's language: "trained checkpoint 'tiny', layer 1 (of 0-1) ..."."""
+    if t.layer == 0:
+        before = _("the embeddings")
+    elif t.layer == 1:
+        before = _("layer 0")
+    else:
+        before = _("layers 0-{last}", last=t.layer - 1)
+    return _("trained checkpoint '{name}', layer {layer} (of 0-{last}) (its input: {before})", name=t.name,
+             layer=t.layer, last=t.ckpt.n_layers - 1, before=before)
+
+
+def head_name(r: int) -> str:
+    """:func:`tblock.names.head_label` of head ``r`` (no layer) in the video's language: 'head 0', 'Kopf 0'."""
+    head_label(r)  # the same checks as the written name
+    return _("head {index}", index=r)
 
 
 def hook_name(n: HeadsNumbers, r: int) -> str:
@@ -43,8 +70,16 @@ def hook_name(n: HeadsNumbers, r: int) -> str:
     return "" if n.trained is None else f" ({head_label(r, n.trained.layer)})"
 
 
-def plural(count: int, word: str) -> str:
-    return word if count == 1 else word + "s"
+def count_numbers(count: int, said: bool = False) -> str:
+    """'1 number', '4 numbers' ('four numbers' when ``said``) in the video's language."""
+    if count == 1:
+        return _("one number") if said else _("{count} number", count=count)
+    return _("{count} numbers", count=say_int(count) if said else count)
+
+
+def more_heads(count: int) -> str:
+    """The folded row's name: '+ 1 more head', '+ 9 more heads'."""
+    return _("+ {count} more head", count=count) if count == 1 else _("+ {count} more heads", count=count)
 
 
 def sentence(text: str) -> str:
@@ -70,107 +105,117 @@ def show_circuit(n: HeadsNumbers) -> Line:
     i, token = n.receiver, n.world.tokens[n.receiver]
     d, h, dh = n.world.cfg.d_model, n.world.cfg.n_heads, n.world.cfg.d_head
     written, spoken = origin(n)
+    heads = (_("{count} head of width {width}", count=h, width=dh) if h == 1
+             else _("{count} heads of width {width}", count=h, width=dh))
+    feeds = (_("One layer norm feeds one head, each {width} wide.", width=say_int(dh)) if h == 1 else
+             _("One layer norm feeds {count} heads, each {width} wide.", count=say_int(h), width=say_int(dh)))
     return Line(
-        f"Pre-norm attention adds to the stream what its heads read from a normalised copy: "
-        f"Y = X + Attention(LayerNorm(X)). We follow position {i + 1}, '{token}', in a stream of "
-        f"{d} coordinates read by {h} {plural(h, 'head')} of width {dh}; {written}.",
-        "This is pre-norm attention: Y is X plus attention of the layer norm of X. "
-        + spoken
-        + f" We follow position {say_int(i + 1)}, the token {token}, a stream of {say_int(d)} coordinates. "
-        f"One layer norm feeds {say_int(h)} {plural(h, 'head')}, each {say_int(dh)} wide.")
+        _("Pre-norm attention adds to the stream what its heads read from a normalised copy: Y = X + "
+          "Attention(LayerNorm(X)). We follow position {position}, '{token}', in a stream of {d} coordinates read "
+          "by {heads}; {origin}.", position=i + 1, token=token, d=d, heads=heads, origin=written),
+        " ".join([_("This is pre-norm attention: Y is X plus attention of the layer norm of X."), spoken,
+                  _("We follow position {position}, the token {token}, a stream of {d} coordinates.",
+                    position=say_int(i + 1), token=token, d=say_int(d)), feeds]))
 
 
 def fan_out(n: HeadsNumbers) -> Line:
     h = n.world.cfg.n_heads
-    heads_word = {1: "its one head", 2: "both heads"}.get(h, f"all {h} heads")
-    spoken_heads = {1: "its one head", 2: "both heads"}.get(h, f"all {say_int(h)} heads")
+    heads_word = {1: _("its one head"), 2: _("both heads")}.get(h) or _("all {count} heads", count=h)
+    spoken_heads = {1: _("its one head"), 2: _("both heads")}.get(h) or _("all {count} heads", count=say_int(h))
     return Line(
-        f"One layer norm reads the stream at i; the same normalised vector fans out to {heads_word}, "
-        "which compute independently, in parallel.",
-        "One layer norm reads X at i. "
-        f"The same normalised vector fans out to {spoken_heads}, which compute in parallel.")
+        _("One layer norm reads the stream at i; the same normalised vector fans out to {heads}, which compute "
+          "independently, in parallel.", heads=heads_word),
+        _("One layer norm reads X at i. The same normalised vector fans out to {heads}, which compute in "
+          "parallel.", heads=spoken_heads))
 
 
 def show_patterns(n: HeadsNumbers) -> Line:
     pattern, tokens = n.view["pattern"], n.world.tokens
     token = tokens[n.receiver]
     tops = [(r, int(pattern[r].argmax())) for r in range(n.shown)]
+    readings = "; ".join(_("{head}{hook} puts {percent} on '{token}'", head=head_name(r), hook=hook_name(n, r),
+                           percent=pct(pattern[r, j], 1), token=tokens[j]) for r, j in tops)
     return Line(
-        f"Each head has its own attention row for '{token}': "
-        + "; ".join(f"{head_label(r)}{hook_name(n, r)} puts {pct(pattern[r, j], 1)} on '{tokens[j]}'"
-                    for r, j in tops) + ".",
-        f"Each head has its own attention row for {token}. "
-        + " ".join(f"{sentence(say_head(r))} puts {say_percent(100 * pattern[r, j], 1)} "
-                   f"on the word {tokens[j]}." for r, j in tops))
+        _("Each head has its own attention row for '{token}': {readings}.", token=token, readings=readings),
+        " ".join([_("Each head has its own attention row for {token}.", token=token)]
+                 + [sentence(_("{head} puts {percent} on the word {token}.", head=say_head(r),
+                               percent=say_percent(100 * pattern[r, j], 1), token=tokens[j])) for r, j in tops]))
 
 
 def mix_values(n: HeadsNumbers) -> Line:
     dh = n.world.cfg.d_head
     return Line(
-        f"Each head mixes its own value vectors with those weights into its mixture at i: {dh} "
-        f"{plural(dh, 'number')} in that head's own value coordinates.",
-        f"Each head's mixture at i is {say_int(dh)} {plural(dh, 'number')}, in its own value coordinates. "
-        "It mixes the head's value vectors with those weights.")
+        _("Each head mixes its own value vectors with those weights into its mixture at i: {numbers} in that "
+          "head's own value coordinates.", numbers=count_numbers(dh)),
+        _("Each head's mixture at i is {numbers}, in its own value coordinates. It mixes the head's value vectors "
+          "with those weights.", numbers=count_numbers(dh, said=True)))
 
 
 def project_heads(n: HeadsNumbers) -> Line:
     d, dh = n.world.cfg.d_model, n.world.cfg.d_head
+    norms = ", ".join(_("{norm} for {head}", norm=fmt(n.view["result_norm"][r]), head=head_name(r))
+                      for r in range(n.shown))
     return Line(
-        f"Each head's output matrix ({dh}×{d}) writes its mixture in the {d} stream coordinates, with norms "
-        + ", ".join(f"{fmt(n.view['result_norm'][r])} for {head_label(r)}" for r in range(n.shown))
-        + f": {d} numbers each, inside a write subspace of dimension at most {dh}.",
-        f"Each head has its own output matrix, {say_int(dh)} by {say_int(d)}. "
-        f"It writes the head's mixture in the {say_int(d)} stream coordinates. "
-        f"{sentence(say_int(d))} numbers each, but inside a subspace of at most {say_int(dh)} dimensions.")
+        _("Each head's output matrix ({dh}×{d}) writes its mixture in the {d} stream coordinates, with norms "
+          "{norms}: {d} numbers each, inside a write subspace of dimension at most {dh}.", dh=dh, d=d, norms=norms),
+        " ".join([_("Each head has its own output matrix, {dh} by {d}. It writes the head's mixture in the {d} "
+                    "stream coordinates.", dh=say_int(dh), d=say_int(d)),
+                  sentence(_("{count} numbers each, but inside a subspace of at most {dh} dimensions.",
+                             count=say_int(d), dh=say_int(dh)))]))
 
 
 def sum_heads(n: HeadsNumbers) -> Line:
     v, h = n.view, n.world.cfg.n_heads
-    return Line(
-        "The contributions add up, entry by entry, into the attention update Δ at i"
-        + (", plus the output bias" if v["has_bias"] else "")
-        + f"; its norm is {fmt(v['attn_out_norm'])}" + (f", all {h} heads included." if n.folded else "."),
-        "The contributions add up, entry by entry, into delta attention at i. "
-        + ("The output bias joins last. " if v["has_bias"] else "")
-        + f"Its norm is {say_number(v['attn_out_norm'])}"
-        + (f", with all {say_int(h)} heads included." if n.folded else "."))
+    norm, said = fmt(v["attn_out_norm"]), say_number(v["attn_out_norm"])
+    included = _(", all {count} heads included", count=h) if n.folded else ""
+    if v["has_bias"]:
+        written = _("The contributions add up, entry by entry, into the attention update Δ at i, plus the output "
+                    "bias; its norm is {norm}{included}.", norm=norm, included=included)
+    else:
+        written = _("The contributions add up, entry by entry, into the attention update Δ at i; its norm is "
+                    "{norm}{included}.", norm=norm, included=included)
+    spoken = [_("The contributions add up, entry by entry, into delta attention at i.")]
+    spoken += [_("The output bias joins last.")] if v["has_bias"] else []
+    spoken += [_("Its norm is {norm}, with all {count} heads included.", norm=said, count=say_int(h)) if n.folded
+               else _("Its norm is {norm}.", norm=said)]
+    return Line(written, " ".join(spoken))
 
 
 def concat_route(n: HeadsNumbers) -> Line:
     d, difference = n.world.cfg.d_model, n.view["concat_difference"]
     return Line(
-        f"The usual code concatenates the mixtures and projects once with one {d}×{d} output matrix: "
-        f"the same update, largest difference {fmt_bound(difference, prose=True)}.",
-        "The usual code concatenates the mixtures. "
-        f"Then it projects once, with one {say_int(d)} by {say_int(d)} output matrix. "
-        "It reaches the same delta attention. "
-        f"The largest difference is {say_bound(difference)}.")
+        _("The usual code concatenates the mixtures and projects once with one {d}×{d} output matrix: the same "
+          "update, largest difference {difference}.", d=d, difference=fmt_bound(difference, prose=True)),
+        _("The usual code concatenates the mixtures. Then it projects once, with one {d} by {d} output matrix. It "
+          "reaches the same delta attention. The largest difference is {difference}.", d=say_int(d),
+          difference=say_bound(difference)))
 
 
 def change_wo(n: HeadsNumbers, scale_wo: float) -> Line:
     v, c = n.view, n.changed_view
     if shows_numbers(n.world.cfg.d_model, COLUMNS.contribution.width):
-        change = "the update at i becomes " + fmt_vec(c["attn_out"])
+        change = _("the update at i becomes {vector}", vector=fmt_vec(c["attn_out"]))
     else:
-        change = f"the update's norm goes from {fmt(v['attn_out_norm'])} to {fmt(c['attn_out_norm'])}"
+        change = _("the update's norm goes from {before} to {after}", before=fmt(v["attn_out_norm"]),
+                   after=fmt(c["attn_out_norm"]))
     return Line(
-        f"Same attention weights, head 0's output matrix times {fmt(scale_wo, 1)}: head 0 writes a "
-        f"different vector and {change}. The weights alone don't decide the update.",
-        "The attention weights alone do not decide the update. "
-        f"Keep them, and multiply head zero's output matrix by {say_number(scale_wo, 1)}. "
-        "Head zero then writes another vector. "
-        f"The norm of delta attention goes from {say_number(v['attn_out_norm'])} to "
-        f"{say_number(c['attn_out_norm'])}.")
+        _("Same attention weights, head 0's output matrix times {factor}: head 0 writes a different vector and "
+          "{change}. The weights alone don't decide the update.", factor=fmt(scale_wo, 1), change=change),
+        _("The attention weights alone do not decide the update. Keep them, and multiply head zero's output "
+          "matrix by {factor}. Head zero then writes another vector. The norm of delta attention goes from "
+          "{before} to {after}.", factor=say_number(scale_wo, 1), before=say_number(v["attn_out_norm"]),
+          after=say_number(c["attn_out_norm"])))
 
 
 def add_to_stream(n: HeadsNumbers) -> Line:
     v, restore = n.view, n.changed_view is not None
-    return Line(
-        ("Head 0's output matrix is restored. " if restore else "")
-        + "The bypass carries the stream at i into ⊕ unchanged, the update joins it at the same position, "
-        f"and Y = X + Δ: the norm goes from {fmt(v['resid_pre_norm'])} to {fmt(v['resid_mid_norm'])}.",
-        ("Head zero's output matrix is restored. " if restore else "")
-        + "The bypass carries X at i to the sum, unchanged. "
-        "Delta attention at i joins it at the same position. "
-        f"Y at i is their sum: its norm goes from {say_number(v['resid_pre_norm'])} to "
-        f"{say_number(v['resid_mid_norm'])}.")
+    written = _("The bypass carries the stream at i into ⊕ unchanged, the update joins it at the same position, "
+                "and Y = X + Δ: the norm goes from {before} to {after}.", before=fmt(v["resid_pre_norm"]),
+                after=fmt(v["resid_mid_norm"]))
+    spoken = _("The bypass carries X at i to the sum, unchanged. Delta attention at i joins it at the same "
+               "position. Y at i is their sum: its norm goes from {before} to {after}.",
+               before=say_number(v["resid_pre_norm"]), after=say_number(v["resid_mid_norm"]))
+    if restore:
+        written = " ".join([_("Head 0's output matrix is restored."), written])
+        spoken = " ".join([_("Head zero's output matrix is restored."), spoken])
+    return Line(written, spoken)

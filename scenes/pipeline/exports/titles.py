@@ -14,6 +14,10 @@ STEP_TITLES = (  # the translated topics' steps (Babel extracts them from here)
     N_("show sentence"), N_("first attention"), N_("first ffn"), N_("later blocks"), N_("the sum"),
     N_("depth map"), N_("compare maps"),
     N_("show sequence"), N_("previous token"), N_("induction head"), N_("predict"),
+    N_("show circuit"), N_("fan out"), N_("show patterns"), N_("mix values"), N_("project heads"), N_("sum heads"),
+    N_("concat route"), N_("change wo"), N_("add to stream"),
+    N_("show input"), N_("expand"), N_("bend"), N_("contract"), N_("every position"), N_("permute rows"),
+    N_("show sum"), N_("logit lens"), N_("direct logit"), N_("ablation"),
 )
 
 
