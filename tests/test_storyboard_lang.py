@@ -38,3 +38,26 @@ def test_chinese_wraps_between_characters_in_a_font_that_has_them():
     assert all(font.getlength(line) <= 150 for line in lines)
     assert not any(line.startswith(("，", "。", "：")) for line in lines)  # punctuation stays with its character
     assert has_cjk(text) and not has_cjk("Induktions-Score 0,967")
+
+
+def test_every_character_of_the_chinese_catalog_is_drawn_by_a_font_that_has_it():
+    """The storyboard's Chinese font chain: Noto Sans CJK, DejaVu for what it lacks (₁, ⁻ of W₁ and 10⁻¹²)."""
+    from babel.messages.pofile import read_po
+
+    from scenes.kit.i18n import LOCALE_DIR
+    from scenes.pipeline.exports.drawing import FontChain
+
+    ttLib = pytest.importorskip("fontTools.ttLib")
+    font = _font(15, cjk=True)
+    if not isinstance(font, FontChain):
+        pytest.skip("Noto Sans CJK (fonts-noto-cjk) is not installed")
+    with open(LOCALE_DIR / "zh_Hans" / "LC_MESSAGES" / "tblock.po", "rb") as handle:
+        text = "".join(m.string for m in read_po(handle) if m.id) + "W₁ W₂ 10⁻¹² · × Δ √ ≈"
+    cmaps = {}
+    for piece, drawing in font.runs(text):
+        path = drawing.path
+        if path not in cmaps:
+            fonts = ttLib.TTCollection(path).fonts if path.endswith(".ttc") else [ttLib.TTFont(path)]
+            cmaps[path] = frozenset(fonts[0].getBestCmap())
+        lacking = {c for c in piece if not c.isspace() and ord(c) not in cmaps[path]}
+        assert not lacking, f"{path} has no glyph for {sorted(lacking)}"

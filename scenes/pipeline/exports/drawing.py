@@ -21,16 +21,64 @@ def has_cjk(text: str) -> bool:
 
 def _font(size: int, bold: bool = False, cjk: bool = False) -> Any:
     """The kit's font (DejaVu Sans) at ``size`` pixels, or Pillow's own when it is not installed;
-    ``cjk``: Noto Sans CJK (fonts-noto-cjk; it has the Latin letters too) first, for Chinese texts."""
+    ``cjk``: Noto Sans CJK (fonts-noto-cjk; it has the Latin letters too) first, for Chinese texts, with
+    DejaVu for the sub- and superscripts it lacks (a :class:`FontChain`)."""
     from PIL import ImageFont
 
     names = ("DejaVuSans-Bold.ttf", "DejaVu Sans Bold") if bold else ("DejaVuSans.ttf", "DejaVu Sans")
-    for name in (CJK_FONTS[bold] + names) if cjk else names:
+    plain = _first_font(names, size) or ImageFont.load_default(size)
+    cjk_font = _first_font(CJK_FONTS[bold], size) if cjk else None
+    return FontChain(cjk_font, plain) if cjk_font else plain
+
+
+def _first_font(names: tuple[str, ...], size: int) -> Any:
+    """The first of ``names`` Pillow can open at ``size`` pixels (None when none)."""
+    from PIL import ImageFont
+
+    for name in names:
         try:
             return ImageFont.truetype(name, size)
         except OSError:
             continue
-    return ImageFont.load_default(size)
+    return None
+
+
+CJK_LACKS = re.compile("([\u2070-\u209f]+)")  # sub- and superscript digits and signs (₁, ⁻): not in Noto CJK
+
+
+class FontChain:
+    """Noto Sans CJK with DejaVu Sans for the characters it has no glyph for (Pillow draws a text in one font,
+    so a text is drawn as runs on one baseline); ``getlength``, ``getname`` and ``size`` as a Pillow font's."""
+
+    def __init__(self, first: Any, fallback: Any) -> None:
+        self.first, self.fallback, self.size = first, fallback, first.size
+
+    def runs(self, text: str) -> list[tuple[str, Any]]:
+        """``text`` cut into pieces, each with the font that draws it."""
+        pieces = CJK_LACKS.split(text)
+        return [(piece, self.fallback if k % 2 else self.first) for k, piece in enumerate(pieces) if piece]
+
+    def getname(self) -> tuple[str, str]:
+        return self.first.getname()
+
+    def getlength(self, text: str) -> float:
+        """The width of ``text`` in pixels, run by run."""
+        return sum(font.getlength(piece) for piece, font in self.runs(text))
+
+    def draw(self, draw: Any, xy: tuple[float, float], text: str, fill: Any) -> None:
+        """Draw ``text`` with its top-left at ``xy`` (as ``ImageDraw.text`` does), every run on one baseline."""
+        x, baseline = xy[0], xy[1] + self.first.getmetrics()[0]
+        for piece, font in self.runs(text):
+            draw.text((x, baseline), piece, font=font, fill=fill, anchor="ls")
+            x += font.getlength(piece)
+
+
+def draw_text(draw: Any, xy: tuple[float, float], text: str, font: Any, fill: Any) -> None:
+    """``ImageDraw.text`` for a Pillow font or a :class:`FontChain`."""
+    if isinstance(font, FontChain):
+        font.draw(draw, xy, text, fill)
+    else:
+        draw.text(xy, text, font=font, fill=fill)
 
 
 def _theme(name: str) -> Any:
@@ -83,7 +131,7 @@ def title_card(title: str, subtitle: str, theme_name: str, size: tuple[int, int]
     heights = [round(font.size * 1.35) for _, font, _ in lines]
     y = (height - sum(heights)) // 2
     for (line, font, colour), h in zip(lines, heights):
-        draw.text(((width - font.getlength(line)) / 2, y), line, font=font, fill=colour)
+        draw_text(draw, ((width - font.getlength(line)) / 2, y), line, font, colour)
         y += h
     return image
 

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from ..manifest import Manifest
-from .drawing import _font, _theme, _wrap, has_cjk, save_png
+from .drawing import _font, _theme, _wrap, draw_text, has_cjk, save_png
 from .titles import step_title
 from .video_info import ExportError, frames_at, step_end_frames
 
@@ -61,7 +61,7 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
     sheet.info["panels"] = []
     draw = ImageDraw.Draw(sheet)
     for k, line in enumerate(title_lines):
-        draw.text((pad, pad + round(k * 1.3 * title_font.size)), line, font=title_font, fill=th.text)
+        draw_text(draw, (pad, pad + round(k * 1.3 * title_font.size)), line, title_font, th.text)
     y = pad + title_h
     for r in range(rows):
         for c in range(columns):
@@ -75,10 +75,10 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
             draw.rectangle([x - 1, y - 1, x + panel_w, y + panel_h], outline=th.faint)
             ty = y + panel_h + round(name_h * 0.25)
             number = numbers[i] if numbers is not None else i + 1
-            draw.text((x, ty), f"{number}  {names[i]}", font=name_font, fill=th.accent)
+            draw_text(draw, (x, ty), f"{number}  {names[i]}", name_font, th.accent)
             ty = y + panel_h + name_h
             for line in wrapped[i]:
-                draw.text((x, ty), line, font=caption_font, fill=th.text)
+                draw_text(draw, (x, ty), line, caption_font, th.text)
                 ty += line_h
         y += row_heights[r]
     return sheet
