@@ -121,6 +121,27 @@ def test_a_stopped_pool_fails_its_queued_tasks_at_once():
     assert pool.submit(time.sleep, 1).exception() is not None  # closed: nothing new starts
 
 
+def test_closing_a_pool_beside_another_spawned_process_returns():
+    """A pool's close stops multiprocessing's resource tracker only when no other process of ours shares it:
+    stopping waits for every process holding the tracker, so a Dask LocalCluster's live workers made a
+    --jobs 2 render in the same process wait forever at its end."""
+    import multiprocessing
+
+    from scenes.pipeline.pool import TaskPool
+
+    neighbour = multiprocessing.get_context("spawn").Process(target=time.sleep, args=(60,), daemon=True)
+    neighbour.start()
+    closer = threading.Thread(target=TaskPool(0).close, daemon=True)
+    try:
+        closer.start()
+        closer.join(10)
+        assert not closer.is_alive(), "the pool's close waited for a process it does not own"
+    finally:
+        neighbour.terminate()
+        neighbour.join()
+        closer.join(10)
+
+
 def test_jobs_and_cluster_do_not_change_the_input_key(tmp_path):
     from scenes.pipeline.options import RenderOptions
     from scenes.pipeline.uptodate import input_key

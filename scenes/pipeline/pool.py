@@ -101,11 +101,14 @@ def _stop_workers(running: dict, grace: float = 20.0) -> list[str]:
 
 
 def _stop_resource_tracker() -> None:
-    """Stop the helper process multiprocessing starts with the first spawned worker (and reap it)."""
+    """Stop the helper process multiprocessing starts with the first spawned worker (and reap it), unless
+    other processes of ours still use it: stopping waits until every process holding it has ended, so
+    with a Dask LocalCluster (or any spawned process) alive beside the pool it would wait forever."""
+    import multiprocessing
     from multiprocessing import resource_tracker
 
     stop = getattr(getattr(resource_tracker, "_resource_tracker", None), "_stop", None)
-    if stop is not None:
+    if stop is not None and not multiprocessing.active_children():
         try:
             stop()
         except Exception:  # noqa: BLE001 - best effort: it also ends by itself when we exit
