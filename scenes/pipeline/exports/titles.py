@@ -14,6 +14,11 @@ STEP_TITLES = (  # the translated topics' steps (Babel extracts them from here)
     N_("show sentence"), N_("first attention"), N_("first ffn"), N_("later blocks"), N_("the sum"),
     N_("depth map"), N_("compare maps"),
     N_("show sequence"), N_("previous token"), N_("induction head"), N_("predict"),
+    N_("outline"), N_("input"), N_("attention"), N_("attn out"), N_("ffn hidden"), N_("ffn out"), N_("lengths"),
+    N_("heatmap"), N_("shares"), N_("check"), N_("compare"),  # block (norm1, add1, ... stay as named)
+    N_("no order"), N_("same token"), N_("causal mask"), N_("absolute"), N_("relative"), N_("rope"), N_("summary"),
+    N_("show pair"), N_("rotate by position"), N_("shift both"), N_("content matters"), N_("many frequencies"),
+    N_("score by distance"), N_("where rope acts"),
 )
 
 
