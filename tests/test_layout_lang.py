@@ -22,7 +22,8 @@ def test_the_probe_sees_text_on_text_and_text_out_of_the_frame():
 
 @pytest.mark.render
 @pytest.mark.parametrize("lang", list(LANGUAGES))
-@pytest.mark.parametrize("topic", ["residual", "bank", "induction", "heads", "ffn", "attribution", "ledger"])
+@pytest.mark.parametrize("topic", ["residual", "heads", "bank", "rope", "positions", "block", "ffn", "induction",
+                                   "attribution", "ledger"])
 def test_no_text_overlaps_or_leaves_the_frame_at_any_step_end(topic, lang):
     from scenes.pipeline.api import topic_named
 

@@ -39,7 +39,6 @@ if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) 
 
 NORM_NAMES = {"rms": "RMSNorm", "layer": "LayerNorm"}
 NORM_SYMBOLS = {"rms": "RMS", "layer": "LN"}  # the boxes' and formulas' short name: RMS_1, LN_2
-MASK_NAMES = {"full": "no mask", "causal": "causal mask"}
 
 # -- pre-norm against post-norm: the one table --------------------------------------
 

@@ -59,9 +59,9 @@ from scenes.kit import (
     pct,
     theme,
 )
+from scenes.kit.i18n import _
 from scenes.kit.readable import NUMBER_CELL, NUMBER_SIZE, TEXT_SIZE, with_power, wrapped
 from scenes.kit.vector import number_font_size
-from tblock.names import head_label
 
 # -- layout: the walk's rows and columns ------------------------------------------------
 
@@ -159,11 +159,16 @@ class BlockOutline(VGroup):
             add1=c1.add_node, norm2=boxes[1], ffn_hidden=c2.sublayer_box, ffn_out=VGroup(c2.write_path, d2),
             add2=c2.add_node, output=z_out)
         if details:
-            self.add(label("bypass: the stream itself", TEXT_SIZE + 1, t.muted).next_to(c1.bypass, DOWN, buff=0.25))
+            self.add(label(_("bypass: the stream itself"), TEXT_SIZE + 1, t.muted).next_to(c1.bypass, DOWN, buff=0.25))
         self.scale_to_fit_width(width)
 
 
 # -- the walk ------------------------------------------------------------------------------
+
+
+def token_name(i: int) -> str:
+    """Row ``i``'s name as the walk and the charts write it: 'token 1' for i = 0."""
+    return _("token {index}", index=i + 1)
 
 
 class Walk:
@@ -176,13 +181,13 @@ class Walk:
     def __init__(self, b: BlockNumbers, norm: str, placement: str) -> None:
         t = theme()
         self.b, self.norm, self.scale = b, norm, b.colour_scale()
-        self.tokens = [f"token {i + 1}" for i in range(b.n)]
+        self.tokens = [token_name(i) for i in range(b.n)]
         self.cell = walk_cell(b.n)
         self.stream = stage_grid(b.ex.x, "X", row_names=self.tokens, scale=self.scale, cell_width=self.cell[0],
                                  cell_height=self.cell[1])
         self.stream.shift(RIGHT * (STREAM_X - self.stream.cells.get_x()))
         self.stream.title.set_color(t.stream)
-        self.stream_label = label("the stream", TEXT_SIZE, t.stream)
+        self.stream_label = label(_("the stream"), TEXT_SIZE, t.stream)
         self.stream_label.move_to(self.stream.title).set_x(self.stream.cells.get_left()[0], LEFT)
         self.stream.title.next_to(self.stream_label, RIGHT, buff=0.2).align_to(self.stream_label, DOWN)
         self.pipe = BlockOutline(placement, norm, width=12.2, details=False)
@@ -248,7 +253,7 @@ class HeadHeatmaps(VGroup):
                  width: float = BRANCH_WIDTH, cell_height: float = CELL_H, font_size: float | None = None,
                  row_names: Sequence[str] | None = None) -> None:
         super().__init__()
-        h, n, _ = pattern.shape
+        h, n = pattern.shape[:2]
         short = [f"t{i + 1}" for i in range(n)]
         cell = min(cell_cap, (width - 0.5 * (h - 1)) / h / (n + 1.4) - CELL_GAP)
         kw = dict(cell_width=cell, scale=1.0, cell_height=cell_height, font_size=font_size)
@@ -258,7 +263,7 @@ class HeadHeatmaps(VGroup):
             sigma = stage_grid(sums[r][:, None], None, cols=["Σ"], **kw)
             sigma.next_to(g.cells, RIGHT, buff=0.22).align_to(g.cells, UP)
             sigma.shift(UP * (g.cells[0].get_y() - sigma.cells[0].get_y()))
-            title = label(head_label(r), max(TEXT_SIZE, title_size * 0.7), head_color(r))
+            title = label(_("head {number}", number=r), max(TEXT_SIZE, title_size * 0.7), head_color(r))
             title.next_to(VGroup(g, sigma), UP, buff=0.12)
             group = VGroup(g, sigma, title)
             if row_names:
@@ -326,7 +331,7 @@ class LengthsChart(VGroup):
         self.axes.move_to([0.45, 0.35, 0])
         for k, t in enumerate(self.ticks):
             t.next_to(self.axes.c2p(k, 0), DOWN, buff=0.22)
-        self.y_name = label("vector length", TEXT_SIZE, theme().muted).rotate(np.pi / 2)
+        self.y_name = label(_("vector length"), TEXT_SIZE, theme().muted).rotate(np.pi / 2)
         self.y_name.next_to(self.axes.axes.y_axis, LEFT, buff=0.7)
         self.lines, self.legend = VGroup(), VGroup()
         for i in range(b.n):
@@ -335,7 +340,7 @@ class LengthsChart(VGroup):
                                                           vertex_dot_radius=0.06, vertex_dot_style={"color": color},
                                                           stroke_width=4))
             self.legend.add(VGroup(Line(LEFT * 0.2, RIGHT * 0.2, color=color, stroke_width=4),
-                                   label(f"token {i + 1}", TEXT_SIZE, color)).arrange(RIGHT, buff=0.12))
+                                   label(token_name(i), TEXT_SIZE, color)).arrange(RIGHT, buff=0.12))
         self.legend.arrange(RIGHT, buff=0.45).move_to([0.35, 3.55, 0])
         self.add(self.axes, self.ticks, self.y_name, self.legend, self.lines)
 
@@ -354,7 +359,7 @@ class SharesChart(VGroup):
         super().__init__()
         t = theme()
         S = b.shares["share"]
-        names = ["all"] + [f"token {i + 1}" for i in range(b.n)]
+        names = [_("all")] + [token_name(i) for i in range(b.n)]
         self.rows = np.vstack([[S["input"], S["attention"], S["ffn"]], b.token_shares])  # (n + 1, 3) percent
         k = len(names)
         self.axes = LabelledAxes((0, 100, 25), (0, k, 1), x_length=6.4, y_length=min(0.75 * k + 0.3, 4.6),
@@ -378,12 +383,13 @@ class SharesChart(VGroup):
             self.row_names.add(label(name, TEXT_SIZE, t.text if r == 0 else t.muted)
                                .next_to(self.axes.c2p(0, y), LEFT, buff=0.18))
         self.headers = VGroup()
-        for col, name, cx in zip(colors, ("input X", "attention", "FFN"), self.COLUMNS):
+        for col, name, cx in zip(colors, (_("input X"), _("attention"), "FFN"), self.COLUMNS):
             swatch = Rectangle(width=0.3, height=0.22, fill_color=col, fill_opacity=0.55, stroke_color=col,
                                stroke_width=1.5)
             self.headers.add(VGroup(swatch, label(name, TEXT_SIZE, t.text)).arrange(DOWN, buff=0.1)
                              .move_to([cx, self.axes.c2p(0, k)[1] + 0.5, 0]))
-        self.x_name = label("% of |X| + |Δattn| + |Δffn| (row lengths; 'all': whole matrices)", TEXT_SIZE, t.muted)
+        self.x_name = label(_("{pct} of |X| + |Δattn| + |Δffn| (row lengths; 'all': whole matrices)", pct="%"),
+                            TEXT_SIZE, t.muted)  # '%' as a placeholder: a bare '% o' reads as printf to gettext
         self.x_name.next_to(self.axes.axes.x_axis, DOWN, buff=0.5).set_x(0)
         self.add(self.axes, self.row_names, self.headers, self.x_name, self.bars, self.texts)
 
@@ -419,8 +425,8 @@ class SumCheck:
         self.names_to = self.names(tokens, self.total)
         self.error = b.recon["error"]
         color = t.update if self.error < 1e-9 else t.negative
-        text = (f"largest |X + Δattn + Δffn − Z| over all {b.recon['sum'].size} numbers: "
-                f"{fmt_bound(self.error, prose=True)}")
+        text = _("largest |X + Δattn + Δffn − Z| over all {count} numbers: {error}", count=b.recon["sum"].size,
+                 error=fmt_bound(self.error, prose=True))
         self.verdict = with_power(text, TEXT_SIZE, color)
         self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.4).set_x(0)
 
@@ -462,7 +468,7 @@ class PlacementCompare:
         self.axes.move_to([-3.25, 0.35, 0])
         for k, s in enumerate(self.ticks):
             s.next_to(self.axes.c2p(k, 0), DOWN, buff=0.2)
-        self.y_name = label("stream vector length", TEXT_SIZE, t.muted).rotate(np.pi / 2)
+        self.y_name = label(_("stream vector length"), TEXT_SIZE, t.muted).rotate(np.pi / 2)
         self.y_name.next_to(self.axes.axes.y_axis, LEFT, buff=0.65)
         self.lines = VGroup()
         for i in range(b.n):
@@ -472,13 +478,14 @@ class PlacementCompare:
                                                  stroke_width=4)
             post = self.axes.plot_points([0, 1, 2], self.post_lengths[i].tolist(), color, width=4)
             self.lines.add(VGroup(pre, DashedVMobject(post["line_graph"], num_dashes=18)))
-        self.key = VGroup(*[label(f"token {i + 1}", TEXT_SIZE, head_color(i)) for i in range(b.n)])
+        self.key = VGroup(*[label(token_name(i), TEXT_SIZE, head_color(i)) for i in range(b.n)])
         self.key.arrange_in_grid(cols=min(b.n, 3), buff=(0.35, 0.1)).next_to(self.ticks, DOWN, buff=0.25)
         self.key.set_x(self.axes.get_x())
         self.diff = both["diff"]
-        rows = [("input X", self.diff["resid_pre"]), ("attention weights", self.diff["pattern"]),
-                ("Y, after the 1st addition", self.diff["resid_mid"]), ("Z, the block output", self.diff["resid_post"])]
-        title = label("largest |pre − post|", 24, t.text).move_to([0.9, 1.9, 0], aligned_edge=LEFT)
+        rows = [(_("input X"), self.diff["resid_pre"]), (_("attention weights"), self.diff["pattern"]),
+                (_("Y, after the 1st addition"), self.diff["resid_mid"]),
+                (_("Z, the block output"), self.diff["resid_post"])]
+        title = label(_("largest |pre − post|"), 24, t.text).move_to([0.9, 1.9, 0], aligned_edge=LEFT)
         self.table = VGroup()
         for k, (name, v) in enumerate(rows):
             y = 1.9 - 0.62 * (k + 1)
@@ -491,10 +498,10 @@ class PlacementCompare:
         self.marker = (SurroundingRectangle(self.table[first], color=t.accent, buff=0.1, stroke_width=3)
                        if first else None)
         if self.diverge == "pattern":
-            words = ("they part at the first read:", f"pre-norm's attention reads {norm_name}(X),",
-                     "post-norm's reads X itself")
+            words = (_("they part at the first read:"), _("pre-norm's attention reads {norm}(X),", norm=norm_name),
+                     _("post-norm's reads X itself"))
         else:
-            words = (f"first to differ: {rows[first][0] if first else 'nothing'}",)
+            words = (_("first to differ: {stage}", stage=rows[first][0] if first else _("nothing")),)
         self.where = VGroup(*[line for w in words for line in wrapped(w, TEXT_SIZE, SAFE_RIGHT - 0.9, t.accent)])
         self.where.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         self.where.next_to(self.table, DOWN, buff=0.45).align_to(title, LEFT)

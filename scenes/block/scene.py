@@ -25,7 +25,6 @@ from scenes.block.numbers import (
     ACT_NAMES,
     ATTN,
     FFN,
-    MASK_NAMES,
     NORM_NAMES,
     STAGE_TITLES,
     numbers,
@@ -47,9 +46,13 @@ from scenes.block.parts import (
     SumCheck,
     Walk,
 )
-from scenes.block.script import script
-from scenes.kit import HeatStrip, StepScene, Topic, fit_inside, fmt, formula, label, step, theme
-from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE
+from scenes.block.script import script, tokens_written
+from scenes.kit import SAFE_WIDTH, HeatStrip, StepScene, Topic, fit_inside, fmt, formula, label, step, theme
+from scenes.kit.i18n import N_, _
+from scenes.kit.numerals import list_separator
+from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
+
+MASK_NAMES = {"full": N_("no mask"), "causal": N_("causal mask")}
 
 
 class BlockScene(StepScene):
@@ -78,17 +81,17 @@ class BlockScene(StepScene):
         equations = VGroup(*[formula(e, 40) for e in eqs])
         equations.arrange(DOWN, buff=0.3, aligned_edge=LEFT).move_to([0, 2.95, 0])
         diagram = BlockOutline(p.placement, p.norm).move_to([0, 0.2, 0])
-        facts = VGroup(
-            label(f"{n} token{'s' if n > 1 else ''} × {cfg.d_model} numbers in, {n} × {cfg.d_model} out: every "
-                  "update has the stream's shape", TEXT_SIZE, theme().muted),
-            label(f"{cfg.n_heads} heads of width {cfg.d_head}  ·  FFN {cfg.d_model} → {cfg.d_ff} → {cfg.d_model} "
-                  f"with {ACT_NAMES[p.act]}  ·  {NORM_NAMES[p.norm]}  ·  {MASK_NAMES[p.mask]}", TEXT_SIZE,
-                  theme().muted),
+        facts = VGroup(  # each a line, or two where a longer language needs them (English: one)
+            wrapped(_("{tokens} × {d} numbers in, {n} × {d} out: every update has the stream's shape",
+                      tokens=tokens_written(n), d=cfg.d_model, n=n), TEXT_SIZE, SAFE_WIDTH, theme().muted),
+            wrapped(_("{heads} heads of width {width}  ·  FFN {d} → {d_ff} → {d} with {act}  ·  {norm}  ·  {mask}",
+                      heads=cfg.n_heads, width=cfg.d_head, d=cfg.d_model, d_ff=cfg.d_ff, act=ACT_NAMES[p.act],
+                      norm=NORM_NAMES[p.norm], mask=_(MASK_NAMES[p.mask])), TEXT_SIZE, SAFE_WIDTH, theme().muted),
         ).arrange(DOWN, buff=0.18).move_to([0, -2.5, 0])
         self.play(Create(diagram), run_time=2.2)
         self.cue(1)
         self.play(Write(equations), run_time=1.4)
-        self.cue("shape")
+        self.cue(_("shape"))
         self.play(FadeIn(facts))
         self.record(equations=eqs)
 
@@ -101,7 +104,7 @@ class BlockScene(StepScene):
         d = self.numbers.ex.cfg.d_model
         self.play(FadeIn(w.stream), FadeIn(w.stream_label),
                   *w.show_formula(f"X in RR^({self.numbers.n} times {d})"), run_time=1.0)
-        self.cue("stay lined up")
+        self.cue(_("stay lined up"))
         self.play(FadeIn(w.pipe), *w.highlight("input"), run_time=0.8)
         self.track_now("resid_pre", w.stream)
 
@@ -118,11 +121,11 @@ class BlockScene(StepScene):
                                   f'Q_r, K_r" read "{self.numbers.placement.attn_reads}'),
                   *w.highlight("attention"), *w.swap_note(None))
         self.play(*w.swap_branch(maps), run_time=1.2)
-        masked = " · upper right masked to 0" if self.params.mask == "causal" else ""
-        masked += " · colour: weight" if maps.heat_only else ""
-        self.cue("softmax")
-        self.play(*w.swap_note(w.note(f"{len(maps.grids)} heads · each row sums to {fmt(sums.min())}{masked}",
-                                      anchor=maps)))
+        masked = _(" · upper right masked to 0") if self.params.mask == "causal" else ""
+        masked += _(" · colour: weight") if maps.heat_only else ""
+        self.cue(_("softmax"))
+        self.play(*w.swap_note(w.note(_("{count} heads · each row sums to {total}", count=len(maps.grids),
+                                        total=fmt(sums.min())) + masked, anchor=maps)))
         self.track_now("pattern", maps)
         self.record(row_sums=maps.sums_displayed)
 
@@ -164,10 +167,11 @@ class BlockScene(StepScene):
         if act == "relu":
             marks = VGroup(*[g.frame(a, c, color=theme().negative, buff=0.02)
                              for a, c in zip(*np.nonzero(self.numbers.act_effect == 2))])
-            text = f"{s['zeroed']} entries zeroed (framed) · {s['kept']} passed unchanged"
+            text = _("{zeroed} entries zeroed (framed) · {kept} passed unchanged", zeroed=s["zeroed"], kept=s["kept"])
         else:
             marks = VGroup(g.frame(*s["most"], color=theme().accent, buff=0.02))
-            text = f"every entry bent · biggest change (framed): {fmt(s['before'])} → {fmt(s['after'])}"
+            text = _("every entry bent · biggest change (framed): {before} → {after}", before=fmt(s["before"]),
+                     after=fmt(s["after"]))
         line_note = w.note(text, anchor=g)
         note = line_note  # with more rows the icon would sit on the outline below: the line alone
         if self.numbers.n <= ROOMY_TOKENS:
@@ -217,9 +221,9 @@ class BlockScene(StepScene):
             self.cue(1)
             self.play(*read.animate_values(values), run_time=1.4)
             if name == "norm1":
-                before = ", ".join(fmt(v) for v in self.numbers.length_at("resid_pre"))
+                before = list_separator().join(fmt(v) for v in self.numbers.length_at("resid_pre"))
                 after = fmt(self.numbers.length_at(move.target)[0])
-                self.play(*w.swap_note(w.note(f"row lengths {before}  →  all {after}")))
+                self.play(*w.swap_note(w.note(_("row lengths {before}  →  all {after}", before=before, after=after))))
             self.track_now(move.target, read)
             return
         if move.kind == "add":
@@ -250,7 +254,7 @@ class BlockScene(StepScene):
         self.clear_stage()
         maps, key = self.heatmap_parts(self.numbers.n)
         self.play(FadeIn(maps), run_time=1.2)
-        self.cue("Each row is")
+        self.cue(_("Each row is"))
         self.play(FadeIn(key))
         self.track("pattern", maps)
 
@@ -262,7 +266,7 @@ class BlockScene(StepScene):
         maps = HeadHeatmaps(self.numbers.trace["pattern"], self.numbers.sums, cell_cap=1.25, title_size=36,
                             width=13.0 if side else 2 * 8.0, cell_height=height, font_size=NUMBER_SIZE,
                             row_names=[f"t{i + 1}" for i in range(n)])
-        lines = ("row: token reading", "column: token read", "Σ: row sum")
+        lines = (_("row: token reading"), _("column: token read"), _("Σ: row sum"))
         reading = VGroup(*[label(t, TEXT_SIZE, theme().muted) for t in lines])
         bar = HeatStrip(np.linspace(0, 1, 101), width=3.0, height=0.3, scale=1.0)
         ends = VGroup(label("0", TEXT_SIZE, theme().muted).next_to(bar, LEFT, buff=0.12),
@@ -284,9 +288,9 @@ class BlockScene(StepScene):
         chart = SharesChart(self.numbers)
         self.play(Create(chart.axes), FadeIn(chart.row_names), FadeIn(chart.headers), FadeIn(chart.x_name),
                   run_time=0.9)
-        self.cue("Over all tokens")
+        self.cue(_("Over all tokens"))
         self.play(*[FadeIn(row, shift=RIGHT * 0.3) for row in chart.bars], run_time=1.2)
-        self.cue("Each bar")
+        self.cue(_("Each bar"))
         self.play(FadeIn(chart.texts), run_time=0.6)
         self.track("shares", chart)
         self.record(magnitudes=self.numbers.shares["magnitude"])
@@ -299,7 +303,7 @@ class BlockScene(StepScene):
         self.play(*c.merge(), run_time=1.4)
         self.remove(*c.movers)
         self.play(FadeIn(c.eq), FadeIn(c.output), run_time=0.8)
-        self.cue("largest difference")
+        self.cue(_("largest difference"))
         self.play(FadeIn(c.verdict))
         self.track("reconstruction", c)
 
@@ -310,14 +314,14 @@ class BlockScene(StepScene):
         self.clear_stage()
         c = PlacementCompare(self.numbers, NORM_NAMES[self.params.norm])
         self.play(FadeIn(c.heads), Create(c.axes), FadeIn(c.ticks), FadeIn(c.y_name), FadeIn(c.key), run_time=1.0)
-        self.cue("Pre-norm")
+        self.cue(_("Pre-norm"))
         self.play(*[Create(line) for line in c.lines], run_time=1.8)
-        self.cue("Post-norm")
+        self.cue(_("Post-norm"))
         self.play(FadeIn(c.block), run_time=0.8)
         self.cue(3)
         self.play(*([Create(c.marker)] if c.marker is not None else []), FadeIn(c.where))
         self.track("compare", c)
 
 
-TOPIC = Topic("block", "the whole block stage by stage: the lesson's d = 4 worked example, token by token",
+TOPIC = Topic("block", N_("the whole block stage by stage: the lesson's d = 4 worked example, token by token"),
               Params, BlockScene, world=world_of)

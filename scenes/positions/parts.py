@@ -17,6 +17,7 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Group, Line, Rectangle, RoundedRectangle, SurroundingRectangle, VGroup
 
 from scenes.kit import HeatStrip, MatrixGrid, label, theme
+from scenes.kit.i18n import _
 from scenes.kit.readable import NUMBER_CELL, NUMBER_SIZE, TEXT_SIZE, numbers_fit, with_power, wrapped
 
 MAX_NUMBER_COLUMNS = 8  # wider rows become a heat strip
@@ -154,12 +155,13 @@ class PositionTable(Group):
         self.shown = shown
         self.strip = HeatStrip(self.table.T, width=width, height=height)  # (d, shown) image
         self.name = label(name, TEXT_SIZE, theme().muted).next_to(self.strip, UP, buff=0.15)
-        self.first = label("position 0", TEXT_SIZE, theme().muted).next_to(self.strip.frame.get_corner(DOWN + LEFT),
-                                                                    DOWN, buff=0.12, aligned_edge=LEFT)
-        self.last = label(f"position {shown - 1}", TEXT_SIZE, theme().muted).next_to(
+        self.first = label(_("position {index}", index=0), TEXT_SIZE, theme().muted).next_to(
+            self.strip.frame.get_corner(DOWN + LEFT), DOWN, buff=0.12, aligned_edge=LEFT)
+        self.last = label(_("position {index}", index=shown - 1), TEXT_SIZE, theme().muted).next_to(
             self.strip.frame.get_corner(DOWN + RIGHT), DOWN, buff=0.12, aligned_edge=RIGHT)
         dims = self.table.shape[1]
-        self.dims = label(f"{dims} dims", TEXT_SIZE, theme().muted).next_to(self.strip, LEFT, buff=0.15)
+        self.dims = label(_("{count} dims", count=dims), TEXT_SIZE, theme().muted).next_to(self.strip, LEFT,
+                                                                                            buff=0.15)
         self.add(self.strip, self.name, self.first, self.last, self.dims)
 
     def columns(self, start: int, count: int, color: str) -> Rectangle:

@@ -33,12 +33,13 @@ from scenes.kit import (
     step,
     theme,
 )
+from scenes.kit.i18n import N_, _
+from scenes.kit.numerals import decimal_sign, list_separator
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
 from scenes.positions.numbers import inverse, numbers, world_of
 from scenes.positions.params import Params
 from scenes.positions.parts import PositionTable, Rows, Sentence, SummaryTable, connector, powered
 from scenes.positions.script import BOUND_TEXT, NAMES, WHERE, changes, diff, only_offset, script
-from tblock.names import head_label
 
 COLUMNS = Columns(left=(-3.45, 6.4), right=(3.45, 6.4))
 SENTENCE_Y = SAFE_TOP - 0.3  # the chips' centre
@@ -88,10 +89,10 @@ class PositionsScene(StepScene):
         self.sentence = self.place(Sentence(tokens, t.text), "left", SAFE_TOP)
         permuted = self.place(Sentence(permuted_tokens, t.accent), "right", SAFE_TOP)
         scale = float(np.max(np.abs(self.numbers.out)))
-        self.out = self.track("out", self.place(Rows(self.numbers.out, tokens, "block output, no positions", scale),
+        self.out = self.track("out", self.place(Rows(self.numbers.out, tokens, _("block output, no positions"), scale),
                                                 "left", ROWS_TOP))
         self.out_p = self.track("out_permuted", self.place(
-            Rows(self.numbers.out_permuted, permuted_tokens, "output of the permuted sentence", scale),
+            Rows(self.numbers.out_permuted, permuted_tokens, _("output of the permuted sentence"), scale),
             "right", ROWS_TOP))
         self.play(FadeIn(self.sentence), run_time=0.6)
         self.play(FadeIn(self.out), run_time=0.8)
@@ -104,7 +105,7 @@ class PositionsScene(StepScene):
         self.play(Create(links), run_time=1.2)
         self.cue(3)
         error = diff(self.numbers.equivariance["none"])
-        bound = note(f"largest difference after putting the rows back: {error}", t.update)
+        bound = note(_("largest difference after putting the rows back: {difference}", difference=error), t.update)
         bound.move_to([0, NOTE_Y, 0])
         self.play(FadeIn(bound), run_time=0.6)
         self.first_view = VGroup(permuted, links, bound)
@@ -117,8 +118,9 @@ class PositionsScene(StepScene):
         self.play(FadeOut(self.first_view), FadeOut(self.out_p_group), run_time=0.6)
         frames = VGroup(self.out.frame(i, t.accent), self.out.frame(j, t.accent))
         chips = VGroup(*[self.sentence.chips[k][0].copy().set_stroke(t.accent, width=3) for k in (i, j)])
-        text = note(f"'{self.numbers.tokens[i]}' at positions {i + 1} and {j + 1}", t.accent)
-        value = note(f"difference of the rows: {diff(self.numbers.pair_difference)}", t.update)
+        text = note(_("'{word}' at positions {i} and {j}", word=self.numbers.tokens[i], i=i + 1, j=j + 1), t.accent)
+        value = note(_("difference of the rows: {difference}", difference=diff(self.numbers.pair_difference)),
+                     t.update)
         group = VGroup(text, value).arrange(DOWN, buff=0.3)
         group.move_to([0, 0, 0]).shift(UP * (NOTE_Y - 0.15 - group.get_bottom()[1]))
         self.play(Create(frames), Create(chips), run_time=0.8)
@@ -132,10 +134,11 @@ class PositionsScene(StepScene):
         self.clear_stage()
         scale = float(np.max(np.abs(outputs)))
         words = self.place(Sentence(tokens, t.text), "left", SAFE_TOP)
-        causal = self.track("causal", self.place(Rows(outputs, tokens, "causal mask, no positions", scale),
+        causal = self.track("causal", self.place(Rows(outputs, tokens, _("causal mask, no positions"), scale),
                                                  "left", ROWS_TOP))
         frames = VGroup(causal.frame(i, t.accent), causal.frame(j, t.accent))
-        differ = note(f"the two '{tokens[i]}' rows differ by {diff(self.numbers.causal_pair_difference)}", t.accent)
+        differ = note(_("the two '{word}' rows differ by {difference}", word=tokens[i],
+                        difference=diff(self.numbers.causal_pair_difference)), t.accent)
         self.place(differ, "left", NOTE_Y + differ.height / 2)
         self.play(FadeIn(words), FadeIn(causal), run_time=0.8)
         self.cue(1)
@@ -145,8 +148,9 @@ class PositionsScene(StepScene):
         last = len(tokens) - 1
         both = np.stack([outputs[last], self.numbers.causal_prefix[last]])  # (2, d): the last row, both orders
         rows = self.track("last_rows", self.place(
-            Rows(both, ["as given", "reversed"], f"'{tokens[last]}' after each order", scale), "right", ROWS_TOP))
-        same = note(f"difference: {diff(self.numbers.last_row_difference)}", t.update)
+            Rows(both, [_("as given"), _("reversed")], _("'{word}' after each order", word=tokens[last]), scale),
+            "right", ROWS_TOP))
+        same = note(_("difference: {difference}", difference=diff(self.numbers.last_row_difference)), t.update)
         self.place(same, "right", NOTE_Y + same.height / 2)
         self.play(FadeIn(reordered), FadeIn(rows), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
@@ -159,11 +163,12 @@ class PositionsScene(StepScene):
         self.clear_stage()
         equation = formula('X = "token embedding" + "position embedding"', NUMBER_SIZE)
         equation.move_to([0, SAFE_TOP - equation.height / 2, 0])
-        measured = note(f"largest difference: {diff(self.numbers.equivariance['absolute'])}", t.negative)
+        measured = note(_("largest difference: {difference}", difference=diff(self.numbers.equivariance["absolute"])),
+                        t.negative)
         measured.move_to([0, NOTE_Y, 0])
         scale = float(np.max(np.abs(self.numbers.absolute)))
-        a = Rows(self.numbers.absolute, tokens, "absolute positions", scale)
-        b = Rows(self.numbers.absolute_permuted, tokens, "permuted sentence, rows put back", scale)
+        a = Rows(self.numbers.absolute, tokens, _("absolute positions"), scale)
+        b = Rows(self.numbers.absolute_permuted, tokens, _("permuted sentence, rows put back"), scale)
         top = measured.get_top()[1] + 0.3 + max(a.height, b.height)
         a, b = (self.track(key, self.place(rows, side, top)) for key, rows, side in
                 (("absolute", a, "left"), ("absolute_permuted", b, "right")))
@@ -181,8 +186,9 @@ class PositionsScene(StepScene):
         """The position table's heat strip, as tall as the band from ``bottom`` to ``top`` allows."""
         world, tokens = self.numbers.world, self.numbers.tokens
         shown = min(max(TABLE_SHOWN, len(tokens) + self.numbers.shift), len(world.table))
-        name = "sinusoidal table (tblock.positions)" if world.table_name == "sinusoidal" else \
-            f"W_pos of '{world.table_name}'" if world.file is not None else f"learned W_pos of '{world.table_name}'"
+        name = _("sinusoidal table (tblock.positions)") if world.table_name == "sinusoidal" else \
+            _("W_pos of '{name}'", name=world.table_name) if world.file is not None else \
+            _("learned W_pos of '{name}'", name=world.table_name)
         probe = PositionTable(world.table, shown, name, height=1.0)
         labels = probe.height - 1.0
         table = PositionTable(world.table, shown, name, width=11.0, height=max(0.5, top - bottom - labels))
@@ -196,7 +202,9 @@ class PositionsScene(StepScene):
         self.clear_stage()
         scale = float(np.max(np.abs(np.stack([r.content, r.attn_bias, r.attn_scores]))))
         grids = self.relative_sum(scale)
-        slope = wrapped(f"m = {r.slopes[r.head]:g}  (slopes: {', '.join(f'{v:g}' for v in r.slopes)})",
+        dot = decimal_sign()  # as Python's :g writes them, with the language's decimal sign
+        slope = wrapped(_("m = {slope}  (slopes: {slopes})", slope=f"{r.slopes[r.head]:g}".replace(".", dot),
+                          slopes=list_separator().join(f"{v:g}".replace(".", dot) for v in r.slopes)),
                         TEXT_SIZE, SAFE_WIDTH, t.muted)
         slope.move_to([0, NOTE_Y, 0]).shift(UP * (NOTE_Y + 0.15 - slope.get_bottom()[1]))
         self.play(FadeIn(grids[0]), run_time=0.6)
@@ -205,16 +213,17 @@ class PositionsScene(StepScene):
         self.play(FadeIn(grids[3]), FadeIn(grids[4]), run_time=0.8)
         self.cue(4)  # "The softmax turns the sum into the weights."
         top_row = SAFE_TOP - 0.05
-        total = self.track("alibi_attn_scores", self.place(Rows(r.attn_scores, tokens, "scores + bias", scale),
+        total = self.track("alibi_attn_scores", self.place(Rows(r.attn_scores, tokens, _("scores + bias"), scale),
                                                            "left", top_row))
-        weights = self.track("alibi_pattern", self.place(Rows(r.pattern, tokens, "weights: softmax of each row"),
+        weights = self.track("alibi_pattern", self.place(Rows(r.pattern, tokens, _("weights: softmax of each row")),
                                                          "right", top_row))
         self.play(FadeOut(grids), FadeIn(total), FadeIn(weights), run_time=0.8)
         self.cue(5)  # "Move both positions ..."
         shifted = self.track("alibi_shifted_attn_scores", self.place(
-            Rows(r.shifted_attn_scores, tokens, f"scores + bias, both {self.numbers.shift} later", scale),
+            Rows(r.shifted_attn_scores, tokens, _("scores + bias, both {shift} later", shift=self.numbers.shift),
+                 scale),
             "right", top_row))
-        same = note(f"change: {diff(self.numbers.shift_invariance['relative'])}", t.update)
+        same = note(_("change: {difference}", difference=diff(self.numbers.shift_invariance["relative"])), t.update)
         same.next_to(slope, UP, buff=0.25)
         self.play(FadeOut(weights), FadeIn(shifted), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
@@ -222,7 +231,8 @@ class PositionsScene(StepScene):
     def relative_sum(self, scale: float) -> VGroup:
         """q·k + bias = scores, three grids in a row across the width, with "+" and "=" between them."""
         r, tokens = self.numbers.relative, self.numbers.tokens
-        names = [f"{head_label(r.head)}: q·k / √d_head", "bias −m·|i − j|", "scores + bias"]
+        names = [_("{head}: q·k / √d_head", head=_("head {number}", number=r.head)), _("bias −m·|i − j|"),
+                 _("scores + bias")]
         width = (SAFE_WIDTH - 1.3) / 3
         grids = [Rows(m, tokens if k == 0 else None, title, scale, width=width + (1.0 if k == 0 else 0.0))
                  for k, (m, title) in enumerate(zip((r.content, r.attn_bias, r.attn_scores), names))]
@@ -243,10 +253,11 @@ class PositionsScene(StepScene):
         scale = float(np.max(np.abs(ro.attn_scores)))
         n = len(tokens)
         a = self.track("rope_attn_scores", self.place(
-            Rows(ro.attn_scores, tokens, f"RoPE, {head_label(ro.head)}: scores at positions 0-{n - 1}", scale),
+            Rows(ro.attn_scores, tokens, _("RoPE, {head}: scores at positions 0-{last}",
+                                           head=_("head {number}", number=ro.head), last=n - 1), scale),
             "left", SAFE_TOP))
         equation = formula("(R_i thin q) dot (R_j thin k) = q dot R_(j-i) thin k", NUMBER_SIZE)
-        pointer = note("the rotation itself: python render.py rope", t.muted)
+        pointer = note(_("the rotation itself: python render.py rope"), t.muted)
         self.play(FadeIn(a), run_time=0.8)
         self.cue(1)
         equation.next_to(a, DOWN, buff=0.4).set_x(0)
@@ -254,11 +265,13 @@ class PositionsScene(StepScene):
         self.play(FadeIn(equation), FadeIn(pointer), run_time=0.6)
         self.cue(2)
         b = self.track("rope_shifted_attn_scores", self.place(
-            Rows(ro.shifted_attn_scores, tokens, f"at positions {shift}-{shift + n - 1}", scale),
+            Rows(ro.shifted_attn_scores, tokens, _("at positions {first}-{last}", first=shift, last=shift + n - 1),
+                 scale),
             "right", SAFE_TOP))
-        same = note(f"change of the scores: {diff(self.numbers.shift_invariance['rope'])}", t.update)
-        moved = note(f"permuting the sentence changes the rows by {diff(self.numbers.equivariance['rope'])}",
-                     t.negative)
+        same = note(_("change of the scores: {difference}", difference=diff(self.numbers.shift_invariance["rope"])),
+                    t.update)
+        moved = note(_("permuting the sentence changes the rows by {difference}",
+                       difference=diff(self.numbers.equivariance["rope"])), t.negative)
         moved.move_to([0, NOTE_Y, 0])
         same.next_to(moved, UP, buff=0.3)
         self.play(FadeIn(b), run_time=0.8)
@@ -269,10 +282,10 @@ class PositionsScene(StepScene):
     @step
     def summary(self) -> None:
         self.clear_stage()
-        header = ["scheme", "where position enters", "permuting changes the output?",
-                  "scores only on the offset?"]
+        header = [_("scheme"), _("where position enters"), _("permuting changes the output?"),
+                  _("scores only on the offset?")]
         moved, shifted = self.numbers.equivariance, self.numbers.shift_invariance
-        rows = [[NAMES[k], WHERE[k], changes(moved[k]), only_offset(shifted[k])] for k in self.numbers.schemes]
+        rows = [[_(NAMES[k]), _(WHERE[k]), changes(moved[k]), only_offset(shifted[k])] for k in self.numbers.schemes]
         table = self.track("summary_table", SummaryTable(header, rows, widths=(2.45, 3.6, 3.6, 4.05),
                                                          row_height=0.75))
         table.move_to([0, 0, 0]).shift(UP * (SAFE_TOP - 0.1 - table.get_top()[1]))
@@ -281,9 +294,9 @@ class PositionsScene(StepScene):
             self.cue(k + 1)  # sentence k + 1 speaks row k
             self.play(FadeIn(row), Create(rule), run_time=0.5)
         permute = ",".join(str(i + 1) for i in self.numbers.order)  # with --world, maybe not --permute's
-        text = (f"measured: permute {permute}; shift both positions by {self.numbers.shift}; "
-                f"{BOUND_TEXT} is rounding")
-        cut = text.rindex("; ") + 1
+        text = _("measured: permute {permute}; shift both positions by {shift}; {bound} is rounding",
+                 permute=permute, shift=self.numbers.shift, bound=BOUND_TEXT)
+        cut = text.rindex("; ") + 1  # each translation keeps the '; ' before its last part
         foot = VGroup(note(text[:cut], theme().muted), note(text[cut + 1:], theme().muted)).arrange(DOWN, buff=0.15)
         foot.move_to([0, 0, 0]).shift(UP * (NOTE_Y + 0.15 - foot.get_bottom()[1]))
         self.play(FadeIn(foot), run_time=0.5)
@@ -302,5 +315,5 @@ class PositionsScene(StepScene):
                     last_row_difference=self.numbers.last_row_difference, shift=self.numbers.shift,
                     table=world.table_name)
 
-TOPIC = Topic("positions", "why a block needs positions; absolute, relative bias and RoPE, measured",
+TOPIC = Topic("positions", N_("why a block needs positions; absolute, relative bias and RoPE, measured"),
               Params, PositionsScene, world=world_of)

@@ -62,8 +62,9 @@ from scenes.kit import (
     theme,
     tick_step,
 )
+from scenes.kit.i18n import _
 from scenes.rope.numbers import plane_view, widget_view
-from scenes.rope.script import rate, whole
+from scenes.rope.script import PAIRINGS, rate, whole
 
 DEGREES = "^degree"  # a number's unit: a degree sign raised to the digits' top (kit/formulas.py, Glyph)
 STRIP_WIDTH = 6.6  # the most width the coordinate strip takes
@@ -168,7 +169,7 @@ class Ledger(VGroup):
         """'unchanged' at ``x`` on the rows ``keys``, and a box round each of their numbers (kept as ``marks``)."""
         t = theme()
         rows = list(self.numbers)
-        tags = VGroup(*[label("unchanged", 24, t.update).move_to([x, self.y(rows.index(k)), 0]) for k in keys])
+        tags = VGroup(*[label(_("unchanged"), 24, t.update).move_to([x, self.y(rows.index(k)), 0]) for k in keys])
         boxes = VGroup(*[SurroundingRectangle(self.numbers[k], color=t.update, buff=0.08, stroke_width=2)
                          for k in keys])
         self.marks = VGroup(tags, boxes)
@@ -401,10 +402,10 @@ class PlanePanels(VGroup):
             c = np.array([cx, cy, 0.0])
             color = head_color(i)
             ring = Circle(radius=radius, color=color, stroke_width=2).move_to(c)
-            name = label(f"plane {i}", 24, color).next_to(ring, UP, buff=0.08)
+            name = label(_("plane {index}", index=i), 24, color).next_to(ring, UP, buff=0.08)
             speed_text = rate(rates[i])
-            self.rates.append(float(speed_text.replace("\u2212", "-")))
-            speed = label(f"{speed_text}°/pos", 24, t.text).move_to([cx, cy - radius - 0.25, 0])
+            self.rates.append(float(speed_text.replace("\u2212", "-").replace(",", ".")))
+            speed = label(_("{rate}°/pos", rate=speed_text), 24, t.text).move_to([cx, cy - radius - 0.25, 0])
             y_between = cy - radius - 0.62
             sign = label("∠", 24, t.update).move_to([cx - 0.12, y_between, 0], aligned_edge=RIGHT)
             between = LiveNumber(lambda i=i: self.view()["between"][i], 1, [cx - 0.04, y_between, 0], t.update,
@@ -426,21 +427,24 @@ class PlanePanels(VGroup):
         frequencies.move_to([SAFE_LEFT, top, 0], aligned_edge=LEFT)
         self.strip = PairStrip(pairs, d_head, self.drawn)
         self.strip.move_to([SAFE_RIGHT, top, 0], aligned_edge=RIGHT)
-        legend = VGroup(label("query", 24, t.accent), label("key", 24, t.positive),
-                        label("∠ angle between", 24, t.update))
+        legend = VGroup(label(_("query"), 24, t.accent), label(_("key"), 24, t.positive),
+                        label(_("∠ angle between"), 24, t.update))
         if shown < n:
-            legend.add(label(f"{shown} of {n} planes shown", 24, t.muted))
+            legend.add(label(_("{shown} of {count} planes shown", shown=shown, count=n), 24, t.muted))
         legend.arrange(RIGHT, buff=0.35).move_to([SAFE_RIGHT, top - 0.53, 0], aligned_edge=RIGHT)
         pairing = self.pairing_note(pairs, legend.width)
         pairing.move_to([SAFE_LEFT, top - 0.53, 0], aligned_edge=LEFT)
         return VGroup(frequencies, self.strip, pairing, legend)
 
     def pairing_note(self, pairs: np.ndarray, beside: float) -> VMobject:
-        """'interleaved pairing: (x0, x1), (x2, x3), …' with as many pairs (two, one) as fit beside the legend."""
-        for count in (2, 1):
+        """'interleaved pairing: (x0, x1), (x2, x3), …' with as many pairs (two, one, none: a longer language)
+        as fit beside the legend."""
+        pairing = _(PAIRINGS.get(self.pairing, self.pairing))
+        for count in (2, 1, 0):
             shown = ", ".join(f"(x{a}, x{b})" for a, b in pairs[:count])
             more = ", …" if len(pairs) > count else ""
-            note = label(f"{self.pairing} pairing: {shown}{more}", 24, theme().muted)
+            note = label(_("{pairing} pairing: {pairs}", pairing=pairing, pairs=shown + more) if count else
+                         _("{pairing} pairing", pairing=pairing), 24, theme().muted)
             if note.width + beside + 0.4 <= SAFE_RIGHT - SAFE_LEFT:
                 break
         return note
@@ -488,7 +492,7 @@ class ScorePlot(VGroup):
         y_labels = VGroup(*[number(y, 0, 36, t.muted).next_to(axes.c2p(x0, y), LEFT, buff=0.3) for y in (-1, 0, 1)])
         x_ticks = np.arange(np.ceil(x0 / tick) * tick, x1 + 1e-9, tick)
         x_labels = VGroup(*[number(x, 0, 36, t.muted).next_to(axes.c2p(x, -1), DOWN, buff=0.12) for x in x_ticks])
-        x_name = label("relative distance (query − key position)", 24, t.muted).next_to(x_labels, DOWN, buff=0.08)
+        x_name = label(_("relative distance (query − key position)"), 24, t.muted).next_to(x_labels, DOWN, buff=0.08)
         y_name = label("q · k", 24, t.text).next_to(axes.c2p(x0, 1), UP, buff=0.12)
         y_name.align_to(y_labels, LEFT)
         self.axes, self.labels = axes, VGroup(grid, y_labels, x_labels, x_name, y_name)
@@ -505,9 +509,9 @@ class ScorePlot(VGroup):
         def name(text: str, y: float, color: str) -> VMobject:
             return label(text, 24, color).move_to([readout_x, y, 0], aligned_edge=LEFT)
 
-        self.readout = VGroup(name(f"distance {whole(distance)}", -0.55, t.text),
-                              name("query position", -1.1, t.accent), self.query_pos,
-                              name("key position", -1.6, t.positive), self.key_pos,
+        self.readout = VGroup(name(_("distance {distance}", distance=whole(distance)), -0.55, t.text),
+                              name(_("query position"), -1.1, t.accent), self.query_pos,
+                              name(_("key position"), -1.6, t.positive), self.key_pos,
                               name("q · k", -2.2, t.text), self.score)
         self.add(self.axes, self.labels, self.curve, self.marker_line, self.marker, self.readout)
 
@@ -531,15 +535,15 @@ class AbsoluteDiagram(VGroup):
     def __init__(self) -> None:
         super().__init__()
         t = theme()
-        title = label("absolute positions", 24, t.text)
-        sub = label("added once, below the stack", 24, t.muted)
-        tok = Box("token\nembedding", [-1.1, -2.55], (1.9, 0.9), font_size=24)
-        pos = Box("position\nembedding", [1.1, -2.55], (1.9, 0.9), color=t.accent, tint=0.2, font_size=24)
+        title = label(_("absolute positions"), 24, t.text)
+        sub = label(_("added once, below the stack"), 24, t.muted)
+        tok = Box(_("token\nembedding"), [-1.1, -2.55], (1.9, 0.9), font_size=24)
+        pos = Box(_("position\nembedding"), [1.1, -2.55], (1.9, 0.9), color=t.accent, tint=0.2, font_size=24)
         add = AddNode(0.2).move_to([0, -1.65, 0])
-        b1 = Box("block 1", (0, 0), (2.6, 0.64), font_size=24).move_to([0, -0.55, 0])
-        b2 = Box("block 2", (0, 0), (2.6, 0.64), font_size=24).move_to([0, 0.65, 0])
+        b1 = Box(_("block {b}", b=1), (0, 0), (2.6, 0.64), font_size=24).move_to([0, -0.55, 0])
+        b2 = Box(_("block {b}", b=2), (0, 0), (2.6, 0.64), font_size=24).move_to([0, 0.65, 0])
         dots = label("⋮", 26, t.muted).move_to([0, 1.5, 0])
-        bl = Box("block L", (0, 0), (2.6, 0.64), font_size=24).move_to([0, 2.25, 0])
+        bl = Box(_("block {b}", b="L"), (0, 0), (2.6, 0.64), font_size=24).move_to([0, 2.25, 0])
         arrows = VGroup(
             Arrow(tok.get_top(), add.get_left(), buff=0.06, color=t.muted, stroke_width=3, tip_length=0.14),
             Arrow(pos.get_top(), add.get_right(), buff=0.06, color=t.accent, stroke_width=3, tip_length=0.14),
@@ -560,27 +564,28 @@ class RopeDiagram(VGroup):
         super().__init__()
         t = theme()
         title = label("RoPE", 24, t.text)
-        sub = label("inside attention, in every block", 24, t.muted)
+        sub = label(_("inside attention, in every block"), 24, t.muted)
         col = {"q": -2.65, "k": -0.45, "v": 1.25}
         y_in, y_w, y_rot, y_score, y_mix, y_out = -2.62, -1.72, -0.76, 0.2, 1.08, 1.95
         inp = Box("LN(x)", [(col["q"] + col["v"]) / 2, y_in], (col["v"] - col["q"] + 1.1, 0.6), font_size=24)
         wq = Box("W_Q", (0, 0), (1.1, 0.6), font_size=24).move_to([col["q"], y_w, 0])
         wk = Box("W_K", (0, 0), (1.1, 0.6), font_size=24).move_to([col["k"], y_w, 0])
         wv = Box("W_V", (0, 0), (1.1, 0.6), font_size=24).move_to([col["v"], y_w, 0])
-        rq = Box("rotate q\nby position", [col["q"], y_rot], (1.6, 0.9), color=t.accent, tint=0.25, font_size=24)
-        rk = Box("rotate k\nby position", [col["k"], y_rot], (1.6, 0.9), color=t.accent, tint=0.25, font_size=24)
+        rq = Box(_("rotate q\nby position"), [col["q"], y_rot], (1.6, 0.9), color=t.accent, tint=0.25, font_size=24)
+        rk = Box(_("rotate k\nby position"), [col["k"], y_rot], (1.6, 0.9), color=t.accent, tint=0.25, font_size=24)
         score = Box("q·k / √d → softmax", [(col["q"] + col["k"]) / 2, y_score], (3.0, 0.6), font_size=24)
         mix = Box("A · V", (0, 0), (1.6, 0.6), font_size=24).move_to([col["v"] - 0.3, y_mix, 0])
         wo = Box("W_O", (0, 0), (1.1, 0.6), font_size=24).move_to([col["v"] - 0.3, y_out, 0])
-        v_note = VGroup(label("values:", 24, t.muted), label("no rotation", 24, t.muted)).arrange(DOWN, buff=0.06)
+        v_note = VGroup(label(_("values:"), 24, t.muted), label(_("no rotation"), 24, t.muted)).arrange(DOWN, buff=0.06)
         v_note.next_to([col["v"], (y_w + y_mix) / 2, 0], RIGHT, buff=0.12)
         frame = RoundedRectangle(corner_radius=0.15, width=7.2, height=5.35, stroke_color=t.faint,
                                  stroke_width=2).move_to([-0.2, -0.25, 0])
-        frame_name = label("attention", 24, t.muted).next_to(frame.get_corner(UP + LEFT), DOWN + RIGHT, buff=0.12)
+        frame_name = label(_("attention"), 24, t.muted).next_to(frame.get_corner(UP + LEFT), DOWN + RIGHT, buff=0.12)
         stream_x = 3.6
         stream = Line([stream_x, y_in - 0.3, 0], [stream_x, y_out + 0.95, 0], color=t.stream, stroke_width=5)
         add = AddNode(0.2, t.stream).move_to([stream_x, y_out + 0.35, 0])
-        stream_name = VGroup(label("residual", 24, t.stream), label("stream", 24, t.stream)).arrange(DOWN, buff=0.06)
+        stream_name = VGroup(label(_("residual"), 24, t.stream), label(_("stream"), 24, t.stream)).arrange(DOWN,
+                                                                                                          buff=0.06)
         stream_name.next_to(stream, DOWN, buff=0.1)
         feed = VGroup(Line([stream_x, y_in, 0], inp.get_right(), color=t.muted, stroke_width=3))
         arrows = VGroup(

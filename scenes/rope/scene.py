@@ -26,6 +26,7 @@ import numpy as np
 from manim import Circumscribe, Create, FadeIn, FadeOut, Transform, VGroup, linear, smooth
 
 from scenes.kit import MARGIN, SAFE_LEFT, SAFE_RIGHT, StepScene, Topic, fmt, formula, head_color, step, theme
+from scenes.kit.i18n import N_, _
 from scenes.rope.numbers import numbers, world_of
 from scenes.rope.params import Params
 from scenes.rope.parts import (
@@ -40,6 +41,8 @@ from scenes.rope.parts import (
     freeze,
 )
 from scenes.rope.script import script
+
+ARROW_NAMES = (N_("query"), N_("key"), N_("key 2"))  # the lesson's arrows (ROPE_NAMES); a world file's pass as written
 
 # the topic's own layout: the widget on the left, its ledger on the right
 CENTER = np.array([-3.6, 0.25, 0.0])  # the widget's circle
@@ -91,20 +94,20 @@ class RopeScene(StepScene):
     def show_pair(self) -> None:
         t = theme()
         self.widget = w = RopeWidget(self.numbers.q_content, self.numbers.k_content, self.params.deg_per_pos,
-                                     CENTER, RADIUS, self.numbers.names)
+                                     CENTER, RADIUS, tuple(_(name) for name in self.numbers.names))
         self.play(Create(w.stage), run_time=1.0)
         self.play(FadeIn(w.k_arrow), FadeIn(w.q_arrow), FadeIn(w.q_name), FadeIn(w.k_name))
         self.ledger = ledger = Ledger(LEDGER_LEFT, LEDGER_RIGHT, ROW_TOP, ROW_STEP)
         rows = VGroup(
-            ledger.add_live("query_pos", "query position", t.accent, lambda: at(w.q_pos), 0),
-            ledger.add_live("key_pos", "key position", t.positive, lambda: at(w.k_pos), 0),
-            ledger.add_live("q_rotation", "query rotation", t.accent, lambda: w.view()["q_angle"], 1, DEGREES),
-            ledger.add_live("k_rotation", "key rotation", t.positive, lambda: w.view()["k_angle"], 1, DEGREES),
-            ledger.add_live("distance", "relative distance", t.text, lambda: w.view()["distance"], 0),
-            ledger.add_live("angle_between", "angle between", t.update, lambda: w.view()["between"], 1, DEGREES),
+            ledger.add_live("query_pos", _("query position"), t.accent, lambda: at(w.q_pos), 0),
+            ledger.add_live("key_pos", _("key position"), t.positive, lambda: at(w.k_pos), 0),
+            ledger.add_live("q_rotation", _("query rotation"), t.accent, lambda: w.view()["q_angle"], 1, DEGREES),
+            ledger.add_live("k_rotation", _("key rotation"), t.positive, lambda: w.view()["k_angle"], 1, DEGREES),
+            ledger.add_live("distance", _("relative distance"), t.text, lambda: w.view()["distance"], 0),
+            ledger.add_live("angle_between", _("angle between"), t.update, lambda: w.view()["between"], 1, DEGREES),
             ledger.add_live("score", "q · k", t.text, lambda: w.view()["score"], 2),
         )
-        self.cue("dot product")
+        self.cue(_("dot product"))
         self.play(FadeIn(rows), run_time=0.8)
         self.keep(ledger, score_at_start="score")
 
@@ -117,9 +120,9 @@ class RopeScene(StepScene):
         self.cue(1)
         self.play(*w.turn_to(p.query_pos, p.key_pos), run_time=run_time(max(p.query_pos, p.key_pos), 6, 2, 4),
                   rate_func=smooth)
-        self.cue("meet at")
+        self.cue(_("meet at"))
         self.play(Circumscribe(self.ledger.number_of("angle_between"), color=theme().update), run_time=0.8)
-        self.cue("cosine")
+        self.cue(_("cosine"))
         self.play(Circumscribe(self.ledger.number_of("score"), color=theme().text), run_time=0.8)
         self.keep(self.ledger, query_pos="query_pos", key_pos="key_pos", q_rotation="q_rotation",
                   k_rotation="k_rotation", distance="distance", angle_between="angle_between",
@@ -132,13 +135,13 @@ class RopeScene(StepScene):
         shifted = formula("(R_m thin q) dot (R_n thin k) = q dot R_(n-m) thin k", 34)
         self.remove(w.q_arc, w.k_arc)
         self.play(Transform(self.formula, shifted.move_to(self.formula)), run_time=0.8)
-        self.cue("Both arrows")
+        self.cue(_("Both arrows"))
         self.play(*w.turn_to(p.query_pos + p.shift, p.key_pos + p.shift), run_time=run_time(p.shift, 3, 2, 6),
                   rate_func=smooth)
         tags, boxes = self.ledger.mark_unchanged(("distance", "angle_between", "score"), UNCHANGED_X)
-        self.cue("Yet")
+        self.cue(_("Yet"))
         self.play(FadeIn(tags), Create(boxes), run_time=0.8)
-        self.cue("Only the offset")
+        self.cue(_("Only the offset"))
         self.play(Circumscribe(self.ledger.number_of("distance"), color=theme().text), run_time=0.8)
         self.keep(self.ledger, q_rotation_shifted="q_rotation", k_rotation_shifted="k_rotation",
                   distance_shifted="distance", angle_between_shifted="angle_between", score_after_shift="score")
@@ -153,21 +156,21 @@ class RopeScene(StepScene):
         ledger.freeze()
         freeze(w.k_arrow, w.q_arrow, w.between_arc)
         turn = p.resolved().key_content  # with --world: the file's k2 turned from its k
-        content_row = ledger.add_fixed("key_content_deg", "key 2 content", color, turn, 1, DEGREES)
+        content_row = ledger.add_fixed("key_content_deg", _("key 2 content"), color, turn, 1, DEGREES)
         self.play(FadeIn(content_arrow), FadeIn(content_row), run_time=0.8)
         self.add(ghost)
         self.remove(content_arrow)
         self.add(*live)
         rows = VGroup(
-            ledger.add_live("other_angle_between", "angle between q, key 2", color, lambda: w.view2()["between"],
+            ledger.add_live("other_angle_between", _("angle between q, key 2"), color, lambda: w.view2()["between"],
                             1, DEGREES),
-            ledger.add_live("other_score", "q · key 2", color, lambda: w.view2()["score"], 2),
+            ledger.add_live("other_score", _("q · key 2"), color, lambda: w.view2()["score"], 2),
         )
         self.play(FadeIn(rows), run_time=0.5)
         self.cue(2)
         self.play(w.turn_second_to(p.key_pos + p.shift), run_time=run_time(p.key_pos + p.shift, 6, 1.5, 3),
                   rate_func=smooth)
-        self.cue("scores")
+        self.cue(_("scores"))
         self.play(Circumscribe(ledger.number_of("other_score"), color=color), run_time=0.8)
         self.keep(ledger, key_content_deg="key_content_deg", other_angle_between="other_angle_between",
                   other_score="other_score")
@@ -196,13 +199,13 @@ class RopeScene(StepScene):
                          PLOT_AT, READOUT_X)
         self.play(Create(plot.axes), FadeIn(plot.labels), run_time=0.8)
         self.play(Create(plot.curve), run_time=1.5)
-        self.cue("At distance")
+        self.cue(_("At distance"))
         self.play(Create(plot.marker_line), FadeIn(plot.marker), FadeIn(plot.readout), run_time=0.8)
         self.keep(plot, multi_score="score")
         self.cue(2)
         self.play(*planes.turn_to(p.query_pos + p.shift, p.key_pos + p.shift), run_time=run_time(p.shift, 2, 2.5, 6),
                   rate_func=smooth)
-        self.cue("So does the score")
+        self.cue(_("So does the score"))
         self.play(Circumscribe(plot.readout, color=theme().accent), run_time=0.8)
         self.keep(plot, multi_score_shifted="score", plot_distances="distances", plot_scores="scores")
         self.keep(planes, plane_between_shifted="between")
@@ -216,9 +219,9 @@ class RopeScene(StepScene):
         left.move_to([SAFE_LEFT + left.width / 2, ABSOLUTE_AT[1], 0])  # the two side by side across the safe width
         right.move_to([SAFE_RIGHT - right.width / 2, ROPE_AT[1], 0])
         self.play(FadeIn(left), run_time=1.0)
-        self.cue("RoPE acts")
+        self.cue(_("RoPE acts"))
         self.play(FadeIn(right), run_time=1.2)
-        self.cue("never see")
+        self.cue(_("never see"))
         self.play(*[r.animate.set_stroke(width=5) for r in right.rotations],
                   rate_func=lambda x: smooth(1 - abs(2 * x - 1)), run_time=1.0)
 
@@ -230,5 +233,5 @@ class RopeScene(StepScene):
         self.record(plane_q_angles_shifted=shifted["q_angles"], plane_k_angles_shifted=shifted["k_angles"])
 
 
-TOPIC = Topic("rope", "RoPE: positions as rotations of queries and keys; the score depends on the offset",
+TOPIC = Topic("rope", N_("RoPE: positions as rotations of queries and keys; the score depends on the offset"),
               Params, RopeScene, world=world_of)

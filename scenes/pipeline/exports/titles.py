@@ -18,6 +18,11 @@ STEP_TITLES = (  # the translated topics' steps (Babel extracts them from here)
     N_("concat route"), N_("change wo"), N_("add to stream"),
     N_("show input"), N_("expand"), N_("bend"), N_("contract"), N_("every position"), N_("permute rows"),
     N_("show sum"), N_("logit lens"), N_("direct logit"), N_("ablation"),
+    N_("outline"), N_("input"), N_("attention"), N_("attn out"), N_("ffn hidden"), N_("ffn out"), N_("lengths"),
+    N_("heatmap"), N_("shares"), N_("check"), N_("compare"),  # block (norm1, add1, ... stay as named)
+    N_("no order"), N_("same token"), N_("causal mask"), N_("absolute"), N_("relative"), N_("rope"), N_("summary"),
+    N_("show pair"), N_("rotate by position"), N_("shift both"), N_("content matters"), N_("many frequencies"),
+    N_("score by distance"), N_("where rope acts"),
 )
 
 
