@@ -47,7 +47,8 @@ from scenes.residual.script import script
 
 WO_FORMULA = {"identity": "W_O = I", "negate": 'W_O = "diag"(-1, thin space 1)'}
 WORLD_WO_FORMULA = {"identity": "W_O", "negate": 'W_O thin "diag"(-1, thin space 1)'}  # a world file's W_O, flipped
-ROW_Y = {"resid_pre": -0.75, "z": -1.5, "attn_out": -2.25, "resid_mid": -3.0}  # the ledger's rows, by trace key
+# the ledger's rows, by trace key: the last one ends 0.05 above CAPTION_TOP, where a burned caption starts
+ROW_Y = {"resid_pre": -0.65, "z": -1.4, "attn_out": -2.15, "resid_mid": -2.9}
 TITLE_Y, FORMULA_Y, BARS_Y = -0.05, 3.25, 1.45
 
 
