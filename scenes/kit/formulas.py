@@ -43,8 +43,8 @@ FALLBACK_FONT = "Noto Sans CJK SC"  # for the scripts New Computer Modern lacks 
 # Typst grows a matched pair of brackets to what they enclose (a subscript inside makes them taller);
 # LaTeX draws them at their size unless told (\big, \left): here they stay at their size too, and a
 # bigger pair is asked for by size, e.g. lr(size: #120%, (...)) for \big.
-PREAMBLE = "\n".join([f'#set text(font: ("{TEXT_FONT}", "{FALLBACK_FONT}"))', f'#show math.equation: set text(font: "{MATH_FONT}")',
-                       "#set math.lr(size: 1em)"])
+PREAMBLE = "\n".join([f'#set text(font: ("{TEXT_FONT}", "{FALLBACK_FONT}"))',
+                       f'#show math.equation: set text(font: "{MATH_FONT}")', "#set math.lr(size: 1em)"])
 
 
 class Formula(MathTypst):
