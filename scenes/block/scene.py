@@ -198,7 +198,9 @@ class BlockScene(StepScene):
         formula (Typst math)."""
         w, key = self.walk, {"attn_out": "attn_out", "ffn_out": "mlp_out"}[name]
         g = w.grid(self.numbers.trace[key], title, title_color=color)
-        self.play(*w.show_formula(source), *w.highlight(name), *w.swap_note(None))
+        shown = w.show_formula(source)
+        left_of(w.formula, g.title)  # a tall formula (W_O^((r))) would reach down onto the grid's title
+        self.play(*shown, *w.highlight(name), *w.swap_note(None))
         self.cue(1)
         self.play(*w.swap_branch(g), run_time=1.2)
         self.track_now(key, g)
@@ -321,6 +323,13 @@ class BlockScene(StepScene):
         self.cue(3)
         self.play(*([Create(c.marker)] if c.marker is not None else []), FadeIn(c.where))
         self.track("compare", c)
+
+def left_of(mob, other, gap: float = 0.15) -> None:
+    """Move ``mob`` left, if its box overlaps ``other``'s, until it ends ``gap`` before ``other`` begins."""
+    (left, bottom, _), (right, top, _) = mob.get_corner(DOWN + LEFT), mob.get_corner(UP + RIGHT)
+    (o_left, o_bottom, _), (o_right, o_top, _) = other.get_corner(DOWN + LEFT), other.get_corner(UP + RIGHT)
+    if left < o_right and o_left < right and bottom < o_top and o_bottom < top:
+        mob.shift(LEFT * (right - o_left + gap))
 
 
 TOPIC = Topic("block", N_("the whole block stage by stage: the lesson's d = 4 worked example, token by token"),
