@@ -24,7 +24,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
+HERE = str(Path(__file__).resolve().parent)  # bench/typst.py would hide the typst package
+sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and str(Path(p).resolve()) != HERE]
 
 
 def child(topic: str, lang: str, quality: str, out: str) -> None:
