@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import subprocess
 import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,22 @@ SHIPPED = [code for code in LANGUAGES if code != "en"]
 def template() -> dict[str, object]:
     with open(LOCALE_DIR / "tblock.pot", "rb") as f:
         return {m.id: m for m in read_po(f) if m.id}
+
+
+@contextmanager
+def messages_asked(code: str, monkeypatch) -> Iterator[list[str]]:
+    """Within the block the texts are in ``code``, and every message the code asks its catalog for is recorded."""
+    asked: list[str] = []
+    real = catalog(code)
+    monkeypatch.setattr(real, "gettext", lambda m, g=real.gettext: asked.append(m) or g(m))
+    with in_language(code):
+        yield asked
+
+
+def uncatalogued(asked: list[str]) -> list[str]:
+    """The messages of ``asked`` the template does not have."""
+    known = set(template())
+    return [m for m in asked if m not in known]
 
 
 def po(code: str):
@@ -72,10 +90,7 @@ def test_the_scripts_use_only_catalogued_messages(code, monkeypatch):
     from scenes.residual.params import Params as ResidualParams
     from scenes.residual.script import script as residual_script
 
-    known, asked = set(template()), []
-    real = catalog(code)
-    monkeypatch.setattr(real, "gettext", lambda m, g=real.gettext: asked.append(m) or g(m))
-    with in_language(code):
+    with messages_asked(code, monkeypatch) as asked:
         for p in (ResidualParams(), ResidualParams(wo="negate")):
             residual_script(p)
         for p in (BankParams(), BankParams(depth=2), BankParams(depth=8), BankParams(residual=False),
@@ -83,7 +98,7 @@ def test_the_scripts_use_only_catalogued_messages(code, monkeypatch):
             bank_script(p)
         for p in (InductionParams(), InductionParams(period=4)):  # right and wrong prediction
             induction_script(p)
-    assert asked and not [m for m in asked if m not in known]
+    assert asked and not uncatalogued(asked)
 
 
 @pytest.mark.parametrize("code", SHIPPED)

@@ -10,9 +10,9 @@ import inspect
 
 import pytest
 
-from scenes.kit.i18n import LANGUAGES, _, catalog, in_language
+from scenes.kit.i18n import LANGUAGES, _, in_language
 from scenes.kit.narration import split_sentences
-from tests.test_i18n import template
+from tests.test_i18n import messages_asked, uncatalogued
 
 SHIPPED = [code for code in LANGUAGES if code != "en"]
 
@@ -84,13 +84,10 @@ def cue_sentences(speech: str, markers: list[str]) -> list[int | None]:
 @pytest.mark.parametrize("code", SHIPPED)
 @pytest.mark.parametrize("topic", list(TOPICS))
 def test_the_scripts_use_only_catalogued_messages(topic, code, monkeypatch):
-    known, asked = set(template()), []
-    real = catalog(code)
-    monkeypatch.setattr(real, "gettext", lambda m, g=real.gettext: asked.append(m) or g(m))
-    with in_language(code):
+    with messages_asked(code, monkeypatch) as asked:
         for p in TOPICS[topic]():
             script_of(topic)(p)
-    assert asked and not [m for m in asked if m not in known]
+    assert asked and not uncatalogued(asked)
 
 
 @pytest.mark.parametrize("code", SHIPPED)

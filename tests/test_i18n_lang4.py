@@ -7,17 +7,12 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from babel.messages.pofile import read_po
 
-from scenes.kit.i18n import LANGUAGES, LOCALE_DIR, _, catalog, in_language
+from scenes.kit.i18n import LANGUAGES, _, in_language
+from tests.test_i18n import messages_asked, uncatalogued
 
 ROOT = Path(__file__).resolve().parent.parent
 SHIPPED = [code for code in LANGUAGES if code != "en"]
-
-
-def template() -> set[str]:
-    with open(LOCALE_DIR / "tblock.pot", "rb") as f:
-        return {m.id for m in read_po(f) if m.id}
 
 
 def block_variants():
@@ -55,14 +50,11 @@ def scripts():
 
 @pytest.mark.parametrize("code", SHIPPED)
 def test_the_scripts_use_only_catalogued_messages(code, monkeypatch):
-    known, asked = template(), []
-    real = catalog(code)
-    monkeypatch.setattr(real, "gettext", lambda m, g=real.gettext: asked.append(m) or g(m))
-    with in_language(code):
+    with messages_asked(code, monkeypatch) as asked:
         for _topic, script, variants in scripts():
             for p in variants:
                 script(p)
-    assert asked and not [m for m in asked if m not in known]
+    assert asked and not uncatalogued(asked)
 
 
 @pytest.mark.parametrize("code", SHIPPED)

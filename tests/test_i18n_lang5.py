@@ -10,11 +10,11 @@ import re
 import pytest
 
 from scenes.kit import say_int
-from scenes.kit.i18n import LANGUAGES, N_, _, catalog, in_language
+from scenes.kit.i18n import LANGUAGES, N_, _, in_language
 from scenes.kit.narration import split_sentences
 from scenes.ledger.params import Params
 from scenes.ledger.script import count, plural, say_about, script, short
-from tests.test_i18n import template
+from tests.test_i18n import messages_asked, template, uncatalogued
 
 SHIPPED = [code for code in LANGUAGES if code != "en"]
 VARIANTS = [  # defaults (GPT-2 small), a checkpoint, one block, one head, multi-query, grouped-query with swiglu
@@ -48,10 +48,7 @@ def test_the_scene_marks_a_cue_phrase_in_every_step_that_cues():
 
 @pytest.mark.parametrize("code", SHIPPED)
 def test_the_ledger_scripts_use_only_catalogued_messages(code, monkeypatch):
-    known, asked = set(template()), []
-    real = catalog(code)
-    monkeypatch.setattr(real, "gettext", lambda m, g=real.gettext: asked.append(m) or g(m))
-    with in_language(code):
+    with messages_asked(code, monkeypatch) as asked:
         for p in VARIANTS:
             script(p)
         for n in (1, 2, 12):
@@ -63,7 +60,7 @@ def test_the_ledger_scripts_use_only_catalogued_messages(code, monkeypatch):
             [_(p) for p in phrases]
         for part in (N_("stack's matrices"), N_("small terms"), N_("token table"), N_("positions"), N_("unembedding")):
             _(part)  # ShareBar's ids, drawn translated
-    assert asked and not [m for m in asked if m not in known]
+    assert asked and not uncatalogued(asked)
     said_by_scale = {"{number} million"} if code != "zh" else set()  # Chinese says every count by 万 and 亿
     assert {"about {count}", "{count} blocks", "{count} key/value head"} | said_by_scale <= set(asked)
 
