@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from scenes.kit.i18n import in_language
-from scenes.pipeline.exports.drawing import _font, _wrap, has_cjk
+from scenes.kit.i18n import has_cjk, in_language
+from scenes.pipeline.exports.drawing import _font, _wrap
 from scenes.pipeline.exports.titles import step_title, topic_title
 
 

@@ -47,7 +47,7 @@ from scenes.block.parts import (
     Walk,
 )
 from scenes.block.script import script, tokens_written
-from scenes.kit import SAFE_WIDTH, HeatStrip, StepScene, Topic, fit_inside, fmt, formula, label, step, theme
+from scenes.kit import SAFE_WIDTH, HeatStrip, StepScene, Topic, fit_inside, fmt, formula, label, left_of, step, theme
 from scenes.kit.i18n import N_, _
 from scenes.kit.numerals import list_separator
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
@@ -323,14 +323,6 @@ class BlockScene(StepScene):
         self.cue(3)
         self.play(*([Create(c.marker)] if c.marker is not None else []), FadeIn(c.where))
         self.track("compare", c)
-
-def left_of(mob, other, gap: float = 0.15) -> None:
-    """Move ``mob`` left, if its box overlaps ``other``'s, until it ends ``gap`` before ``other`` begins."""
-    (left, bottom, _), (right, top, _) = mob.get_corner(DOWN + LEFT), mob.get_corner(UP + RIGHT)
-    (o_left, o_bottom, _), (o_right, o_top, _) = other.get_corner(DOWN + LEFT), other.get_corner(UP + RIGHT)
-    if left < o_right and o_left < right and bottom < o_top and o_bottom < top:
-        mob.shift(LEFT * (right - o_left + gap))
-
 
 TOPIC = Topic("block", N_("the whole block stage by stage: the lesson's d = 4 worked example, token by token"),
               Params, BlockScene, world=world_of)

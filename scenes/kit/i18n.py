@@ -20,6 +20,7 @@ scene with :func:`in_language`. English is the code's own text: no catalog is re
 from __future__ import annotations
 
 import gettext
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 from functools import cache
@@ -32,8 +33,14 @@ DOMAIN = "tblock"
 LANGUAGES = {"en": "en", "de": "de", "fr": "fr", "es": "es", "zh": "zh_Hans"}  # --lang code -> locale (catalog)
 LANGUAGE_NAMES = {"en": "English", "de": "Deutsch", "fr": "Français", "es": "Español", "zh": "中文（简体）"}
 DEFAULT = "en"
+CJK_CHARS = "\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef"  # CJK ideographs, kana, punctuation, full-width forms
 
 _current = [DEFAULT]
+
+
+def has_cjk(text: str) -> bool:
+    """True when ``text`` writes a Chinese (CJK) character, which the house fonts lack (Noto CJK draws it)."""
+    return re.search(f"[{CJK_CHARS}]", text) is not None
 
 
 def language() -> str:

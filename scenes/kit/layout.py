@@ -403,6 +403,12 @@ def cut_by(view: tuple[float, float, float, float], box: tuple[float, float, flo
     return not inside and not apart
 
 
+def boxes_overlap(a: tuple[float, float, float, float], b: tuple[float, float, float, float],
+                  tolerance: float = 0.0) -> bool:
+    """True when boxes ``a`` and ``b`` (left, right, bottom, top) share more than ``tolerance`` both ways."""
+    return min(a[1], b[1]) - max(a[0], b[0]) > tolerance and min(a[3], b[3]) - max(a[2], b[2]) > tolerance
+
+
 def overlapping_texts(mobjects: Iterable[Any], tolerance: float = OVERLAP_TOLERANCE) -> list[tuple[str, str]]:
     """Pairs of distinct texts (:func:`text_units`) whose boxes share more than ``tolerance`` both ways."""
     units = text_units(mobjects)
@@ -410,10 +416,17 @@ def overlapping_texts(mobjects: Iterable[Any], tolerance: float = OVERLAP_TOLERA
     pairs = []
     for i, a in enumerate(boxes):
         for j in range(i + 1, len(boxes)):
-            b = boxes[j]
-            if min(a[1], b[1]) - max(a[0], b[0]) > tolerance and min(a[3], b[3]) - max(a[2], b[2]) > tolerance:
+            if boxes_overlap(a, boxes[j], tolerance):
                 pairs.append((describe(units[i]), describe(units[j])))
     return pairs
+
+
+def left_of(mob: Any, other: Any, gap: float = 0.15) -> Any:
+    """Move ``mob`` left, if its box overlaps ``other``'s, until it ends ``gap`` before ``other`` begins."""
+    box, other_box = box_of([mob]), box_of([other])
+    if boxes_overlap(box, other_box):
+        mob.shift(np.array([other_box[0] - gap - box[1], 0.0, 0.0]))
+    return mob
 
 
 def describe(mob: Any) -> str:

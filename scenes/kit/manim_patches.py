@@ -64,6 +64,7 @@ from manimpango import PangoUtils
 from PIL import Image
 
 from .glyphs import write_whole
+from .i18n import has_cjk
 
 # -- on import: the camera's blank canvas (Manim 0.22.0 camera/camera.py, Camera.display_image_mobject) ---------
 
@@ -134,7 +135,6 @@ def typst_to_svg_file(typst_code: str, preamble: str = "",
     return svg
 
 
-CJK = re.compile("[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]")  # CJK ideographs, kana, full-width forms
 FALLBACK_FONT_FILE = "NotoSansCJK-Regular.ttc"  # fonts-noto-cjk (scripts/setup.sh)
 FONT_ROOTS = (Path("/usr/share/fonts"), Path("/usr/local/share/fonts"), Path.home() / ".local/share/fonts")
 
@@ -146,7 +146,7 @@ def fallback_font_dirs(source: str) -> list[str]:
     folder, measured here), so only a formula that needs the fallback pays for it; a formula of Latin
     letters compiles exactly as before.
     """
-    if not CJK.search(source):
+    if not has_cjk(source):
         return []
     found = cjk_font_dir()
     return [found] if found else []

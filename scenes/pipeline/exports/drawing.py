@@ -6,17 +6,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from scenes.kit.i18n import CJK_CHARS, has_cjk
 from scenes.kit.theme import THEMES
 
 from ..fsutil import atomic_path
 
 CJK_FONTS = {False: ("NotoSansCJK-Regular.ttc", "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc"),
              True: ("NotoSansCJK-Bold.ttc", "/usr/share/fonts/opentype/noto/NotoSansCJK-Bold.ttc")}
-
-
-def has_cjk(text: str) -> bool:
-    """True when ``text`` has a Chinese (CJK) character: DejaVu has none, so the picture takes Noto CJK."""
-    return any("\u3000" <= c <= "\u9fff" or "\uf900" <= c <= "\uffef" for c in text)
 
 
 def _font(size: int, bold: bool = False, cjk: bool = False) -> Any:
@@ -91,7 +87,7 @@ def _units(paragraph: str) -> list[tuple[str, str]]:
     units: list[tuple[str, str]] = []
     for word in paragraph.split():
         joint = " "
-        for piece in re.findall(r"[\u3000-\u9fff\uf900-\uffef][，。：；！？、）”’]*|[^\u3000-\u9fff\uf900-\uffef]+",
+        for piece in re.findall(f"[{CJK_CHARS}][，。：；！？、）”’]*|[^{CJK_CHARS}]+",
                                 word) if has_cjk(word) else [word]:
             units.append((joint, piece))
             joint = ""
