@@ -14,6 +14,7 @@ from scenes.kit import (
     fmt_vec,
     pct,
     say_bound,
+    say_count,
     say_head,
     say_int,
     say_number,
@@ -74,7 +75,7 @@ def count_numbers(count: int, said: bool = False) -> str:
     """'1 number', '4 numbers' ('four numbers' when ``said``) in the video's language."""
     if count == 1:
         return _("one number") if said else _("{count} number", count=count)
-    return _("{count} numbers", count=say_int(count) if said else count)
+    return _("{count} numbers", count=say_count(count) if said else count)
 
 
 def more_heads(count: int) -> str:

@@ -75,6 +75,7 @@ from .parts import (
 from .speech import (
                    ROUNDING_EXPONENT,
                    say_bound,
+                   say_count,
                    say_head,
                    say_int,
                    say_list,
@@ -118,8 +119,8 @@ __all__ = [
     "power_label",
     "rounded_cell",
     "tick_step",
-    "ROUNDING_EXPONENT", "say_bound", "say_head", "say_int", "say_list", "say_number", "say_ordinal", "say_percent",
-    "say_vector",
+    "ROUNDING_EXPONENT", "say_bound", "say_count", "say_head", "say_int", "say_list", "say_number", "say_ordinal",
+    "say_percent", "say_vector",
     "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_bound", "fmt_vec", "head_color", "pct", "theme", "use_theme",
     "value_color", "value_rgb",
     "Vector", "colour_scale", "shows_numbers",

@@ -54,6 +54,12 @@ def say_int(n: int) -> str:
     raise AssertionError("unreachable")
 
 
+def say_count(n: int) -> str:
+    """How many of something, in words, said before its noun: 'two' ('两' in Chinese, which says 两, not 二,
+    before a measure word: 两个头)."""
+    return "两" if int(n) == 2 and language() == "zh" else say_int(n)
+
+
 def say_ordinal(n: int) -> str:
     """1 -> 'first', 2 -> 'second', 21 -> 'twenty-first', 12 -> 'twelfth'."""
     if language() != "en":

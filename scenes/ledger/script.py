@@ -12,7 +12,7 @@ Every number comes from :func:`scenes.ledger.numbers.numbers`.
 
 from __future__ import annotations
 
-from scenes.kit import Line, pct, say_int, say_number, say_percent
+from scenes.kit import Line, pct, say_count, say_int, say_number, say_percent
 from scenes.kit.i18n import N_, _, language
 from scenes.kit.numerals import decimal_sign, written
 from scenes.ledger.numbers import LedgerNumbers, numbers
@@ -74,15 +74,10 @@ def joined(sentences) -> str:
     return ("" if language() == "zh" else " ").join(sentences)
 
 
-def say_many(n: int) -> str:
-    """How many, in words: 'two' ('两' in Chinese, where a count before a measure word says 两, not 二)."""
-    return "两" if n == 2 and language() == "zh" else say_int(n)
-
-
 def plural(n: int, noun: str, spoken: bool = False) -> str:
     """'12 blocks', '1 block' (or 'twelve blocks' spoken), in the video's language."""
     one, more = NOUNS[noun]
-    return _(one if n == 1 else more, count=say_many(n) if spoken else count(n))
+    return _(one if n == 1 else more, count=say_count(n) if spoken else count(n))
 
 
 def say_shape(rows: int, cols: int) -> str:
@@ -313,12 +308,12 @@ def grouped_speech(nums: LedgerNumbers) -> str:
         return _("With a single head, grouped-query attention has nothing to share.")
     drop = say_about(grouped["per_block"])
     shares = _("Grouped-query attention shares each key and value head among {count} query heads.",
-               count=say_many(h // g))
+               count=say_count(h // g))
     if g == 1:
         return joined((shares, _("With one key and value head, the key and value projections shrink, and the block "
                                  "drops to {count}.", count=drop)))
     return joined((shares, _("With {heads} key and value heads, the key and value projections shrink, and the block "
-                             "drops to {count}.", heads=say_many(g), count=drop)))
+                             "drops to {count}.", heads=say_count(g), count=drop)))
 
 
 def variants(nums: LedgerNumbers) -> Line:
