@@ -25,6 +25,7 @@ from scenes.kit.layout import (
     DrawnText,
     fills_frame,
     frame_use,
+    in_caption_band,
     off_frame,
     overlapping_texts,
     small_digits,
@@ -42,7 +43,7 @@ class StepReport:
     fills: bool = True
     off: list[str] = field(default_factory=list)
     overlaps: list[tuple[str, str]] = field(default_factory=list)
-    caption_small: list[DrawnText] = field(default_factory=list)  # a burned caption below the floor
+    in_band: list[str] = field(default_factory=list)  # what the picture draws in the caption band
 
     def problems(self) -> list[str]:
         """One line per broken rule."""
@@ -56,6 +57,8 @@ class StepReport:
             out.append("off the frame: " + "; ".join(self.off))
         if self.overlaps:
             out.append("text on text: " + "; ".join(f"{a} on {b}" for a, b in self.overlaps))
+        if self.in_band:
+            out.append("in the caption band: " + "; ".join(self.in_band))
         return out
 
 
@@ -68,10 +71,9 @@ def picture(scene: Any) -> list[Any]:
 def report(scene: Any) -> StepReport:
     """The :class:`StepReport` of what ``scene`` shows now."""
     view, mobs = view_of(scene), picture(scene)
-    caption = getattr(scene, "_caption_mob", None)
     return StepReport(small=small_texts(mobs, view=view), use=frame_use(mobs, view), fills=fills_frame(mobs, view),
                       off=off_frame(mobs, view), overlaps=overlapping_texts(mobs),
-                      caption_small=small_texts([caption], view=view) if caption is not None else [])
+                      in_band=in_caption_band(mobs, view))
 
 
 def step_reports(scene_class: type, **kwargs: Any) -> dict[str, StepReport]:
@@ -85,6 +87,44 @@ def step_reports(scene_class: type, **kwargs: Any) -> dict[str, StepReport]:
 
     _render(Probe, **kwargs)
     return found
+
+
+@dataclass
+class CaptionSeen:
+    """The burned caption as one moment of a step showed it (after an animation or a wait)."""
+
+    step: str
+    time: float
+    shown: bool  # on screen and opaque
+    small: list[DrawnText]  # its texts below the floor
+    box: tuple[float, float, float, float] | None  # (left, right, bottom, top) on screen, whole-frame units
+    page: tuple[str, ...] = ()  # the lines shown
+    due: float = 0.0  # when the page shown was due
+
+
+def caption_moments(scene_class: type, **kwargs: Any) -> list[CaptionSeen]:
+    """The burned caption after every animation and wait of a render with ``burn_captions``."""
+    from scenes.kit.layout import box_of, drawn_leaves, visible
+
+    seen: list[CaptionSeen] = []
+
+    class Probe(scene_class):
+        def play(self, *args: Any, **play_kwargs: Any) -> None:
+            super().play(*args, **play_kwargs)
+            caption, view = self._caption_mob, view_of(self)
+            if not self.steps or not self.steps[-1]["caption"]:
+                return
+            shown = caption is not None and caption in self.mobjects and visible(caption)
+            box = box_of(drawn_leaves([caption])) if shown else None
+            if box is not None:  # on screen: scene units seen through the view, in whole-frame units
+                box = ((box[0] - view.x) / view.zoom, (box[1] - view.x) / view.zoom,
+                       (box[2] - view.y) / view.zoom, (box[3] - view.y) / view.zoom)
+            due, page = self._pages[self._page] if self._pages else (0.0, [])
+            seen.append(CaptionSeen(self.steps[-1]["name"], self.time, shown,
+                                    small_texts([caption], view=view) if shown else [], box, tuple(page), due))
+
+    _render(Probe, burn_captions=True, **kwargs)
+    return seen
 
 
 def step_offenders(scene_class: type, minimum: float = MIN_DIGIT_HEIGHT,

@@ -267,25 +267,23 @@ def test_transparent_writes_webm_and_mov_whose_background_has_alpha_0(rendered):
 # -- burned captions ------------------------------------------------------------------------
 
 def drawn_caption(text: str, theme: str, size: tuple[int, int]) -> np.ndarray:
-    """The burned caption ``text`` alone on the theme's background, drawn as a scene draws it."""
+    """The last page of the burned caption ``text`` alone on the theme's background, drawn as a scene draws it."""
     from manim import tempconfig
     from manim.camera.camera import Camera
 
-    from scenes.kit.base import caption_mobject
-    from scenes.kit.theme import CAPTION_TOP, use_theme
+    from scenes.kit.captions import caption_pages, page_mobject
+    from scenes.kit.theme import use_theme
 
     with tempconfig({"pixel_width": size[0], "pixel_height": size[1]}):
-        from manim import config
-
         colours = use_theme(theme)
-        mob = caption_mobject(text, colours.text).move_to([0, (CAPTION_TOP - config.frame_height / 2) / 2, 0])
+        mob = page_mobject(caption_pages(text)[-1], colours.text)
         camera = Camera(background_color=colours.background)
         camera.capture_mobject(mob)
         return np.asarray(camera.get_image().convert("RGB"), dtype=int)
 
 
 def test_a_captioned_still_shows_the_last_steps_caption(tmp_path):
-    """``--last-frame --burn-captions``: the still carries the last step's caption in the band under
+    """``--last-frame --burn-captions``: the still carries the last page of the last step's caption in the band under
     the stage, drawn as the video draws it, and is the plain still everywhere else. (It was the plain
     still byte for byte: every step took its burned caption away as it ended.)"""
     from manim import config
@@ -308,23 +306,6 @@ def test_a_captioned_still_shows_the_last_steps_caption(tmp_path):
     off = int(np.abs(captioned[band:] - expected[band:]).max())
     assert off <= 2, f"the still's caption band is not the last step's caption (a channel off by {off})"
     assert (plain[band:] != captioned[band:]).any(axis=-1).sum() > 500
-
-def test_burned_caption_fits_the_band_in_at_most_two_readable_lines():
-    from manim import Text, config
-
-    from scenes.kit.base import caption_mobject
-    from scenes.kit.theme import CAPTION_TOP, FONT
-
-    short = caption_mobject("A short caption.", "#FFFFFF")
-    assert len(short) == 1
-    long = caption_mobject("With W_O = diag(−1, 1) the update is [−0.2483, 0.5035]: still an addition, "
-                           "yet the structure coordinate of the result drops to 0.7517.", "#FFFFFF")
-    assert len(long) == 2
-    assert long.width <= config.frame_width - 1.0
-    assert long.height <= config.frame_height / 2 + CAPTION_TOP
-    unscaled = Text(long[0].text, font=FONT, font_size=20)
-    assert long[0].height == pytest.approx(unscaled.height, rel=0.02)  # not shrunk to fit one line
-
 
 def ink_rows(sheet: Image.Image, box: tuple[int, int, int, int], colour: str) -> np.ndarray:
     """The row numbers inside ``box`` (x0, y0, x1, y1) where some pixel is within 40 of ``colour``."""

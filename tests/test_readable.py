@@ -13,7 +13,11 @@ import pytest
 from manim import Rectangle, Text, VGroup
 
 from scenes.kit.layout import (
+    CAPTION_TOP,
+    FRAME_BOTTOM,
     FRAME_HEIGHT,
+    FRAME_LEFT,
+    FRAME_RIGHT,
     MIN_DIGIT_HEIGHT,
     SAFE_BOTTOM,
     SAFE_LEFT,
@@ -23,6 +27,7 @@ from scenes.kit.layout import (
     drawn_texts,
     fills_frame,
     frame_use,
+    in_caption_band,
     off_frame,
     overlapping_texts,
     small_digits,
@@ -96,6 +101,13 @@ def test_off_frame_and_text_on_text_are_found_and_only_those():
     assert overlapping_texts([boxed]) == []
 
 
+def test_the_caption_band_is_kept_free_as_the_camera_shows_it():
+    high, low = Rectangle(width=2, height=1), Rectangle(width=2, height=1).move_to([0, CAPTION_TOP, 0])
+    assert in_caption_band([high]) == [] and len(in_caption_band([high, low])) == 1
+    assert in_caption_band([low], View(y=-1.0, height=FRAME_HEIGHT / 2)) != []  # zoomed: the band's line moves
+    assert in_caption_band([low], View(y=2.0, height=FRAME_HEIGHT / 2)) == []  # out of the view: not drawn
+
+
 # Known gaps of issue 32, measured by this test at this commit: each is a strict xfail, so the case
 # fails the suite as soon as it passes (take it out of this table then).
 KNOWN_GAPS = {
@@ -122,3 +134,33 @@ def test_every_step_end_is_readable_fills_the_frame_and_keeps_its_texts_apart(sl
     assert found, f"{slug}: no step ended"
     bad = {step: r.problems() for step, r in found.items() if r.problems()}
     assert not bad, f"{slug} ({which}): " + "\n".join(f"{step}: {p}" for step, ps in bad.items() for p in ps)
+
+
+CAPTION_CASES = [(slug, "en") for slug in TOPIC_MODULES] + [(slug, "zh") for slug in ("attribution", "heads", "ledger")]
+
+
+@pytest.mark.render
+@pytest.mark.parametrize(("slug", "lang"), CAPTION_CASES, ids=[f"{s}-{lang}" for s, lang in CAPTION_CASES])
+def test_the_burned_caption_shows_all_step_long_at_the_floor_inside_its_band(slug, lang):
+    """``--burn-captions``: after every animation and wait of every step the step's caption is on screen,
+    its texts at the floor, inside the band under ``CAPTION_TOP``; a caption longer than two lines turns
+    pages (each shown from its time on) instead of shrinking."""
+    from scenes.kit.i18n import in_language
+    from tests.readable import caption_moments
+
+    topic = load_topics()[slug]
+    with in_language(lang):
+        seen = caption_moments(topic.Scene, params=topic.Params())
+    assert seen, f"{slug}: no caption seen"
+    assert {m.step for m in seen if not m.shown} == set(), "the caption went off screen in these steps"
+    assert [(m.step, m.small) for m in seen if m.small] == []
+    outside = [(m.step, m.box) for m in seen if not (m.box[0] >= FRAME_LEFT and m.box[1] <= FRAME_RIGHT
+                                                       and m.box[2] >= FRAME_BOTTOM - 1e-6
+                                                       and m.box[3] <= CAPTION_TOP + 1e-6)]
+    assert outside == []
+    assert all(m.time >= m.due - 1e-6 for m in seen)  # a page never shows before its time
+    if lang == "zh":  # long Chinese captions need more than one page at the floor
+        pages = {}
+        for m in seen:
+            pages.setdefault(m.step, set()).add(m.page)
+        assert max(len(p) for p in pages.values()) >= 2

@@ -57,9 +57,9 @@ from scenes.kit import (
     fmt,
     label,
     number,
-    power_label,
     step,
     theme,
+    with_power,
 )
 from scenes.kit.i18n import N_, _
 
@@ -93,9 +93,9 @@ class AttributionScene(StepScene):
         self.record_numbers()
 
     def clear_below_context(self, run_time: float = 0.6) -> None:
-        """Fade out everything but the context line."""
+        """Fade out everything but the context line (and the burned caption)."""
         assert self.context in self.mobjects, "the context line was split (an animation of a new group of its parts)"
-        self.play(*[FadeOut(m) for m in self.mobjects if m is not self.context], run_time=run_time)
+        self.play(*[FadeOut(m) for m in self.stage() if m is not self.context], run_time=run_time)
 
     def heading(self, text: str, y: float = HEADER_Y) -> VGroup:
         return label(text, TEXT_SIZE, theme().muted).move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT)
@@ -141,9 +141,9 @@ class AttributionScene(StepScene):
                                                                             aligned_edge=LEFT),
                             number(float(np.linalg.norm(resid_final)), PLACES, NUMBER_SIZE).move_to(
                                 [SAFE_RIGHT, STREAM_Y, 0], aligned_edge=RIGHT))
-        bound = power_label(_("|Σ terms − stream| < {bound} everywhere",
+        bound = with_power(_("|Σ terms − stream| < {bound} everywhere",
                               bound=power_of_ten(self.numbers.bound_exponent)),
-                            TEXT_SIZE, theme().accent).move_to([STRIP_LEFT, BOUND_Y, 0], aligned_edge=LEFT)
+                            NUMBER_SIZE, theme().accent).move_to([STRIP_LEFT, BOUND_Y, 0], aligned_edge=LEFT)
         self.cue(5)
         self.play(FadeIn(stream_row), FadeIn(stream), run_time=0.8)
         self.play(FadeIn(bound, shift=UP * 0.1), run_time=0.8)

@@ -76,9 +76,9 @@ from scenes.kit import (
     formula,
     head_color,
     label,
-    power_label,
     step,
     theme,
+    with_power,
 )
 from scenes.kit.i18n import N_, _
 from scenes.kit.layout import Column
@@ -285,7 +285,7 @@ class HeadsScene(StepScene):
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
         cat_label = formula("[H_0| thin dots.c thin |H_(h-1)] thin W_O", NUMBER_SIZE)
         cat_label.next_to(cat_view, UP, buff=0.1)
-        diff = power_label(_("max |difference| {bound}", bound=fmt_bound(v['concat_difference'])), LABEL_SIZE,
+        diff = with_power(_("max |difference| {bound}", bound=fmt_bound(v['concat_difference'])), NUMBER_SIZE,
                            theme().accent)
         diff.next_to(cat_view, DOWN, buff=0.12).align_to(cat_view, LEFT)
         seg = width / c.n_heads  # the mixtures slide down into their places in the concatenation

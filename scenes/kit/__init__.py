@@ -68,9 +68,9 @@ from .parts import (
                    formula,
                    label,
                    number,
-                   power_label,
                    rounded_cell,
                    tick_step,
+                   with_power,
 )
 from .speech import (
                    ROUNDING_EXPONENT,
@@ -116,7 +116,7 @@ __all__ = [
     "drawn_digits", "small_digits", "stack_below", "drawn_texts", "small_texts", "fills_frame", "frame_use",
     "off_frame", "overlapping_texts",
     "AddNode", "HeatStrip", "Plane2D", "SteadyNumber", "VectorColumn", "WeightBars", "formula", "label", "number",
-    "power_label",
+    "with_power",
     "rounded_cell",
     "tick_step",
     "ROUNDING_EXPONENT", "say_bound", "say_count", "say_head", "say_int", "say_list", "say_number", "say_ordinal",

@@ -41,13 +41,13 @@ from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 import numpy as np
-from manim import DOWN, FadeIn, MovingCameraScene, Rectangle, Transform, VGroup, Wait, config
+from manim import FadeIn, MovingCameraScene, Rectangle, Transform, VGroup, Wait, config
 
 from .camera import MAX_ZOOM, WHOLE, StepCamera, View, frame_points, place_in_view, view_of
-from .glyphs import CachedText
+from .captions import caption_pages, page_mobject, page_starts
 from .i18n import reading_words
 from .narration import PAUSE, speakable, split_sentences
-from .theme import CAPTION_TOP, FONT, Theme, use_theme
+from .theme import Theme, use_theme
 from .values import check_range, flag_of, kind_of, words_text
 
 STEP_HOLD = 0.6  # seconds each step rests on its settled last frame, at least
@@ -231,24 +231,6 @@ def whole_frames(seconds: float) -> float:
     return math.ceil(seconds * fps - 1e-6) / fps
 
 
-def caption_mobject(text: str, color: str, font_size: int = 20) -> VGroup:
-    """A burned-in caption that fits the band below ``CAPTION_TOP``: one line, or two balanced
-    lines when one would be wider than the frame, shrunk only if two lines still do not fit."""
-    max_width, max_height = config.frame_width - 1.0, config.frame_height / 2 + CAPTION_TOP - 0.08
-    mob = VGroup(CachedText(text, font=FONT, font_size=font_size, color=color))
-    words = text.split()
-    if mob.width > max_width and len(words) > 1:
-        cut = min(range(1, len(words)), key=lambda i: max(len(" ".join(words[:i])), len(" ".join(words[i:]))))
-        lines = [" ".join(words[:cut]), " ".join(words[cut:])]
-        mob = VGroup(*[CachedText(line, font=FONT, font_size=font_size, color=color) for line in lines])
-        mob.arrange(DOWN, buff=0.08)
-    if mob.width > max_width:
-        mob.scale_to_fit_width(max_width)
-    if mob.height > max_height:
-        mob.scale_to_fit_height(max_height)
-    return mob
-
-
 class Snapshot:
     """What a part displayed at one moment: a frozen copy of its ``displayed`` (or of one key of it)."""
 
@@ -315,6 +297,8 @@ class StepScene(MovingCameraScene):
         self.tracked: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
         self._caption_mob: VGroup | None = None
+        self._pages: list[tuple[float, list[str]]] = []  # the burned caption's pages: (start time, lines)
+        self._page = 0  # the page shown
         self.camera_view: View = WHOLE  # where the camera looks: each step starts here (see frame_part)
         renderer = kwargs.get("renderer")
         if renderer is not None and not isinstance(getattr(renderer, "camera", None), StepCamera):
@@ -337,6 +321,7 @@ class StepScene(MovingCameraScene):
         frame early per animation: at 15 fps the picture lagged the voice by 0.6 s after 100 s.
         """
         renderer = self.renderer
+        self._turn_pages()
         before = getattr(renderer, "time", None)
         super().play(*args, **kwargs)
         # A Wait adds an empty Mobject to the scene; left there, every later animation's cache key
@@ -359,6 +344,17 @@ class StepScene(MovingCameraScene):
                 renderer.time = clock
         if self.steps and not all(isinstance(a, Wait) for a in args):
             self.steps[-1]["settled"] = self.time  # the picture is complete when the last animation ends
+        self._turn_pages()
+
+    def wait(self, duration: float = 1.0, stop_condition: Any = None, frozen_frame: bool | None = None) -> None:
+        """Manim's wait, cut where a burned caption's next page starts, so the page turns on time."""
+        for start, _lines in self._pages[self._page + 1:]:
+            first = whole_frames(start - self.time)
+            if first <= 0 or first >= duration - 1e-9:
+                continue
+            super().wait(first, stop_condition, frozen_frame)
+            duration -= first
+        super().wait(duration, stop_condition, frozen_frame)
 
     # -- steps and captions -------------------------------------------------
 
@@ -370,6 +366,7 @@ class StepScene(MovingCameraScene):
         if self._caption_mob is not None:
             self.remove(self._caption_mob)
             self._caption_mob = None
+        self._pages, self._page = [], 0
         self.next_section(name)
         self._set_view(self.camera_view)
         line = self.lines.get(name)
@@ -389,10 +386,10 @@ class StepScene(MovingCameraScene):
         current = self.steps[-1]
         text = self.captioned.get(current["name"], text)
         current["caption"] = text
-        if self.burn_captions:
-            self._show_burned_caption(text)
         if self.narrator is not None and "audio" not in current:
             self._speak(current["speech"] or speakable(text))
+        if self.burn_captions:
+            self._burn_caption(text)
 
     def _speak(self, text: str) -> None:
         """Synthesize (or fetch from the cache) the step's narration; it starts now."""
@@ -462,18 +459,31 @@ class StepScene(MovingCameraScene):
         if current["caption"] and duration > 0:
             self.add_subcaption(current["caption"], duration=duration, offset=-duration)
 
-    def _show_burned_caption(self, text: str) -> None:
+    def _burn_caption(self, text: str) -> None:
+        """Show ``text`` in the caption band, a page at a time (kit/captions.py): each page for its share of
+        the narration's duration (silent: of the caption's reading time), the last until the step ends."""
+        audio = self.steps[-1].get("audio")
+        seconds = audio["duration"] if audio is not None else reading_words(text) / READING_RATE
+        pages = caption_pages(text)
+        self._pages = [(self.time + start, page) for start, page in zip(page_starts(pages, seconds), pages)]
+        self._show_page(0)
+
+    def _turn_pages(self) -> None:
+        """Show the last page whose start has come (nothing to do without a burned caption)."""
+        due = [k for k, (start, _lines) in enumerate(self._pages) if start <= self.time + 1e-6]
+        if due and due[-1] != self._page:
+            self._show_page(due[-1])
+
+    def _show_page(self, k: int) -> None:
         if self._caption_mob is not None:
             self.remove(self._caption_mob)
-        mob = self._caption_in(text, self.camera_view)
-        self._caption_mob = mob
-        self.add_foreground_mobject(mob)
+        self._page = k
+        self._caption_mob = self._caption_in(self.camera_view)
+        self.add_foreground_mobject(self._caption_mob)
 
-    def _caption_in(self, text: str, view: View) -> VGroup:
-        """The burned caption in the caption band of ``view`` (so it stays put on screen as the camera moves)."""
-        mob = caption_mobject(text, self.theme.text)
-        mob.move_to([0, (CAPTION_TOP - config.frame_height / 2) / 2, 0])
-        return place_in_view(mob, view)
+    def _caption_in(self, view: View) -> VGroup:
+        """The page shown, in the caption band of ``view`` (so it stays put on screen as the camera moves)."""
+        return place_in_view(page_mobject(self._pages[self._page][1], self.theme.text), view)
 
     # -- the camera -----------------------------------------------------------
 
@@ -504,7 +514,7 @@ class StepScene(MovingCameraScene):
         moves = [Transform(frame, frame.copy().set_points(frame_points(self._whole_frame, view)))] \
             if view != self.camera_view else []
         caption = self._caption_mob
-        target = self._caption_in(self.steps[-1]["caption"], view) if caption is not None else None
+        target = self._caption_in(view) if caption is not None else None
         if target is not None:
             moves.append(Transform(caption, target))
         self.play(*moves, *also, run_time=run_time)
@@ -566,13 +576,17 @@ class StepScene(MovingCameraScene):
 
     # -- small conveniences -------------------------------------------------
 
+    def stage(self) -> list[Any]:
+        """What the scene shows but the burned caption: what a step may fade out."""
+        return [m for m in self.mobjects if m is not self._caption_mob]
+
     def clear_stage(self, run_time: float = 0.6) -> None:
         """Fade the stage to the background, then remove everything but the burned caption.
 
         One full-frame sheet fades in over the stage (cheap: the parts under it
         are not copied or animated), then the parts and the sheet are removed.
         """
-        mobs = [m for m in self.mobjects if m is not self._caption_mob]
+        mobs = self.stage()
         if not mobs:
             return
         sheet = place_in_view(Rectangle(width=config.frame_width + 0.2, height=config.frame_height + 0.2,

@@ -392,6 +392,21 @@ def off_frame(mobjects: Iterable[Any], view: View = View(), tolerance: float = 1
     return out
 
 
+def in_caption_band(mobjects: Iterable[Any], view: View = View(), tolerance: float = 1e-3) -> list[str]:
+    """A description of each of ``mobjects`` that draws, in view, below ``CAPTION_TOP`` as the camera shows
+    it: the band kept for burned captions."""
+    left, right, bottom, top = view.bounds()
+    band_top = view.safe()[2]
+    out = []
+    for mob in mobjects:
+        boxes = [box_of([m]) for m in drawn_leaves([mob])]
+        low = [b for b in boxes if b is not None and b[2] < band_top - tolerance
+               and not (b[1] <= left or b[0] >= right or b[3] <= bottom or b[2] >= top)]
+        if low:
+            out.append(f"{describe(mob)} down to y {min(b[2] for b in low):.2f} (the band starts at {band_top:.2f})")
+    return out
+
+
 def cut_by(view: tuple[float, float, float, float], box: tuple[float, float, float, float] | None,
            tolerance: float) -> bool:
     """True when ``box`` is partly inside ``view`` (both as (left, right, bottom, top)) and partly outside."""

@@ -64,31 +64,36 @@ def label(text: str, size: float = 24, color: str | None = None, mono: bool = Fa
     return CachedText(text, font=MONO if mono else FONT, font_size=size, color=color or theme().text)
 
 
-SUPERSCRIPT_CHARS = "\u207b\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079"  # ⁻⁰¹²³⁴⁵⁶⁷⁸⁹
-PLAIN_CHARS = "\u2212" + "0123456789"  # what each superscript writes: −, digits
+SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b"  # ⁰¹²³⁴⁵⁶⁷⁸⁹⁻
+PLAIN = str.maketrans(SUPERSCRIPTS, "0123456789\u2212")  # what each superscript writes
 
 
-def power_label(text: str, size: float = 24, color: str | None = None) -> VGroup:
-    """A label whose superscript runs (the ⁻¹² of 10⁻¹²) are drawn as raised labels of their own at
-    ``size``, the rest at ``size / 0.7``: an exponent as large as the floor asks (kit/layout.py).
+def with_power(text: str, size: float = 24, color: str | None = None) -> Any:
+    """A label whose superscript runs (the ⁻¹² of 10⁻¹²) are labels of their own at the floor's size
+    (``LABEL_SIZE``), raised to the top of the text before them; the rest at ``size``.
 
-    >>> [part.text for part in power_label("under 10⁻¹³ here")]
+    Unicode superscripts are 55% of a digit's height, below the floor at any size a line can have.
+    Without one, the plain label. ``.text`` is ``text``.
+
+    >>> [part.text for part in with_power("under 10⁻¹³ here")]
     ['under 10', '−13', ' here']
     """
     import re
 
-    big = size / 0.7
-    parts = VGroup()
-    for piece in re.split(f"([{SUPERSCRIPT_CHARS}]+)", text):
-        if not piece:
-            continue
-        if piece[0] in SUPERSCRIPT_CHARS:
-            exponent = label(piece.translate(str.maketrans(SUPERSCRIPT_CHARS, PLAIN_CHARS)), size, color)
-            parts.add(exponent.next_to(parts, RIGHT, buff=0.04).align_to(parts, UP).shift(UP * 0.12 * big / 34))
+    pieces = [piece for piece in re.split(f"([{SUPERSCRIPTS}]+)", text) if piece]
+    if len(pieces) == 1 and pieces[0][0] not in SUPERSCRIPTS:
+        return label(text, size, color)
+    group = VGroup()
+    for piece in pieces:
+        if piece[0] in SUPERSCRIPTS:
+            power = label(piece.translate(PLAIN), LABEL_SIZE, color)
+            base = group[-1] if len(group) else power
+            group.add(power.next_to(group, RIGHT, buff=0.05).align_to(base, UP).shift(UP * power.height * 0.4))
         else:
-            mob = label(piece, big, color)
-            parts.add(mob.next_to(parts, RIGHT, buff=0.12 * big / 34, aligned_edge=DOWN) if len(parts) else mob)
-    return parts
+            mob = label(piece, size, color)
+            group.add(mob.next_to(group, RIGHT, buff=0.12 * size / 34, aligned_edge=DOWN) if len(group) else mob)
+    group.text = text
+    return group
 
 
 _GLYPHS: dict[tuple[type, str], VMobject] = {}  # SteadyNumber's glyphs, made once per process

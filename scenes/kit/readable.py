@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from manim import DOWN, ORIGIN, RIGHT, UP, VGroup
+from manim import DOWN, ORIGIN, VGroup
 
 from .layout import LABEL_SIZE, MIN_DIGIT_HEIGHT, NUMBER_SIZE
-from .parts import label
+from .parts import label, with_power
 from .vector import READABLE_CELL, shows_numbers
 
 # one source: the floor and its sizes are the layout's (kit/layout.py); these names are the ones
@@ -73,25 +73,3 @@ def balanced(words: list[str], count: int) -> list[str]:
     if current:
         lines.append(" ".join(current))
     return lines
-
-
-def with_power(text: str, size: float, color: str | None = None) -> Any:
-    """A label whose trailing power of ten ('< 10⁻¹²') has its exponent raised at ``TEXT_SIZE``.
-
-    Unicode superscripts are 55% of a digit's height, below the floor at any size a line can
-    have; here the exponent is a label of its own, raised to the base's top. ``.text`` is ``text``.
-    """
-    cut = len(text.rstrip(SUPERSCRIPTS))
-    if cut == len(text):
-        return label(text, size, color)
-    exponent = text[cut:].translate(PLAIN)
-    base = label(text[:cut], size, color)
-    power = label(exponent, TEXT_SIZE, color)
-    power.next_to(base, RIGHT, buff=0.05).align_to(base, UP).shift(UP * power.height * 0.4)
-    group = VGroup(base, power)
-    group.text = text
-    return group
-
-
-SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u207b"
-PLAIN = str.maketrans(SUPERSCRIPTS, "0123456789\u2212")

@@ -81,6 +81,9 @@ def block_layout(mats: dict[str, tuple[int, int]], d: int) -> tuple[dict[str, tu
 class BlockPicture(VGroup):
     """A block's matrices to scale inside a box (width, height), each named (and shaped where it fits).
 
+    A name too big for its matrix goes outside it: attention's above (neighbours share one name,
+    "W_K, W_V"), the FFN's below.
+
     ``scale`` is scene units per matrix row/column, so a matrix of r × c entries covers r·c·scale².
     """
 
@@ -99,7 +102,23 @@ class BlockPicture(VGroup):
             rect.move_to([(x0 + c / 2) * self.unit, -(y0 + r / 2) * self.unit, 0])
             self.rects[name] = rect
             self.names[name] = self._name(name, r, c, rect, shapes, name_size) if names else None
+        if names:
+            self._name_outside([n for n, m in self.names.items() if m is None], name_size)
         self.add(*self.rects.values(), *[n for n in self.names.values() if n is not None])
+
+    def _name_outside(self, unnamed: list[str], size: float) -> None:
+        """Name the matrices in ``unnamed`` outside their rectangles (see the class)."""
+        runs: list[list[str]] = []
+        for name in unnamed:
+            if name in ATTENTION and runs and runs[-1][-1] in ATTENTION \
+                    and ATTENTION.index(name) == ATTENTION.index(runs[-1][-1]) + 1:
+                runs[-1].append(name)
+            else:
+                runs.append([name])
+        for run in runs:
+            rects = VGroup(*[self.rects[n] for n in run])
+            name = formula(", ".join(NAMES[n] for n in run), size)
+            self.names[run[0]] = name.next_to(rects, UP if run[0] in ATTENTION else DOWN, buff=0.1)
 
     @staticmethod
     def unit_for(mats: dict[str, tuple[int, int]], d: int, box: tuple[float, float]) -> float:
@@ -120,6 +139,12 @@ class BlockPicture(VGroup):
         if group.width > rect.width - 0.08 or group.height > rect.height - 0.08:
             return None
         return group.move_to(rect)
+
+    def put_top(self, x: float, y: float) -> BlockPicture:
+        """Move the picture so its matrices' top edge is centred at (x, y), whatever names stand above."""
+        matrices = VGroup(*self.rects.values())
+        self.shift([x - matrices.get_center()[0], y - matrices.get_top()[1], 0])
+        return self
 
     def total_area(self) -> float:
         return sum(r.width * r.height for r in self.rects.values())

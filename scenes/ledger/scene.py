@@ -283,7 +283,7 @@ class LedgerScene(StepScene):
         groups = []
         for x_c, (key, var) in zip(xs, v.items()):
             pic = BlockPicture(var["matrices"], sh.d_model, box, scale=scale, shapes=False, name_size=NAME_SIZE)
-            pic.move_to([x_c, 1.95, 0], aligned_edge=UP)
+            pic.put_top(x_c, 1.75)
             head = VGroup(label(names[key][0], 24, theme().text),
                           *[label(line, 24, theme().muted) for line in names[key][1].split("\n")])
             head.arrange(DOWN, buff=0.08).move_to([x_c, TITLE_Y - 0.3, 0], aligned_edge=UP)
