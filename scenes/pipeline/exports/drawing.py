@@ -6,7 +6,8 @@ import re
 from pathlib import Path
 from typing import Any
 
-from scenes.kit.i18n import CJK_CHARS, has_cjk
+from scenes.kit.captions import line_units
+from scenes.kit.i18n import has_cjk
 from scenes.kit.theme import THEMES
 
 from ..fsutil import atomic_path
@@ -81,25 +82,12 @@ def _theme(name: str) -> Any:
     return THEMES.get(name, THEMES["dark"])
 
 
-def _units(paragraph: str) -> list[tuple[str, str]]:
-    """The paragraph's breakable pieces, each with what joins it to the one before: words (a space), and in
-    Chinese each character (nothing: Chinese has no spaces and breaks between any two characters)."""
-    units: list[tuple[str, str]] = []
-    for word in paragraph.split():
-        joint = " "
-        for piece in re.findall(f"[{CJK_CHARS}][，。：；！？、）”’]*|[^{CJK_CHARS}]+",
-                                word) if has_cjk(word) else [word]:
-            units.append((joint, piece))
-            joint = ""
-    return units
-
-
 def _wrap(text: str, font: Any, width: int) -> list[str]:
     """Greedy word wrap by measured pixel width (Chinese: between characters)."""
     lines: list[str] = []
     for paragraph in text.splitlines() or [""]:
         line = ""
-        for joint, word in _units(paragraph):
+        for joint, word in line_units(paragraph):
             trial = f"{line}{joint}{word}".strip()
             if font.getlength(trial) <= width or not line:
                 line = trial
