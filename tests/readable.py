@@ -23,6 +23,7 @@ from scenes.kit.layout import (
     MIN_DIGIT_HEIGHT,
     DrawnDigit,
     DrawnText,
+    View,
     fills_frame,
     frame_use,
     in_caption_band,
@@ -111,7 +112,8 @@ def caption_moments(scene_class: type, **kwargs: Any) -> list[CaptionSeen]:
     class Probe(scene_class):
         def play(self, *args: Any, **play_kwargs: Any) -> None:
             super().play(*args, **play_kwargs)
-            caption, view = self._caption_mob, view_of(self)
+            frame = self.camera.frame  # where the camera is now (its declared view changes after a move's play)
+            caption, view = self._caption_mob, View(*map(float, frame.get_center()[:2]), float(frame.height))
             if not self.steps or not self.steps[-1]["caption"]:
                 return
             shown = caption is not None and caption in self.mobjects and visible(caption)

@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from scenes.kit.i18n import has_cjk
+
 from ..manifest import Manifest
-from .drawing import _font, _theme, _wrap, draw_text, has_cjk, save_png
+from .drawing import _font, _theme, _wrap, draw_text, save_png
 from .titles import step_title
 from .video_info import ExportError, frames_at, step_end_frames
 
