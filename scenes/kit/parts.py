@@ -91,7 +91,8 @@ def with_power(text: str, size: float = 24, color: str | None = None) -> Any:
             group.add(power.next_to(group, RIGHT, buff=0.05).align_to(base, UP).shift(UP * power.height * 0.4))
         else:
             mob = label(piece, size, color)
-            group.add(mob.next_to(group, RIGHT, buff=0.12 * size / 34, aligned_edge=DOWN) if len(group) else mob)
+            gap = (0.25 if piece[0] == " " else 0.05) * size / 34  # a space's width, or none
+            group.add(mob.next_to(group, RIGHT, buff=gap, aligned_edge=DOWN) if len(group) else mob)
     group.text = text
     return group
 
