@@ -99,7 +99,6 @@ def test_off_frame_and_text_on_text_are_found_and_only_those():
 # Known gaps of issue 32, measured by this test at this commit: each is a strict xfail, so the case
 # fails the suite as soon as it passes (take it out of this table then).
 KNOWN_GAPS = {
-    ("induction", "largest"): "17 rows: the token names shrink to 0.16-0.20 units; no show-less layout yet",
 }
 
 

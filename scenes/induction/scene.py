@@ -51,9 +51,11 @@ class InductionScene(StepScene):
         """Every part in its place before anything is drawn: the row, both patterns, the right-hand panel."""
         strings = self.numbers.strings
         self.row = TokenRow(strings, self.numbers.period)
-        self.prev_panel = PatternPanel(self.numbers.prev, strings, PREV_COLOR, _("previous-token score"), SCORE_PLACES)
+        place = {"top": self.row.patterns_top, "anchor": (self.numbers.last, self.numbers.source)}
+        self.prev_panel = PatternPanel(self.numbers.prev, strings, PREV_COLOR, _("previous-token score"), SCORE_PLACES,
+                                       **place)
         self.ind_panel = PatternPanel(self.numbers.induction, strings, IND_COLOR, _("induction score"), SCORE_PLACES,
-                                      labels=False)
+                                      labels=False, **place)
         self.panel_left = layout_panels(self.prev_panel, self.ind_panel)
 
     def at(self, step_name: str, what: str) -> None:
