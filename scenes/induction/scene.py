@@ -24,7 +24,7 @@ from scenes.induction.numbers import numbers
 from scenes.induction.params import Params
 from scenes.induction.parts import LastReading, PatternPanel, TokenRow, layout_panels, panel_width
 from scenes.induction.script import CUES, SCORE_PLACES, script
-from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, step, theme
+from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, overlapping_texts, step, theme
 from scenes.kit.camera import WHOLE, view_of
 from scenes.kit.i18n import N_, _
 
@@ -51,7 +51,13 @@ class InductionScene(StepScene):
         """Every part in its place before anything is drawn: the row, both patterns, the right-hand panel."""
         strings = self.numbers.strings
         self.row = TokenRow(strings, self.numbers.period)
-        place = {"top": self.row.patterns_top, "anchor": (self.numbers.last, self.numbers.source)}
+        self.place_panels(self.row.patterns_top)
+        if overlapping_texts([self.row, self.prev_panel, self.ind_panel]):  # a tall column label under 'again'
+            self.place_panels(self.row.get_bottom()[1] - 0.1)
+
+    def place_panels(self, top: float) -> None:
+        """Both patterns with their column labels starting at ``top``, side by side, and the right-hand panel's edge."""
+        strings, place = self.numbers.strings, {"top": top, "anchor": (self.numbers.last, self.numbers.source)}
         self.prev_panel = PatternPanel(self.numbers.prev, strings, PREV_COLOR, _("previous-token score"), SCORE_PLACES,
                                        **place)
         self.ind_panel = PatternPanel(self.numbers.induction, strings, IND_COLOR, _("induction score"), SCORE_PLACES,
