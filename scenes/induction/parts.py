@@ -38,6 +38,7 @@ GAP = 0.08
 WORD_SIZE = 24  # token words and labels: at the kit's floor (3% of the frame's height) in the whole picture
 GRID_LABEL_WIDTH = 1.25  # the longest a token label may be along its row (or up its column)
 GRID_LABEL_SIZE = 24  # the patterns' token labels (the camera frames a pattern while the voice is on it)
+BAR_WORD_SIZE = 26  # the prediction's words and percentages
 NUMBER_SIZE = 34  # a live number's digits at the floor (a glyph's digit is smaller than a word's at one size)
 BOS_SHOWN = "BOS"  # the start token's string (<|endoftext|>) is too long for a cell: shown by its role
 GRIDS_TOP = 2.72  # the patterns' column labels start here
@@ -238,10 +239,30 @@ class LastReading(VGroup):
         return round(self.value.get_value(), 1)
 
 
+def word_lines(words: Sequence[str], slot: float) -> tuple[float, int, float]:
+    """(size, lines, line height) for the words under a row of bars ``slot`` apart: one line at
+    ``BAR_WORD_SIZE``, or at the floor's ``WORD_SIZE`` when that fits; else k lines at the floor, word i on
+    line i mod k (each then has k slots): never smaller than the floor."""
+    for size in (BAR_WORD_SIZE, WORD_SIZE):
+        names = [label(word, size) for word in words]
+        widest = max(name.width for name in names) + 0.14  # a gap between words
+        if widest <= slot:
+            break
+    return size, max(1, int(np.ceil(widest / slot))), max(name.height for name in names) + 0.08
+
+
+def stagger_percents(percents: VGroup, slot: float) -> None:
+    """When the widest percentage is wider than its bar's slot, every other one rises a line above its
+    neighbours' (a short bar's percentage sits as low as the next one's)."""
+    if max(p.width for p in percents) > slot - 0.08:
+        for p in percents[1::2]:
+            p.shift(UP * (p.height + 0.1))
+
+
 def panel_width(left: float) -> float:
     """The right-hand panel's width from ``left`` to the safe right edge."""
     return SAFE_RIGHT - left
 
 
-__all__ = ["LastReading", "PatternPanel", "ScoreLine", "TokenRow", "grid_cell", "layout_panels", "panel_width",
-           "shown_strings"]
+__all__ = ["BAR_WORD_SIZE", "LastReading", "PatternPanel", "ScoreLine", "TokenRow", "grid_cell", "layout_panels",
+           "panel_width", "shown_strings", "stagger_percents", "word_lines"]
