@@ -161,6 +161,37 @@ def test_preview_manifest_numbers(cli, tmp_path):
     assert numbers["previous_token_pattern"]["stripe"] == [[t, t - 1] for t in range(1, len(ids))]
 
 
+def test_a_sequence_too_wide_for_one_row_folds_each_repeated_word_under_its_first_occurrence():
+    """Period 8 (16 tokens) does not fit one row at the floor: two rows, word t of the repeat in the column of
+    its first occurrence, every word at the floor's size; the default stays one row."""
+    from scenes.induction.parts import TokenRow
+    from scenes.kit import small_texts
+
+    n = induction_numbers(8, 1)
+    row = TokenRow(n.strings, 8)
+    assert row.folded and not TokenRow(induction_numbers(6, 1).strings, 6).folded
+    for t in range(9, len(n.strings)):
+        first = n.strings.index(n.strings[t], 1)
+        assert row.cells[t].get_x() == pytest.approx(row.cells[first].get_x())
+        assert row.cells[t].get_y() < row.cells[first].get_y()
+    assert not small_texts([row]) and row.get_bottom()[1] >= row.patterns_top
+
+
+@pytest.mark.parametrize("period", [7, 8])
+def test_a_pattern_too_fine_for_every_word_labels_every_other_row_at_the_floor(period):
+    """16 rows of 0.22 units cannot hold a word each at the floor: every second row and column is labelled,
+    the last query's row and its source's column among them, none below the floor, none on another."""
+    from scenes.induction.parts import PatternPanel, shown_strings
+    from scenes.kit import overlapping_texts, small_texts
+
+    n = induction_numbers(period, 1)
+    panel = PatternPanel(n.prev, n.strings, "#ffffff", "score", 3, anchor=(n.last, n.source))
+    shown = shown_strings(n.strings)
+    assert [r.text for r in panel.grid.row_labels] == shown[n.last % 2::2]  # ..., the last query's row
+    assert [c.text for c in panel.grid.col_labels] == shown[n.source % 2::2]  # ..., its source's column, ...
+    assert not small_texts([panel.grid]) and not overlapping_texts([panel.grid])
+
+
 from scenes.induction.scene import InductionScene  # noqa: E402  (manim scenes after the fast tests' imports)
 
 
@@ -189,3 +220,17 @@ def test_video_and_srt(cli, tmp_path):
     assert manifest["numbers"]["induction_score"] == pytest.approx(n.induction.score, abs=5e-4)
 
 
+@pytest.mark.render
+@pytest.mark.parametrize(("lang", "flags"), [("en", {"period": 5}), ("zh", {"period": 8, "top": 5}),
+                                             ("de", {"period": 7}), ("fr", {"period": 8, "top": 5}),
+                                             ("es", {}), ("zh", {"period": 3})])
+def test_every_step_end_is_readable_at_other_lengths_and_languages(lang, flags):
+    """test_readable's check at a middle period and in other languages (fr and es cut the first head's score
+    and shrank the prediction's words before; zh put 'first time' on a column label)."""
+    from scenes.kit.i18n import in_language
+    from tests.readable import step_reports
+
+    with in_language(lang):
+        found = step_reports(InductionScene, params=Params(**flags))
+    bad = {step: r.problems() for step, r in found.items() if r.problems()}
+    assert len(found) == 4 and not bad, bad

@@ -111,7 +111,6 @@ def test_the_caption_band_is_kept_free_as_the_camera_shows_it():
 # Known gaps of issue 32, measured by this test at this commit: each is a strict xfail, so the case
 # fails the suite as soon as it passes (take it out of this table then).
 KNOWN_GAPS = {
-    ("induction", "largest"): "17 rows: the token names shrink to 0.16-0.20 units; no show-less layout yet",
 }
 
 

@@ -22,10 +22,19 @@ from manim import DOWN, LEFT, UP, Create, FadeIn, FadeOut, Indicate, Rectangle, 
 
 from scenes.induction.numbers import numbers
 from scenes.induction.params import Params
-from scenes.induction.parts import LastReading, PatternPanel, TokenRow, layout_panels, panel_width
+from scenes.induction.parts import (
+    BAR_WORD_SIZE,
+    LastReading,
+    PatternPanel,
+    TokenRow,
+    layout_panels,
+    panel_width,
+    stagger_percents,
+    word_lines,
+)
 from scenes.induction.script import CUES, SCORE_PLACES, script
-from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, step, theme
-from scenes.kit.camera import WHOLE, view_of
+from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, overlapping_texts, step, theme
+from scenes.kit.camera import WHOLE, View, view_of
 from scenes.kit.i18n import N_, _
 
 PREV_COLOR, IND_COLOR = head_color(1), head_color(2)
@@ -51,9 +60,17 @@ class InductionScene(StepScene):
         """Every part in its place before anything is drawn: the row, both patterns, the right-hand panel."""
         strings = self.numbers.strings
         self.row = TokenRow(strings, self.numbers.period)
-        self.prev_panel = PatternPanel(self.numbers.prev, strings, PREV_COLOR, _("previous-token score"), SCORE_PLACES)
+        self.place_panels(self.row.patterns_top)
+        if overlapping_texts([self.row, self.prev_panel, self.ind_panel]):  # a tall column label under 'again'
+            self.place_panels(self.row.get_bottom()[1] - 0.1)
+
+    def place_panels(self, top: float) -> None:
+        """Both patterns with their column labels starting at ``top``, side by side, and the right-hand panel's edge."""
+        strings, place = self.numbers.strings, {"top": top, "anchor": (self.numbers.last, self.numbers.source)}
+        self.prev_panel = PatternPanel(self.numbers.prev, strings, PREV_COLOR, _("previous-token score"), SCORE_PLACES,
+                                       **place)
         self.ind_panel = PatternPanel(self.numbers.induction, strings, IND_COLOR, _("induction score"), SCORE_PLACES,
-                                      labels=False)
+                                      labels=False, **place)
         self.panel_left = layout_panels(self.prev_panel, self.ind_panel)
 
     def at(self, step_name: str, what: str) -> None:
@@ -111,10 +128,20 @@ class InductionScene(StepScene):
         reading.move_to([self.panel_left, grid.center(last, 0)[1], 0], aligned_edge=LEFT)
         fit_inside(reading, left=self.panel_left)
         self.at("induction_head", "last")
-        self.frame_part(self.last_rows(grid, last), reading, run_time=1.0)  # the camera goes to the last row
+        view = view_of([self.last_rows(grid, last), reading])  # the camera goes to the last row
+        self.move_camera(view, *self.leave_cut_score(view), run_time=1.0)
         self.play(Create(cell), FadeIn(reading), self.row.cells[source][0].animate.set_stroke(IND_COLOR, 3),
                   Indicate(self.row.cells[last], color=IND_COLOR), run_time=1.2)
         self.record(induction_head=[ind.layer, ind.head], induction_weights=ind.weights, followed=last, source=source)
+
+    def leave_cut_score(self, view: View) -> list:
+        """The first head's score line fading out when ``view``'s left edge would cut it (a long translation
+        of its name pushes it under the second pattern's edge), else nothing; its pattern's work is done."""
+        score, edge = self.prev_panel.score, view.x - view.width / 2
+        if not score.get_left()[0] < edge < score.get_right()[0]:
+            return []
+        self.prev_panel.remove(score)  # so the prediction's fade does not bring it back
+        return [FadeOut(score)]
 
     @staticmethod
     def last_rows(grid, last: int, rows: int = 3) -> Rectangle:
@@ -129,12 +156,14 @@ class InductionScene(StepScene):
         top_strings = self.numbers.top_strings
         width = panel_width(self.panel_left)
         slot = width / len(top_strings)
+        size, lines, drop = word_lines(top_strings, slot)  # words too wide for their bar's slot take turns on lines
         bars = self.track("probabilities", WeightBars(top_strings, self.numbers.top_probs, theme().accent,
-                                                      bar_height=1.3, bar_width=min(0.55, 0.6 * slot),
-                                                      gap=slot - min(0.55, 0.6 * slot), places=1, font_size=26))
-        shrink = min(1.0, (slot - 0.14) / max(name.width for name in bars.token_labels))  # a gap between words
-        for name in bars.token_labels:
-            name.scale(shrink, about_edge=UP)
+                                                      bar_height=1.3 - (lines - 1) * drop,
+                                                      bar_width=min(0.55, 0.6 * slot), gap=slot - min(0.55, 0.6 * slot),
+                                                      places=1, font_size=BAR_WORD_SIZE, label_size=size))
+        for k, name in enumerate(bars.token_labels):
+            name.shift(DOWN * drop * (k % lines))
+        stagger_percents(bars.percents, slot)
         title = label(_("next after '{last}'", last=self.numbers.strings[self.numbers.last]), 22, theme().text)
         title.move_to([self.panel_left, self.prev_panel.grid.border.get_top()[1] - 0.5, 0], aligned_edge=LEFT)
         fit_inside(title, left=self.panel_left)
