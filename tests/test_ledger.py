@@ -367,3 +367,28 @@ def test_every_cue_finds_its_sentence(params):
             at = at[:-1]  # "Counting" is cued only with a checkpoint
         assert None not in at, (name, phrases, sentences)
         assert at == sorted(at), (name, at)  # the cues run forward through the narration
+
+
+def test_every_matrix_of_the_variants_is_named_inside_or_beside_it():
+    """A matrix too narrow for its name is named outside it (the gated FFN's W_down below it, grouped-query's
+    thin W_K, W_V together above them), clear of the other matrices, at the floor."""
+    from scenes.kit.layout import box_of, boxes_overlap, small_texts
+    from scenes.ledger.numbers import variants
+    from scenes.ledger.parts import NAME_SIZE, BlockPicture
+
+    v, s = variants(shapes(Params())), shapes(Params())
+    scale = min(BlockPicture.unit_for(x["matrices"], s.d_model, (4.1, 4.1)) for x in v.values())
+    pictures = {key: BlockPicture(x["matrices"], s.d_model, (4.1, 4.1), scale=scale, shapes=False,
+                                  name_size=NAME_SIZE) for key, x in v.items()}
+    gated, grouped = pictures["gated"], pictures["grouped"]
+    down = gated.names["W_down"]
+    assert down is not None and down.get_top()[1] <= gated.rects["W_down"].get_bottom()[1]
+    kv = grouped.names["W_K"]
+    assert kv is not None and grouped.names["W_V"] is None and kv.get_bottom()[1] >= grouped.rects["W_K"].get_top()[1]
+    for pic in pictures.values():
+        names = [n for n in pic.names.values() if n is not None]
+        assert len(names) + (pic is grouped) == len(pic.rects)  # every matrix named (W_K, W_V by one name)
+        assert small_texts(names) == []
+        for name in names:
+            inside = [r for r in pic.rects.values() if boxes_overlap(box_of([name]), box_of([r]))]
+            assert len(inside) <= 1  # inside its own matrix, or outside every one

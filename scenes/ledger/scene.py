@@ -57,6 +57,16 @@ STEP_TITLES = (N_("six matrices"), N_("block sum"), N_("ffn share"), N_("per sta
                N_("compute vs length"), N_("variants"))  # the storyboard's titles (exports/titles.py)
 
 
+def named_count(message: str, number: str, width: float) -> list:
+    """``_(message, count=number)`` as one muted label, or as two (its words, then the number) when one
+    would be wider than ``width``: the words stay in the order the translation puts them."""
+    whole = label(_(message, count=number), 24, theme().muted)
+    if whole.width <= width:
+        return [whole]
+    words = " ".join(_(message, count="\0").replace("\0", " ").split())
+    return [label(words, 24, theme().muted), label(number, 24, theme().muted)]
+
+
 class LedgerScene(StepScene):
     """Six matrices, their sum, the FFN's share, the stack, the exact total, compute, variants."""
 
@@ -290,9 +300,10 @@ class LedgerScene(StepScene):
             change = "" if key == "base" else ("  " + _("(same)") if var["change"] == 0 else
                                                 f"  ({'+' if var['change'] > 0 else '−'}"
                                                 f"{pct(abs(var['change']) / v['base']['per_block'], 1)})")
+            slot = (SAFE_RIGHT - SAFE_LEFT) / 3 - 0.3
             total = VGroup(label(f"{count(var['per_block'])}{change}", 24, theme().accent),
-                           label(_("attention {count}", count=count(var["attention"])), 24, theme().muted),
-                           label(_("FFN {count}", count=count(var["ffn"])), 24, theme().muted)).arrange(DOWN, buff=0.1)
+                           *named_count(N_("attention {count}"), count(var["attention"]), slot),
+                           *named_count(N_("FFN {count}"), count(var["ffn"]), slot)).arrange(DOWN, buff=0.1)
             groups.append((pic, head, total))
         low = min(pic.get_bottom()[1] for pic, _head, _total in groups)
         for (_pic, _head, total), x_c in zip(groups, xs):
