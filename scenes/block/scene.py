@@ -236,7 +236,12 @@ class BlockScene(StepScene):
         else:  # normalise: the stream itself
             self.play(*anims, *w.swap_note(None))
         self.cue(1)
+        if move.kind == "add":  # the caption's second sentence follows token 1: the camera on its row
+            self.frame_part(w.stream.row_labels[0], w.stream.row(0), run_time=0.8)
         self.play(*w.stream.animate_values(values), *w.retitle_stream(title), run_time=1.4)
+        if move.kind == "add":
+            self.wait(0.6)
+            self.frame_whole(run_time=0.8)  # back to the whole block before the step ends
         self.track_now(move.target, w.stream)
 
     # -- 3. charts --------------------------------------------------------------
