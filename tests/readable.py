@@ -77,19 +77,6 @@ def report(scene: Any) -> StepReport:
                       in_band=in_caption_band(mobs, view))
 
 
-def step_reports(scene_class: type, **kwargs: Any) -> dict[str, StepReport]:
-    """Each step's name -> the :class:`StepReport` of its settled frame."""
-    found: dict[str, StepReport] = {}
-
-    class Probe(scene_class):
-        def end_step(self) -> None:
-            found[self.steps[-1]["name"]] = report(self)
-            super().end_step()
-
-    _render(Probe, **kwargs)
-    return found
-
-
 @dataclass
 class CaptionSeen:
     """The burned caption as one moment of a step showed it (after an animation or a wait)."""
@@ -103,30 +90,61 @@ class CaptionSeen:
     due: float = 0.0  # when the page shown was due
 
 
-def caption_moments(scene_class: type, **kwargs: Any) -> list[CaptionSeen]:
-    """The burned caption after every animation and wait of a render with ``burn_captions``."""
-    from scenes.kit.layout import box_of, drawn_leaves, visible
-
-    seen: list[CaptionSeen] = []
+def step_reports(scene_class: type, captions: list[CaptionSeen] | None = None,
+                 **kwargs: Any) -> dict[str, StepReport]:
+    """Each step's name -> the :class:`StepReport` of its settled frame. Given a ``captions`` list, the
+    render burns its captions and the list gets the caption as every animation and wait left it."""
+    found: dict[str, StepReport] = {}
 
     class Probe(scene_class):
+        def end_step(self) -> None:
+            found[self.steps[-1]["name"]] = report(self)
+            super().end_step()
+
         def play(self, *args: Any, **play_kwargs: Any) -> None:
             super().play(*args, **play_kwargs)
-            frame = self.camera.frame  # where the camera is now (its declared view changes after a move's play)
-            caption, view = self._caption_mob, View(*map(float, frame.get_center()[:2]), float(frame.height))
-            if not self.steps or not self.steps[-1]["caption"]:
-                return
-            shown = caption is not None and caption in self.mobjects and visible(caption)
-            box = box_of(drawn_leaves([caption])) if shown else None
-            if box is not None:  # on screen: scene units seen through the view, in whole-frame units
-                box = ((box[0] - view.x) / view.zoom, (box[1] - view.x) / view.zoom,
-                       (box[2] - view.y) / view.zoom, (box[3] - view.y) / view.zoom)
-            due, page = self._pages[self._page] if self._pages else (0.0, [])
-            seen.append(CaptionSeen(self.steps[-1]["name"], self.time, shown,
-                                    small_texts([caption], view=view) if shown else [], box, tuple(page), due))
+            if captions is not None and self.steps and self.steps[-1]["caption"]:
+                captions.append(caption_seen(self))
 
-    _render(Probe, burn_captions=True, **kwargs)
+    _render(Probe, **({"burn_captions": True} if captions is not None else {}), **kwargs)
+    return found
+
+
+def caption_moments(scene_class: type, **kwargs: Any) -> list[CaptionSeen]:
+    """The burned caption after every animation and wait of a render with ``burn_captions``."""
+    seen: list[CaptionSeen] = []
+    step_reports(scene_class, captions=seen, **kwargs)
     return seen
+
+
+def caption_seen(scene: Any) -> CaptionSeen:
+    """The burned caption of ``scene`` as the camera shows it now."""
+    from scenes.kit.layout import box_of, drawn_leaves, visible
+
+    frame = scene.camera.frame  # where the camera is now (its declared view changes after a move's play)
+    caption, view = scene._caption_mob, View(*map(float, frame.get_center()[:2]), float(frame.height))
+    shown = caption is not None and caption in scene.mobjects and visible(caption)
+    box = box_of(drawn_leaves([caption])) if shown else None
+    if box is not None:  # on screen: scene units seen through the view, in whole-frame units
+        box = ((box[0] - view.x) / view.zoom, (box[1] - view.x) / view.zoom,
+               (box[2] - view.y) / view.zoom, (box[3] - view.y) / view.zoom)
+    due, page = scene._pages[scene._page] if scene._pages else (0.0, [])
+    return CaptionSeen(scene.steps[-1]["name"], scene.time, shown,
+                       small_texts([caption], view=view) if shown else [], box, tuple(page), due)
+
+
+def caption_problems(seen: list[CaptionSeen]) -> list[str]:
+    """One line per moment the burned caption broke a rule: off screen, below the floor, out of its band,
+    or a page shown before its time."""
+    from scenes.kit.layout import CAPTION_TOP, FRAME_BOTTOM, FRAME_LEFT, FRAME_RIGHT
+
+    out = [f"{m.step} at {m.time:.2f}: the caption is not on screen" for m in seen if not m.shown]
+    out += [f"{m.step}: caption below the floor: {m.small}" for m in seen if m.small]
+    out += [f"{m.step} at {m.time:.2f}: caption at {m.box} leaves its band" for m in seen if m.box is not None
+            and not (m.box[0] >= FRAME_LEFT and m.box[1] <= FRAME_RIGHT and m.box[2] >= FRAME_BOTTOM - 1e-6
+                     and m.box[3] <= CAPTION_TOP + 1e-6)]
+    out += [f"{m.step} at {m.time:.2f}: page due at {m.due:.2f}" for m in seen if m.time < m.due - 1e-6]
+    return sorted(set(out))
 
 
 def step_offenders(scene_class: type, minimum: float = MIN_DIGIT_HEIGHT,
