@@ -51,17 +51,18 @@ from scenes.heads.parts import (
     X_NAME,
     Y_HEAD2,
     Y_STREAM,
-    AttentionRows,
     HeadsCircuit,
     Layout,
     Readout,
     Scales,
     VectorRows,
+    attention_rows,
     backing,
     column_header,
     matrix_image,
     mixture_width,
     readout_points,
+    settle,
 )
 from scenes.heads.script import count_numbers, head_name, more_heads, script
 from scenes.kit import (
@@ -172,10 +173,9 @@ class HeadsScene(StepScene):
 
     @step
     def show_patterns(self) -> None:
-        self.attention = self.track("pattern", AttentionRows(self.numbers.view["pattern"][:self.k],
-                                                             self.numbers.world.tokens, self.numbers.receiver,
-                                                             self.layout.row_y[:self.k]))
-        a = self.attention
+        a, self.attention = attention_rows(self.numbers.view["pattern"][:self.k], self.numbers.world.tokens,
+                                           self.numbers.receiver, self.layout.row_y[:self.k])
+        self.shown_attention = self.track("pattern", a)  # the rows as printed (wide when the column is too narrow)
         self.play(FadeOut(self.formula), FadeIn(a.header), FadeIn(a.token_names), run_time=0.6)
         for r, row in enumerate(a.rows):  # each head's row with the sentence that reads it
             self.cue(r + 1)
@@ -194,11 +194,22 @@ class HeadsScene(StepScene):
                                 self.mixtures[r].get_left() + LEFT * 0.04, buff=0, color=head_color(r),
                                 stroke_width=3, tip_length=0.14, max_tip_length_to_length_ratio=0.5)
                           for r in range(self.k)])
-        self.play(FadeIn(header), run_time=0.5)
+        self.settle_attention(FadeIn(header))
         self.cue(_("It mixes"))
         self.play(*[Create(a) for a in arrows],
                   *[FadeTransform(self.attention.rows[r].copy(), self.mixtures[r]) for r in range(self.k)],
                   run_time=1.4)
+
+    def settle_attention(self, *also) -> None:
+        """Play ``also``; wide attention rows settle meanwhile into the grid's column, where the scene then
+        holds them as one part (the column's rows, ``self.attention``)."""
+        shown, settled = self.shown_attention, self.attention
+        if shown is settled:
+            self.play(*also, run_time=0.5)
+            return
+        self.play(*also, *settle(shown, settled), run_time=1.0)
+        self.remove(*shown.get_family(), *settled.get_family())
+        self.add(settled)
 
     @step
     def project_heads(self) -> None:
