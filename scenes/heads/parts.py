@@ -273,7 +273,8 @@ def settle(shown: AttentionRows, settled: AttentionRows) -> list:
     fade: the column's cells are too narrow for them)."""
     cells = [ReplacementTransform(a[0], b[0]) for row_a, row_b in zip(shown.rows, settled.rows)
              for a, b in zip(row_a, row_b)]
-    numbers = [FadeOut(d) for row in shown.printed for d in row]
+    numbers = [FadeOut(d, target_position=b[0], scale=0.3) for printed, row_b in zip(shown.printed, settled.rows)
+               for d, b in zip(printed, row_b)]  # each percentage shrinks away into its cell
     return [*cells, *numbers, ReplacementTransform(shown.header, settled.header),
             FadeTransform(shown.token_names, settled.token_names)]
 

@@ -68,6 +68,7 @@ from scenes.heads.script import count_numbers, head_name, more_heads, script
 from scenes.kit import (
     LABEL_SIZE,
     NUMBER_SIZE,
+    WHOLE,
     StepScene,
     Topic,
     Vector,
@@ -80,12 +81,14 @@ from scenes.kit import (
     power_label,
     step,
     theme,
+    view_of,
 )
 from scenes.kit.i18n import N_, _
 from scenes.kit.layout import Column
 from scenes.kit.readable import wrapped
 
 C = COLUMNS  # short name: the grid's columns
+MIN_ZOOM = 1.5  # a view of the attention rows magnifying less shows little more and cuts the stream below: no move
 # FadeTransform starts from a Vector's drawn view (its numbers or strip): a kit Vector is a Group,
 # which Manim cannot restore after a FadeTransform (Group has no interpolate_color).
 
@@ -170,13 +173,17 @@ class HeadsScene(StepScene):
         self.play(self.heads_circuit.circuit.flash_read(run_time=1.2))
         self.cue(_("fans out"))
         self.play(*[Create(f) for f in fans], *[FadeIn(n) for n in names], run_time=1.0)
+        self.head_names = names
 
     @step
     def show_patterns(self) -> None:
         a, self.attention = attention_rows(self.numbers.view["pattern"][:self.k], self.numbers.world.tokens,
                                            self.numbers.receiver, self.layout.row_y[:self.k])
         self.shown_attention = self.track("pattern", a)  # the rows as printed (wide when the column is too narrow)
-        self.play(FadeOut(self.formula), FadeIn(a.header), FadeIn(a.token_names), run_time=0.6)
+        rows = view_of([self.heads_circuit.name, self.head_names, a.header, a.token_names, *a.rows])
+        rows = rows if rows.zoom >= MIN_ZOOM else WHOLE  # the camera on the heads' rows, when that makes them larger
+        self.play(FadeOut(self.formula), run_time=0.4)  # the formula leaves the header's place
+        self.move_camera(rows, FadeIn(a.header), FadeIn(a.token_names), run_time=1.0)
         for r, row in enumerate(a.rows):  # each head's row with the sentence that reads it
             self.cue(r + 1)
             self.play(FadeIn(row, shift=RIGHT * 0.2), run_time=0.6)
@@ -194,20 +201,21 @@ class HeadsScene(StepScene):
                                 self.mixtures[r].get_left() + LEFT * 0.04, buff=0, color=head_color(r),
                                 stroke_width=3, tip_length=0.14, max_tip_length_to_length_ratio=0.5)
                           for r in range(self.k)])
-        self.settle_attention(FadeIn(header))
+        self.settle_attention()
+        self.play(FadeIn(header), run_time=0.5)
         self.cue(_("It mixes"))
         self.play(*[Create(a) for a in arrows],
                   *[FadeTransform(self.attention.rows[r].copy(), self.mixtures[r]) for r in range(self.k)],
                   run_time=1.4)
 
-    def settle_attention(self, *also) -> None:
-        """Play ``also``; wide attention rows settle meanwhile into the grid's column, where the scene then
-        holds them as one part (the column's rows, ``self.attention``)."""
+    def settle_attention(self) -> None:
+        """The camera back on the whole picture; wide attention rows settle meanwhile into the grid's column,
+        where the scene then holds them as one part (the column's rows, ``self.attention``)."""
         shown, settled = self.shown_attention, self.attention
         if shown is settled:
-            self.play(*also, run_time=0.5)
+            self.move_camera(WHOLE, run_time=0.8)
             return
-        self.play(*also, *settle(shown, settled), run_time=1.0)
+        self.move_camera(WHOLE, *settle(shown, settled), run_time=1.0)
         self.remove(*shown.get_family(), *settled.get_family())
         self.add(settled)
 
