@@ -338,11 +338,14 @@ class HeadsScene(StepScene):
         new_cat = matrix_image(W_O.reshape(-1, W_O.shape[-1]), 0.7, 0.7).move_to(self.cat_w)
         return [Transform(self.w_images[0].image, new_w.image), Transform(self.cat_w.image, new_cat.image)]
 
+    def count_head(self, view: dict) -> list:
+        """Animations that count head 0's contribution and its norm to ``view``'s."""
+        return [*self.contributions[0].retarget(view["result"][0]),
+                ChangeDecimalToValue(self.norms[0], float(view["result_norm"][0]))]
+
     def count_to(self, view: dict) -> list:
         """Animations that count head 0's contribution and norm, Δ_attn and its norm to ``view``'s."""
-        return [*self.contributions[0].retarget(view["result"][0]),
-                ChangeDecimalToValue(self.norms[0], float(view["result_norm"][0])),
-                *self.delta.retarget(view["attn_out"]),
+        return [*self.count_head(view), *self.delta.retarget(view["attn_out"]),
                 ChangeDecimalToValue(self.delta_norm[0], float(view["attn_out_norm"]))]
 
     @step
@@ -350,10 +353,14 @@ class HeadsScene(StepScene):
         self.changed_tag = label(f"× {fmt(self.params.scale_wo, 1)}", LABEL_SIZE, theme().accent)
         self.place_changed_tag()
         self.play(Indicate(self.attention.rows[0], color=theme().accent, scale_factor=1.05), run_time=0.8)
-        self.cue(_("multiply"))
+        changed = self.numbers.changed_view
+        head = view_of([self.mixtures[0], self.w_images[0], self.changed_tag, self.contributions[0], self.norms[0]])
+        self.move_camera(head if head.zoom >= MIN_ZOOM else WHOLE, at=_("multiply"), run_time=0.8)  # on head 0
         self.play(FadeIn(self.changed_tag), *self.wo_shows(self.numbers.changed_world.weights), run_time=0.8)
-        self.cue(_("norm of delta"))
-        self.play(*self.count_to(self.numbers.changed_view), run_time=1.5)
+        self.play(*self.count_head(changed), run_time=1.0)  # head 0 writes another vector
+        self.move_camera(WHOLE, at=_("norm of delta"), run_time=0.8)  # back to the sum
+        self.play(*self.delta.retarget(changed["attn_out"]),
+                  ChangeDecimalToValue(self.delta_norm[0], float(changed["attn_out_norm"])), run_time=1.0)
 
     @step
     def add_to_stream(self) -> None:
