@@ -1,6 +1,7 @@
 """heads with many words keeps its attention percentages (issue 32): at the end of the attention step every
 shown head's row prints one percentage per word, each the engine's weight as printed, readable as the camera
-shows it (at the kit's floor, inside the view, none cut by its edge), at 6 and 8 words and at the largest flags.
+shows it (at the kit's floor, inside the view, none cut by its edge), at 6 and 8 words and at the largest flags;
+and the camera goes to the attention rows and to head 0's line where the voice reads them, and back.
 """
 
 from __future__ import annotations
@@ -68,3 +69,25 @@ def test_the_manifest_keeps_the_printed_percentages_after_the_rows_settle():
 
     _render(Probe, params=params)
     np.testing.assert_array_equal(seen["pattern"], np.round(100 * n.view["pattern"][:n.shown], 1))
+
+
+@pytest.mark.render
+def test_the_camera_goes_to_the_rows_and_to_head_0_and_back():
+    from scenes.kit.camera import WHOLE
+
+    seen: dict = {}
+
+    class Probe(HeadsScene):
+        def record_numbers(self) -> None:
+            super().record_numbers()
+            seen.update(self.collect_numbers()["camera"])
+
+    _render(Probe, params=Params())
+    whole = WHOLE.as_dict()
+    rows = seen["show_patterns"]["moves"]
+    assert len(rows) == 1 and rows[0]["height"] <= 8.0 / 1.5  # the attention rows, at least 1.5 times larger
+    assert seen["mix_values"]["start"] == {k: rows[0][k] for k in whole}  # the next step starts where it ended
+    assert [{k: m[k] for k in whole} for m in seen["mix_values"]["moves"]] == [whole]  # back to the whole
+    head, back = seen["change_wo"]["moves"]
+    assert head["height"] <= 8.0 / 1.5 and head["x"] > 0 and {k: back[k] for k in whole} == whole  # head 0's line
+    assert all(not seen[s]["moves"] for s in ("project_heads", "sum_heads", "concat_route", "add_to_stream"))
