@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from manim import UP, Line, Rectangle, RoundedRectangle, VGroup
+from manim import UP, FadeOut, FadeTransform, Line, Rectangle, ReplacementTransform, RoundedRectangle, VGroup
 
 from scenes.kit import (
     LABEL_SIZE,
@@ -34,7 +34,7 @@ from scenes.kit import (
     theme,
 )
 from scenes.kit.i18n import _
-from scenes.kit.layout import FRAME_LEFT, fit_inside
+from scenes.kit.layout import FRAME_LEFT, Column, fit_inside
 from scenes.kit.vector import READABLE_CELL
 
 COLUMNS = Columns(
@@ -189,56 +189,94 @@ class HeadsCircuit(VGroup):
 
 
 STAGGER = 0.16  # half the gap between the two lines of token names that do not fit side by side
+WIDE_ATTENTION = Column((COLUMNS.attention.left + SAFE_RIGHT - 0.1) / 2, SAFE_RIGHT - 0.1 - COLUMNS.attention.left)
+MAX_CELL = 1.0  # the widest attention cell
 
 
 class AttentionRows(VGroup):
-    """Each shown head's attention row A_r[i, :] as shaded cells under the token names.
+    """Each shown head's attention row A_r[i, :] as shaded cells under the token names, in ``column``
+    (the grid's attention column unless given), the cells left-aligned in it.
 
     The cells print their percentages when they fit (the kit's one rule, ``shows_numbers``);
     otherwise they are shaded by weight relative to the largest shown weight.
     """
 
-    def __init__(self, pattern: np.ndarray, tokens: Sequence[str], followed: int, row_y: Sequence[float]) -> None:
+    def __init__(self, pattern: np.ndarray, tokens: Sequence[str], followed: int, row_y: Sequence[float],
+                 column: Column = COLUMNS.attention) -> None:
         super().__init__()
         n = len(tokens)
-        width = COLUMNS.attention.width
-        self.numeric = shows_numbers(n, width, READABLE_CELL)
+        self.numeric = shows_numbers(n, column.width, READABLE_CELL)
         self.pattern = np.asarray(pattern, dtype=float)
-        cell_w = min(1.0, (width - 0.05 * (n - 1)) / n)
-        xs = COLUMNS.attention.x + (np.arange(n) - (n - 1) / 2) * (cell_w + 0.05)
-        self.header = formula("A_r [i, thick j]", NUMBER_SIZE).move_to(
-            COLUMNS.point("attention", Y_HEAD1))
-        names = [label(tok, LABEL_SIZE) for tok in tokens]
-        ys = [Y_HEAD2] * n
-        if any(name.width > cell_w + 0.02 for name in names):  # too long for one line: two staggered lines
-            ys = [Y_HEAD2 - 0.06 + (STAGGER if j % 2 == 0 else -STAGGER) for j in range(n)]
-            if any(name.width > 2 * cell_w for name in names):  # still too long: number the positions
-                names, ys = [label(str(j + 1), LABEL_SIZE) for j in range(n)], [Y_HEAD2] * n
-        self.token_names = VGroup()
-        for j, name in enumerate(names):
-            name.set_color(theme().accent if j == followed else theme().muted)
-            self.token_names.add(name.move_to([xs[j], ys[j], 0]))
+        cell_w = min(MAX_CELL, (column.width - 0.05 * (n - 1)) / n)
+        span = n * cell_w + 0.05 * (n - 1)
+        x0 = column.x if column == COLUMNS.attention else column.left + span / 2  # wide rows start at the names
+        xs = x0 + (np.arange(n) - (n - 1) / 2) * (cell_w + 0.05)
+        self.header = formula("A_r [i, thick j]", NUMBER_SIZE).move_to([x0, Y_HEAD1, 0])
+        self.token_names = token_names(tokens, followed, xs, cell_w)
         peak = 1.0 if self.numeric else float(np.max(self.pattern))
-        self.rows = []
+        self.rows, self.printed = [], []
         for r, y in enumerate(row_y):
-            cells = VGroup()
+            cells, printed = VGroup(), []
             for j in range(n):
                 w = float(self.pattern[r, j])
                 cell = rounded_cell(cell_w, ROW_H, head_color(r), 0.06 + 0.7 * w / peak, corner_radius=0.05,
                                     stroke_width=1.2, stroke_color=theme().muted).move_to([xs[j], y, 0])
                 group = VGroup(cell)
                 if self.numeric:
-                    group.add(number(100 * w, 1, NUMBER_SIZE, unit="%").move_to(cell))
+                    printed.append(number(100 * w, 1, NUMBER_SIZE, unit="%").move_to(cell))
+                    group.add(printed[-1])
                 cells.add(group)
             self.rows.append(cells)
+            self.printed.append(printed)
         self.add(self.header, self.token_names, *self.rows)
 
     @property
     def displayed(self) -> np.ndarray:
         """Percentages as printed (1 place), or the shading's exact weights in percent."""
         if self.numeric:
-            return np.round([[g[1].get_value() for g in row] for row in self.rows], 1)
+            return np.round([[d.get_value() for d in row] for row in self.printed], 1)
         return 100 * self.pattern
+
+
+def token_names(tokens: Sequence[str], followed: int, xs: Sequence[float], cell_w: float) -> VGroup:
+    """The token names over the attention cells at ``xs``: on one line, on two staggered lines when a name is wider
+    than its cell, or the positions' numbers when a name is wider than two cells; the followed token in the accent."""
+    n = len(tokens)
+    names = [label(tok, LABEL_SIZE) for tok in tokens]
+    ys = [Y_HEAD2] * n
+    if any(name.width > cell_w + 0.02 for name in names):  # too long for one line: two staggered lines
+        ys = [Y_HEAD2 - 0.06 + (STAGGER if j % 2 == 0 else -STAGGER) for j in range(n)]
+        if any(name.width > 2 * cell_w for name in names):  # still too long: number the positions
+            names, ys = [label(str(j + 1), LABEL_SIZE) for j in range(n)], [Y_HEAD2] * n
+    group = VGroup()
+    for j, name in enumerate(names):
+        name.set_color(theme().accent if j == followed else theme().muted)
+        group.add(name.move_to([xs[j], ys[j], 0]))
+    return group
+
+
+def attention_rows(pattern: np.ndarray, tokens: Sequence[str], followed: int,
+                   row_y: Sequence[float]) -> tuple[AttentionRows, AttentionRows]:
+    """(the rows as the attention step draws them, the rows they settle into in the grid's attention column).
+
+    The same object when the percentages fit the column; else the step draws them wider, across the still
+    empty right of the picture, where they print their percentages at the floor, and they settle into the
+    column's shaded cells when the mixtures come (see :func:`settle`)."""
+    settled = AttentionRows(pattern, tokens, followed, row_y)
+    if settled.numeric:
+        return settled, settled
+    return AttentionRows(pattern, tokens, followed, row_y, WIDE_ATTENTION), settled
+
+
+def settle(shown: AttentionRows, settled: AttentionRows) -> list:
+    """Animations that move the wide rows ``shown`` into the grid's column as ``settled`` (their percentages
+    fade: the column's cells are too narrow for them)."""
+    cells = [ReplacementTransform(a[0], b[0]) for row_a, row_b in zip(shown.rows, settled.rows)
+             for a, b in zip(row_a, row_b)]
+    numbers = [FadeOut(d, target_position=b[0], scale=0.3) for printed, row_b in zip(shown.printed, settled.rows)
+               for d, b in zip(printed, row_b)]  # each percentage shrinks away into its cell
+    return [*cells, *numbers, ReplacementTransform(shown.header, settled.header),
+            FadeTransform(shown.token_names, settled.token_names)]
 
 
 def column_header(source: str, note: str, column: str) -> VGroup:

@@ -51,22 +51,24 @@ from scenes.heads.parts import (
     X_NAME,
     Y_HEAD2,
     Y_STREAM,
-    AttentionRows,
     HeadsCircuit,
     Layout,
     Readout,
     Scales,
     VectorRows,
+    attention_rows,
     backing,
     column_header,
     matrix_image,
     mixture_width,
     readout_points,
+    settle,
 )
 from scenes.heads.script import count_numbers, head_name, more_heads, script
 from scenes.kit import (
     LABEL_SIZE,
     NUMBER_SIZE,
+    WHOLE,
     StepScene,
     Topic,
     Vector,
@@ -78,6 +80,7 @@ from scenes.kit import (
     label,
     step,
     theme,
+    view_of,
     with_power,
 )
 from scenes.kit.i18n import N_, _
@@ -85,6 +88,7 @@ from scenes.kit.layout import Column
 from scenes.kit.readable import wrapped
 
 C = COLUMNS  # short name: the grid's columns
+MIN_ZOOM = 1.5  # a view of the attention rows magnifying less shows little more and cuts the stream below: no move
 # FadeTransform starts from a Vector's drawn view (its numbers or strip): a kit Vector is a Group,
 # which Manim cannot restore after a FadeTransform (Group has no interpolate_color).
 
@@ -169,14 +173,17 @@ class HeadsScene(StepScene):
         self.play(self.heads_circuit.circuit.flash_read(run_time=1.2))
         self.cue(_("fans out"))
         self.play(*[Create(f) for f in fans], *[FadeIn(n) for n in names], run_time=1.0)
+        self.head_names = names
 
     @step
     def show_patterns(self) -> None:
-        self.attention = self.track("pattern", AttentionRows(self.numbers.view["pattern"][:self.k],
-                                                             self.numbers.world.tokens, self.numbers.receiver,
-                                                             self.layout.row_y[:self.k]))
-        a = self.attention
-        self.play(FadeOut(self.formula), FadeIn(a.header), FadeIn(a.token_names), run_time=0.6)
+        a, self.attention = attention_rows(self.numbers.view["pattern"][:self.k], self.numbers.world.tokens,
+                                           self.numbers.receiver, self.layout.row_y[:self.k])
+        self.shown_attention = self.track("pattern", a)  # the rows as printed (wide when the column is too narrow)
+        rows = view_of([self.heads_circuit.name, self.head_names, a.header, a.token_names, *a.rows])
+        rows = rows if rows.zoom >= MIN_ZOOM else WHOLE  # the camera on the heads' rows, when that makes them larger
+        self.play(FadeOut(self.formula), run_time=0.4)  # the formula leaves the header's place
+        self.move_camera(rows, FadeIn(a.header), FadeIn(a.token_names), run_time=1.0)
         for r, row in enumerate(a.rows):  # each head's row with the sentence that reads it
             self.cue(r + 1)
             self.play(FadeIn(row, shift=RIGHT * 0.2), run_time=0.6)
@@ -194,11 +201,23 @@ class HeadsScene(StepScene):
                                 self.mixtures[r].get_left() + LEFT * 0.04, buff=0, color=head_color(r),
                                 stroke_width=3, tip_length=0.14, max_tip_length_to_length_ratio=0.5)
                           for r in range(self.k)])
+        self.settle_attention()
         self.play(FadeIn(header), run_time=0.5)
         self.cue(_("It mixes"))
         self.play(*[Create(a) for a in arrows],
                   *[FadeTransform(self.attention.rows[r].copy(), self.mixtures[r]) for r in range(self.k)],
                   run_time=1.4)
+
+    def settle_attention(self) -> None:
+        """The camera back on the whole picture; wide attention rows settle meanwhile into the grid's column,
+        where the scene then holds them as one part (the column's rows, ``self.attention``)."""
+        shown, settled = self.shown_attention, self.attention
+        if shown is settled:
+            self.move_camera(WHOLE, run_time=0.8)
+            return
+        self.move_camera(WHOLE, *settle(shown, settled), run_time=1.0)
+        self.remove(*shown.get_family(), *settled.get_family())
+        self.add(settled)
 
     @step
     def project_heads(self) -> None:
@@ -319,11 +338,14 @@ class HeadsScene(StepScene):
         new_cat = matrix_image(W_O.reshape(-1, W_O.shape[-1]), 0.7, 0.7).move_to(self.cat_w)
         return [Transform(self.w_images[0].image, new_w.image), Transform(self.cat_w.image, new_cat.image)]
 
+    def count_head(self, view: dict) -> list:
+        """Animations that count head 0's contribution and its norm to ``view``'s."""
+        return [*self.contributions[0].retarget(view["result"][0]),
+                ChangeDecimalToValue(self.norms[0], float(view["result_norm"][0]))]
+
     def count_to(self, view: dict) -> list:
         """Animations that count head 0's contribution and norm, Δ_attn and its norm to ``view``'s."""
-        return [*self.contributions[0].retarget(view["result"][0]),
-                ChangeDecimalToValue(self.norms[0], float(view["result_norm"][0])),
-                *self.delta.retarget(view["attn_out"]),
+        return [*self.count_head(view), *self.delta.retarget(view["attn_out"]),
                 ChangeDecimalToValue(self.delta_norm[0], float(view["attn_out_norm"]))]
 
     @step
@@ -331,10 +353,14 @@ class HeadsScene(StepScene):
         self.changed_tag = label(f"× {fmt(self.params.scale_wo, 1)}", LABEL_SIZE, theme().accent)
         self.place_changed_tag()
         self.play(Indicate(self.attention.rows[0], color=theme().accent, scale_factor=1.05), run_time=0.8)
-        self.cue(_("multiply"))
+        changed = self.numbers.changed_view
+        head = view_of([self.mixtures[0], self.w_images[0], self.changed_tag, self.contributions[0], self.norms[0]])
+        self.move_camera(head if head.zoom >= MIN_ZOOM else WHOLE, at=_("multiply"), run_time=0.8)  # on head 0
         self.play(FadeIn(self.changed_tag), *self.wo_shows(self.numbers.changed_world.weights), run_time=0.8)
-        self.cue(_("norm of delta"))
-        self.play(*self.count_to(self.numbers.changed_view), run_time=1.5)
+        self.play(*self.count_head(changed), run_time=1.0)  # head 0 writes another vector
+        self.move_camera(WHOLE, at=_("norm of delta"), run_time=0.8)  # back to the sum
+        self.play(*self.delta.retarget(changed["attn_out"]),
+                  ChangeDecimalToValue(self.delta_norm[0], float(changed["attn_out_norm"])), run_time=1.0)
 
     @step
     def add_to_stream(self) -> None:
