@@ -67,3 +67,10 @@ def test_pages_start_at_their_share_of_the_reading():
     pages = [["one two three"], ["four"], ["five six seven eight"]]
     assert page_starts(pages, 8.0) == pytest.approx([0.0, 3.0, 4.0])
     assert page_starts([["alone"]], 5.0) == [0.0]
+
+
+def test_a_zoomed_caption_sits_on_a_strip_filling_the_band():
+    strip, *lines = page_mobject(["A short caption."], "#FFFFFF", backing="#000000")
+    assert strip.width == pytest.approx(config.frame_width) and strip.get_top()[1] == pytest.approx(CAPTION_TOP)
+    assert strip.get_bottom()[1] == pytest.approx(-config.frame_height / 2) and [m.text for m in lines] == [
+        "A short caption."]

@@ -101,8 +101,8 @@ def test_off_frame_and_text_on_text_are_found_and_only_those():
 def test_the_caption_band_is_kept_free_as_the_camera_shows_it():
     high, low = Rectangle(width=2, height=1), Rectangle(width=2, height=1).move_to([0, CAPTION_TOP, 0])
     assert in_caption_band([high]) == [] and len(in_caption_band([high, low])) == 1
-    assert in_caption_band([low], View(y=-1.0, height=FRAME_HEIGHT / 2)) != []  # zoomed: the band's line moves
-    assert in_caption_band([low], View(y=2.0, height=FRAME_HEIGHT / 2)) == []  # out of the view: not drawn
+    assert in_caption_band([low], View(x=20.0)) == []  # out of the view: not drawn
+    assert in_caption_band([low], View(y=-1.0, height=FRAME_HEIGHT / 2)) == []  # zoomed: a caption hides it
 
 
 # Known gaps of issue 32, measured by this test at this commit: each is a strict xfail, so the case

@@ -482,8 +482,10 @@ class StepScene(MovingCameraScene):
         self.add_foreground_mobject(self._caption_mob)
 
     def _caption_in(self, view: View) -> VGroup:
-        """The page shown, in the caption band of ``view`` (so it stays put on screen as the camera moves)."""
-        return place_in_view(page_mobject(self._pages[self._page][1], self.theme.text), view)
+        """The page shown, in the caption band of ``view`` (so it stays put on screen as the camera moves);
+        zoomed in, on a strip of the background that hides the picture the band would show."""
+        backing = self.theme.background if view != WHOLE else None
+        return place_in_view(page_mobject(self._pages[self._page][1], self.theme.text, backing), view)
 
     # -- the camera -----------------------------------------------------------
 

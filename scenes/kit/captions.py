@@ -15,7 +15,7 @@ import functools
 import re
 from typing import Any
 
-from manim import DOWN, VGroup, config
+from manim import DOWN, Rectangle, VGroup, config
 
 from .i18n import CJK_CHARS, has_cjk, reading_words
 from .layout import CAPTION_TOP, LABEL_SIZE
@@ -129,12 +129,19 @@ def caption_pages(text: str) -> list[list[str]]:
     return pages
 
 
-def page_mobject(page: list[str], color: str) -> VGroup:
-    """One page of a caption, centred in the caption band of the whole frame."""
+def page_mobject(page: list[str], color: str, backing: str | None = None) -> VGroup:
+    """One page of a caption, centred in the caption band of the whole frame; with ``backing`` (a colour),
+    on a strip of it filling the band (a zoomed camera shows picture there, which the strip hides)."""
     mob = VGroup(*[drawn_line(line, color) for line in page]).arrange(DOWN, buff=LINE_GAP)
     if mob.width > caption_width():  # one unbreakable piece wider than the frame: the only shrink
         mob.scale_to_fit_width(caption_width())
-    return mob.move_to([0, (CAPTION_TOP - config.frame_height / 2) / 2, 0])
+    middle = (CAPTION_TOP - config.frame_height / 2) / 2
+    mob.move_to([0, middle, 0])
+    if backing is None:
+        return mob
+    strip = Rectangle(width=config.frame_width, height=config.frame_height / 2 + CAPTION_TOP, stroke_width=0,
+                      fill_color=backing, fill_opacity=1).move_to([0, middle, 0])
+    return VGroup(strip, *mob)
 
 
 def page_starts(pages: list[list[str]], seconds: float) -> list[float]:
