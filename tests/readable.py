@@ -141,8 +141,8 @@ def caption_problems(seen: list[CaptionSeen]) -> list[str]:
     out = [f"{m.step} at {m.time:.2f}: the caption is not on screen" for m in seen if not m.shown]
     out += [f"{m.step}: caption below the floor: {m.small}" for m in seen if m.small]
     out += [f"{m.step} at {m.time:.2f}: caption at {m.box} leaves its band" for m in seen if m.box is not None
-            and not (m.box[0] >= FRAME_LEFT and m.box[1] <= FRAME_RIGHT and m.box[2] >= FRAME_BOTTOM - 1e-6
-                     and m.box[3] <= CAPTION_TOP + 1e-6)]
+            and not (m.box[0] >= FRAME_LEFT - 1e-6 and m.box[1] <= FRAME_RIGHT + 1e-6
+                     and m.box[2] >= FRAME_BOTTOM - 1e-6 and m.box[3] <= CAPTION_TOP + 1e-6)]
     out += [f"{m.step} at {m.time:.2f}: page due at {m.due:.2f}" for m in seen if m.time < m.due - 1e-6]
     return sorted(set(out))
 
