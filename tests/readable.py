@@ -3,7 +3,7 @@ safe area the picture spans, what is drawn off the frame, and the texts drawn on
 
 A scene runs with its animations skipped (each play jumps to its end, nothing is encoded), and at
 the end of every step what is on screen is measured as the camera shows it (``scenes.kit.layout``:
-``small_texts``, ``frame_use``, ``off_frame``, ``overlapping_texts``; ``view_of`` reads a moving
+``small_texts``, ``frame_use``, ``off_frame``, ``overlapping_texts``; ``scene_view`` reads a moving
 camera's frame when the scene has one).
 
     >>> step_reports(HeadsScene)['fan_out'].problems()     # doctest: +SKIP
@@ -29,9 +29,9 @@ from scenes.kit.layout import (
     in_caption_band,
     off_frame,
     overlapping_texts,
+    scene_view,
     small_digits,
     small_texts,
-    view_of,
 )
 
 
@@ -71,7 +71,7 @@ def picture(scene: Any) -> list[Any]:
 
 def report(scene: Any) -> StepReport:
     """The :class:`StepReport` of what ``scene`` shows now."""
-    view, mobs = view_of(scene), picture(scene)
+    view, mobs = scene_view(scene), picture(scene)
     return StepReport(small=small_texts(mobs, view=view), use=frame_use(mobs, view), fills=fills_frame(mobs, view),
                       off=off_frame(mobs, view), overlaps=overlapping_texts(mobs),
                       in_band=in_caption_band(mobs, view))
@@ -126,8 +126,8 @@ def caption_seen(scene: Any) -> CaptionSeen:
     shown = caption is not None and caption in scene.mobjects and visible(caption)
     box = box_of(drawn_leaves([caption])) if shown else None
     if box is not None:  # on screen: scene units seen through the view, in whole-frame units
-        box = ((box[0] - view.x) / view.zoom, (box[1] - view.x) / view.zoom,
-               (box[2] - view.y) / view.zoom, (box[3] - view.y) / view.zoom)
+        box = ((box[0] - view.x) * view.zoom, (box[1] - view.x) * view.zoom,
+               (box[2] - view.y) * view.zoom, (box[3] - view.y) * view.zoom)
     due, page = scene._pages[scene._page] if scene._pages else (0.0, [])
     return CaptionSeen(scene.steps[-1]["name"], scene.time, shown,
                        small_texts([caption], view=view) if shown else [], box, tuple(page), due)

@@ -12,7 +12,7 @@ import pytest
 from scenes.heads.numbers import numbers
 from scenes.heads.params import Params
 from scenes.heads.scene import HeadsScene
-from scenes.kit.layout import MIN_DIGIT_HEIGHT, box_of, drawn_texts, number_text, text_units, view_of
+from scenes.kit.layout import MIN_DIGIT_HEIGHT, box_of, drawn_texts, number_text, scene_view, text_units
 from tests.readable import _render, largest_flags, picture
 
 CASES = {
@@ -31,7 +31,7 @@ def percentages_at_the_attention_step(params: Params) -> tuple[list, object]:
         def end_step(self) -> None:
             if self.steps[-1]["name"] == "show_patterns":
                 seen["numbers"] = [t for t in text_units(picture(self)) if number_text(t).endswith("%")]
-                seen["view"] = view_of(self)
+                seen["view"] = scene_view(self)
             super().end_step()
 
     _render(Probe, params=params)

@@ -151,3 +151,9 @@ def test_step_frames_show_the_zoomed_picture(tmp_path: Path):
     assert rows.max() - rows.min() > 0.5 * 180  # one square, about two thirds of the height
     back = np.asarray(images["back"].convert("L")) > 128  # the whole again (with the 7 inside)
     assert (columns(back).min(), columns(back).max()) == (columns(whole).min(), columns(whole).max())
+
+
+def test_a_view_that_magnifies_too_little_is_the_whole_picture():
+    small, large = Square(side_length=1.0), Square(side_length=4.5)
+    assert view_of([small], min_zoom=1.5).zoom >= 1.5
+    assert view_of([large]).zoom > 1 and view_of([large], min_zoom=1.5) == WHOLE

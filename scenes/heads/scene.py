@@ -180,8 +180,8 @@ class HeadsScene(StepScene):
         a, self.attention = attention_rows(self.numbers.view["pattern"][:self.k], self.numbers.world.tokens,
                                            self.numbers.receiver, self.layout.row_y[:self.k])
         self.shown_attention = self.track("pattern", a)  # the rows as printed (wide when the column is too narrow)
-        rows = view_of([self.heads_circuit.name, self.head_names, a.header, a.token_names, *a.rows])
-        rows = rows if rows.zoom >= MIN_ZOOM else WHOLE  # the camera on the heads' rows, when that makes them larger
+        rows = view_of([self.heads_circuit.name, self.head_names, a.header, a.token_names, *a.rows],
+                       min_zoom=MIN_ZOOM)  # the camera on the heads' rows, when that makes them larger
         self.play(FadeOut(self.formula), run_time=0.4)  # the formula leaves the header's place
         self.move_camera(rows, FadeIn(a.header), FadeIn(a.token_names), run_time=1.0)
         for r, row in enumerate(a.rows):  # each head's row with the sentence that reads it
@@ -354,8 +354,9 @@ class HeadsScene(StepScene):
         self.place_changed_tag()
         self.play(Indicate(self.attention.rows[0], color=theme().accent, scale_factor=1.05), run_time=0.8)
         changed = self.numbers.changed_view
-        head = view_of([self.mixtures[0], self.w_images[0], self.changed_tag, self.contributions[0], self.norms[0]])
-        self.move_camera(head if head.zoom >= MIN_ZOOM else WHOLE, at=_("multiply"), run_time=0.8)  # on head 0
+        head = view_of([self.mixtures[0], self.w_images[0], self.changed_tag, self.contributions[0], self.norms[0]],
+                       min_zoom=MIN_ZOOM)
+        self.move_camera(head, at=_("multiply"), run_time=0.8)  # on head 0
         self.play(FadeIn(self.changed_tag), *self.wo_shows(self.numbers.changed_world.weights), run_time=0.8)
         self.play(*self.count_head(changed), run_time=1.0)  # head 0 writes another vector
         self.move_camera(WHOLE, at=_("norm of delta"), run_time=0.8)  # back to the sum

@@ -17,47 +17,19 @@ Example::
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 from manim import config
 from manim.camera.moving_camera import MovingCamera
 
-from .layout import FRAME_HEIGHT, FRAME_WIDTH, MARGIN, SAFE_BOTTOM, SAFE_TOP
+from .layout import FRAME_HEIGHT, FRAME_WIDTH, MARGIN, SAFE_BOTTOM, SAFE_TOP, View
 
 ASPECT = FRAME_WIDTH / FRAME_HEIGHT
 SAFE_HEIGHT_SHARE = (SAFE_TOP - SAFE_BOTTOM) / FRAME_HEIGHT  # of a view's height, what content may use
 SAFE_WIDTH_SHARE = (FRAME_WIDTH - 2 * MARGIN) / FRAME_WIDTH
 SAFE_MIDDLE = (SAFE_TOP + SAFE_BOTTOM) / 2  # the safe area's centre, in the whole frame's units
 MAX_ZOOM = 4.0  # a view shows at least a quarter of the frame's height: a part, not a pixel
-
-
-@dataclass(frozen=True)
-class View:
-    """Where the camera looks: the frame's centre ``(x, y)`` and its ``height`` in frame units."""
-
-    x: float = 0.0
-    y: float = 0.0
-    height: float = FRAME_HEIGHT
-
-    @property
-    def zoom(self) -> float:
-        """How many times larger everything looks than in the whole picture."""
-        return FRAME_HEIGHT / self.height
-
-    @property
-    def width(self) -> float:
-        return self.height * ASPECT
-
-    def as_dict(self) -> dict[str, float]:
-        """The view for the manifest, rounded to 4 places."""
-        return {"x": round(self.x, 4), "y": round(self.y, 4), "height": round(self.height, 4)}
-
-    def to_view(self, point: Any) -> np.ndarray:
-        """A point of the picture in the whole frame's coordinates as this view shows it on screen."""
-        p = np.asarray(point, dtype=float)
-        return (p - np.array([self.x, self.y, 0.0])[: len(p)]) * self.zoom
 
 
 WHOLE = View()
@@ -73,11 +45,13 @@ def bounds(mobjects: Iterable[Any]) -> tuple[float, float, float, float]:
     return min(lefts), max(rights), min(bottoms), max(tops)
 
 
-def view_of(mobjects: Iterable[Any], margin: float = 0.25, max_zoom: float = MAX_ZOOM) -> View:
+def view_of(mobjects: Iterable[Any], margin: float = 0.25, max_zoom: float = MAX_ZOOM,
+            min_zoom: float = 1.0) -> View:
     """The smallest view that shows ``mobjects`` (plus ``margin`` around them) inside its safe area.
 
     The view keeps the 16:9 shape, zooms at most ``max_zoom`` times, and stays inside the whole
-    picture (a part near an edge is framed off-centre rather than beside empty space).
+    picture (a part near an edge is framed off-centre rather than beside empty space). A view that
+    would magnify less than ``min_zoom`` times is not worth a move: then the whole picture.
     """
     left, right, bottom, top = bounds(mobjects)
     need_h = (top - bottom + 2 * margin) / SAFE_HEIGHT_SHARE
@@ -89,7 +63,8 @@ def view_of(mobjects: Iterable[Any], margin: float = 0.25, max_zoom: float = MAX
     half_w, half_h = height * ASPECT / 2, height / 2
     x = float(np.clip(x, -FRAME_WIDTH / 2 + half_w, FRAME_WIDTH / 2 - half_w))
     y = float(np.clip(y, -FRAME_HEIGHT / 2 + half_h, FRAME_HEIGHT / 2 - half_h))
-    return View(x, y, height)
+    view = View(x, y, height)
+    return view if view.zoom >= min_zoom else WHOLE
 
 
 def place_in_view(mob: Any, view: View) -> Any:

@@ -240,9 +240,10 @@ OVERLAP_TOLERANCE = 0.02  # frame units (about 2 px at 720p) two texts' boxes ma
 
 @dataclass(frozen=True)
 class View:
-    """What the camera shows: its centre and height in scene units (the whole frame, unless a
-    ``MovingCameraScene`` moved or zoomed its ``camera.frame``). Heights on screen are scene heights
-    divided by :attr:`zoom`."""
+    """Where the camera looks: the frame's centre ``(x, y)`` and its ``height`` in scene units (the whole
+    frame unless a ``MovingCameraScene`` moved or zoomed its ``camera.frame``). What it shows looks
+    :attr:`zoom` times larger on screen than in the whole picture. One class for the camera
+    (kit/camera.py moves to views) and for the measures here (heights on screen, frame use)."""
 
     x: float = 0.0
     y: float = 0.0
@@ -250,21 +251,38 @@ class View:
 
     @property
     def zoom(self) -> float:
-        """The camera frame's height over the whole frame's: below 1 when zoomed in."""
-        return self.height / FRAME_HEIGHT
+        """How many times larger everything looks than in the whole picture (above 1: zoomed in)."""
+        return FRAME_HEIGHT / self.height
+
+    @property
+    def zoomed_in(self) -> bool:
+        return self.zoom > 1 + 1e-6
+
+    @property
+    def width(self) -> float:
+        return self.height * FRAME_WIDTH / FRAME_HEIGHT
+
+    def as_dict(self) -> dict[str, float]:
+        """The view for the manifest, rounded to 4 places."""
+        return {"x": round(self.x, 4), "y": round(self.y, 4), "height": round(self.height, 4)}
+
+    def to_view(self, point: Any) -> np.ndarray:
+        """A point of the picture in the whole frame's coordinates as this view shows it on screen."""
+        p = np.asarray(point, dtype=float)
+        return (p - np.array([self.x, self.y, 0.0])[: len(p)]) * self.zoom
 
     def bounds(self) -> tuple[float, float, float, float]:
         """(left, right, bottom, top) of what the camera shows, in scene units."""
-        half_w, half_h = FRAME_WIDTH / 2 * self.zoom, self.height / 2
+        half_w, half_h = self.width / 2, self.height / 2
         return self.x - half_w, self.x + half_w, self.y - half_h, self.y + half_h
 
     def safe(self) -> tuple[float, float, float, float]:
         """(left, right, bottom, top) of the safe area as the camera shows it, in scene units."""
-        z = self.zoom
+        z = 1 / self.zoom
         return self.x + SAFE_LEFT * z, self.x + SAFE_RIGHT * z, self.y + SAFE_BOTTOM * z, self.y + SAFE_TOP * z
 
 
-def view_of(scene: Any) -> View:
+def scene_view(scene: Any) -> View:
     """The :class:`View` of ``scene``'s camera: its ``camera.frame`` when it has one, else the whole frame."""
     declared = getattr(scene, "camera_view", None)  # the kit camera's view (exact: Manim rounds the frame to pixels)
     if declared is not None:
@@ -291,7 +309,7 @@ def drawn_texts(mobjects: Iterable[Any], view: View = View()) -> list[DrawnText]
     A ``Text`` by the "0" of its font at its current font size (its digit glyphs too, subscripts left
     out); a ``DecimalNumber`` by its digits; a formula by its font size at its current scale.
     """
-    return [DrawnText(text, height / view.zoom) for text, height in _text_heights(mobjects)]
+    return [DrawnText(text, height * view.zoom) for text, height in _text_heights(mobjects)]
 
 
 def _text_heights(mobjects: Iterable[Any]) -> list[tuple[str, float]]:
@@ -377,10 +395,10 @@ def fills_frame(mobjects: Iterable[Any], view: View = View()) -> bool:
 def off_frame(mobjects: Iterable[Any], view: View = View(), tolerance: float = 1e-3) -> list[str]:
     """A description of each of ``mobjects`` that draws something outside what the camera shows.
 
-    Zoomed in (``view.zoom < 1``) the camera leaves the rest of the picture out on purpose: then a text
+    Zoomed in (``view.zoomed_in``) the camera leaves the rest of the picture out on purpose: then a text
     the view's edge cuts (partly in, partly out) is what counts."""
     left, right, bottom, top = view.bounds()
-    if view.zoom < 1 - 1e-6:
+    if view.zoomed_in:
         return [describe(t) + " cut by the zoomed view's edge" for t in text_units(mobjects)
                 if cut_by((left, right, bottom, top), box_of([t]), tolerance)]
     out = []
@@ -396,7 +414,7 @@ def in_caption_band(mobjects: Iterable[Any], view: View = View(), tolerance: flo
     """A description of each of ``mobjects`` that draws below ``CAPTION_TOP``: the band kept for burned
     captions. Zoomed in, the picture around the framed part may reach into the band: a burned caption
     then sits on a strip of the background (kit ``page_mobject``), so only the whole view is checked."""
-    if view.zoom < 1 - 1e-6:
+    if view.zoomed_in:
         return []
     left, right, bottom, top = view.bounds()
     band_top = view.safe()[2]
