@@ -128,7 +128,8 @@ def caption_seen(scene: Any) -> CaptionSeen:
     if box is not None:  # on screen: scene units seen through the view, in whole-frame units
         box = ((box[0] - view.x) * view.zoom, (box[1] - view.x) * view.zoom,
                (box[2] - view.y) * view.zoom, (box[3] - view.y) * view.zoom)
-    due, page = scene._pages[scene._page] if scene._pages else (0.0, [])
+    paged = scene._caption
+    due, page = (paged.starts[paged.shown], paged.lines) if paged is not None else (0.0, [])
     return CaptionSeen(scene.steps[-1]["name"], scene.time, shown,
                        small_texts([caption], view=view) if shown else [], box, tuple(page), due)
 

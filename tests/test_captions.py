@@ -8,6 +8,7 @@ from manim import config
 
 from scenes.kit.captions import (
     CAPTION_SIZE,
+    PagedCaption,
     band_height,
     caption_lines,
     caption_pages,
@@ -74,3 +75,12 @@ def test_a_zoomed_caption_sits_on_a_strip_filling_the_band():
     assert strip.width == pytest.approx(config.frame_width) and strip.get_top()[1] == pytest.approx(CAPTION_TOP)
     assert strip.get_bottom()[1] == pytest.approx(-config.frame_height / 2) and [m.text for m in lines] == [
         "A short caption."]
+
+
+def test_a_paged_caption_knows_which_page_is_due():
+    paged = PagedCaption(pages=[["a"], ["b"], ["c"]], starts=[10.0, 13.0, 14.0])
+    assert [paged.due(t) for t in (10.0, 12.9, 13.0, 20.0)] == [0, 0, 1, 2]
+    assert paged.later_starts == [13.0, 14.0] and paged.lines == ["a"]
+    paged.shown = 2
+    assert paged.later_starts == [] and paged.lines == ["c"]
+    assert PagedCaption.timed("A short caption.", 5.0, 2.0).starts == [5.0]

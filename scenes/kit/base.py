@@ -44,7 +44,7 @@ import numpy as np
 from manim import FadeIn, MovingCameraScene, Rectangle, Transform, VGroup, Wait, config
 
 from .camera import MAX_ZOOM, WHOLE, StepCamera, View, frame_points, place_in_view, view_of
-from .captions import caption_pages, page_mobject, page_starts
+from .captions import PagedCaption, page_mobject
 from .i18n import reading_words
 from .narration import PAUSE, speakable, split_sentences
 from .theme import Theme, use_theme
@@ -259,7 +259,48 @@ def on_play(hook: Callable[[dict[str, Any]], None]) -> Iterator[None]:
         PLAY_HOOKS.remove(hook)
 
 
-class StepScene(MovingCameraScene):
+class BurnedCaption:
+    """The burned caption of a :class:`StepScene` (``--burn-captions``): shown a page at a time in the
+    caption band (kit/captions.py), each page from its time on, fixed on screen as the camera moves."""
+
+    def wait(self, duration: float = 1.0, stop_condition: Any = None, frozen_frame: bool | None = None) -> None:
+        """Manim's wait, cut where a burned caption's next page starts, so the page turns on time."""
+        for start in self._caption.later_starts if self._caption is not None else []:
+            first = whole_frames(start - self.time)
+            if first <= 0 or first >= duration - 1e-9:
+                continue
+            super().wait(first, stop_condition, frozen_frame)
+            duration -= first
+        super().wait(duration, stop_condition, frozen_frame)
+
+    def _burn_caption(self, text: str) -> None:
+        """Show ``text`` in the caption band, a page at a time: each page for its share of the narration's
+        duration (silent: of the caption's reading time), the last until the step ends."""
+        audio = self.steps[-1].get("audio")
+        seconds = audio["duration"] if audio is not None else reading_words(text) / READING_RATE
+        self._caption = PagedCaption.timed(text, self.time, seconds)
+        self._show_page(0)
+
+    def _turn_pages(self) -> None:
+        """Show the last page whose start has come (nothing to do without a burned caption)."""
+        if self._caption is not None and self._caption.due(self.time) != self._caption.shown:
+            self._show_page(self._caption.due(self.time))
+
+    def _show_page(self, k: int) -> None:
+        if self._caption_mob is not None:
+            self.remove(self._caption_mob)
+        self._caption.shown = k
+        self._caption_mob = self._caption_in(self.camera_view)
+        self.add_foreground_mobject(self._caption_mob)
+
+    def _caption_in(self, view: View) -> VGroup:
+        """The page shown, in the caption band of ``view`` (so it stays put on screen as the camera moves);
+        zoomed in, on a strip of the background that hides the picture the band would show."""
+        backing = self.theme.background if view != WHOLE else None
+        return place_in_view(page_mobject(self._caption.lines, self.theme.text, backing), view)
+
+
+class StepScene(BurnedCaption, MovingCameraScene):
     """A scene made of named steps; each step is a section with one caption and its narration.
 
     ``script(params)`` gives every step's :class:`Line`; the captions become the
@@ -297,8 +338,7 @@ class StepScene(MovingCameraScene):
         self.tracked: dict[str, Any] = {}
         self.steps: list[dict[str, Any]] = []
         self._caption_mob: VGroup | None = None
-        self._pages: list[tuple[float, list[str]]] = []  # the burned caption's pages: (start time, lines)
-        self._page = 0  # the page shown
+        self._caption: PagedCaption | None = None  # the burned caption's pages (BurnedCaption)
         self.camera_view: View = WHOLE  # where the camera looks: each step starts here (see frame_part)
         renderer = kwargs.get("renderer")
         if renderer is not None and not isinstance(getattr(renderer, "camera", None), StepCamera):
@@ -346,16 +386,6 @@ class StepScene(MovingCameraScene):
             self.steps[-1]["settled"] = self.time  # the picture is complete when the last animation ends
         self._turn_pages()
 
-    def wait(self, duration: float = 1.0, stop_condition: Any = None, frozen_frame: bool | None = None) -> None:
-        """Manim's wait, cut where a burned caption's next page starts, so the page turns on time."""
-        for start, _lines in self._pages[self._page + 1:]:
-            first = whole_frames(start - self.time)
-            if first <= 0 or first >= duration - 1e-9:
-                continue
-            super().wait(first, stop_condition, frozen_frame)
-            duration -= first
-        super().wait(duration, stop_condition, frozen_frame)
-
     # -- steps and captions -------------------------------------------------
 
     def begin_step(self, name: str) -> None:
@@ -366,7 +396,7 @@ class StepScene(MovingCameraScene):
         if self._caption_mob is not None:
             self.remove(self._caption_mob)
             self._caption_mob = None
-        self._pages, self._page = [], 0
+        self._caption = None
         self.next_section(name)
         self._set_view(self.camera_view)
         line = self.lines.get(name)
@@ -458,34 +488,6 @@ class StepScene(MovingCameraScene):
         duration = current["end"] - current["start"]
         if current["caption"] and duration > 0:
             self.add_subcaption(current["caption"], duration=duration, offset=-duration)
-
-    def _burn_caption(self, text: str) -> None:
-        """Show ``text`` in the caption band, a page at a time (kit/captions.py): each page for its share of
-        the narration's duration (silent: of the caption's reading time), the last until the step ends."""
-        audio = self.steps[-1].get("audio")
-        seconds = audio["duration"] if audio is not None else reading_words(text) / READING_RATE
-        pages = caption_pages(text)
-        self._pages = [(self.time + start, page) for start, page in zip(page_starts(pages, seconds), pages)]
-        self._show_page(0)
-
-    def _turn_pages(self) -> None:
-        """Show the last page whose start has come (nothing to do without a burned caption)."""
-        due = [k for k, (start, _lines) in enumerate(self._pages) if start <= self.time + 1e-6]
-        if due and due[-1] != self._page:
-            self._show_page(due[-1])
-
-    def _show_page(self, k: int) -> None:
-        if self._caption_mob is not None:
-            self.remove(self._caption_mob)
-        self._page = k
-        self._caption_mob = self._caption_in(self.camera_view)
-        self.add_foreground_mobject(self._caption_mob)
-
-    def _caption_in(self, view: View) -> VGroup:
-        """The page shown, in the caption band of ``view`` (so it stays put on screen as the camera moves);
-        zoomed in, on a strip of the background that hides the picture the band would show."""
-        backing = self.theme.background if view != WHOLE else None
-        return place_in_view(page_mobject(self._pages[self._page][1], self.theme.text, backing), view)
 
     # -- the camera -----------------------------------------------------------
 

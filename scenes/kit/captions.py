@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import functools
 import re
+from dataclasses import dataclass, field
 from typing import Any
 
 from manim import DOWN, Rectangle, VGroup, config
@@ -153,3 +154,31 @@ def page_starts(pages: list[list[str]], seconds: float) -> list[float]:
         starts.append(seconds * before / total)
         before += count
     return starts
+
+
+@dataclass
+class PagedCaption:
+    """A burned caption as a step shows it: its pages, the scene time each starts, the page shown."""
+
+    pages: list[list[str]]
+    starts: list[float]
+    shown: int = field(default=0)
+
+    @classmethod
+    def timed(cls, text: str, start: float, seconds: float) -> PagedCaption:
+        """``text``'s pages from scene time ``start``, spread over ``seconds`` (:func:`page_starts`)."""
+        pages = caption_pages(text)
+        return cls(pages, [start + offset for offset in page_starts(pages, seconds)])
+
+    def due(self, now: float) -> int:
+        """The last page whose start has come at scene time ``now``."""
+        return max([k for k, start in enumerate(self.starts) if start <= now + 1e-6], default=0)
+
+    @property
+    def lines(self) -> list[str]:
+        return self.pages[self.shown]
+
+    @property
+    def later_starts(self) -> list[float]:
+        """When the pages after the one shown start."""
+        return self.starts[self.shown + 1:]
