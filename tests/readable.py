@@ -126,8 +126,8 @@ def caption_seen(scene: Any) -> CaptionSeen:
     shown = caption is not None and caption in scene.mobjects and visible(caption)
     box = box_of(drawn_leaves([caption])) if shown else None
     if box is not None:  # on screen: scene units seen through the view, in whole-frame units
-        box = ((box[0] - view.x) * view.zoom, (box[1] - view.x) * view.zoom,
-               (box[2] - view.y) * view.zoom, (box[3] - view.y) * view.zoom)
+        (left, bottom), (right, top) = view.to_view([box[0], box[2]]), view.to_view([box[1], box[3]])
+        box = (float(left), float(right), float(bottom), float(top))
     paged = scene._caption
     due, page = (paged.starts[paged.shown], paged.lines) if paged is not None else (0.0, [])
     return CaptionSeen(scene.steps[-1]["name"], scene.time, shown,

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import functools
 import math
+import re
 from collections.abc import Sequence
 from typing import Any
 
@@ -78,8 +79,6 @@ def with_power(text: str, size: float = 24, color: str | None = None) -> Any:
     >>> [part.text for part in with_power("under 10⁻¹³ here")]
     ['under 10', '−13', ' here']
     """
-    import re
-
     pieces = [piece for piece in re.split(f"([{SUPERSCRIPTS}]+)", text) if piece]
     if len(pieces) == 1 and pieces[0][0] not in SUPERSCRIPTS:
         return label(text, size, color)
