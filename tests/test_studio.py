@@ -409,9 +409,6 @@ def test_stopping_the_studio_stops_its_jobs(studio, monkeypatch):
 
 
 def test_a_jobs_children_were_started_before_it_was_asked(studio, monkeypatch):
-    from scenes.studio import frames
-
-    monkeypatch.setattr(frames, "AVAILABLE", True)
     monkeypatch.setenv("FAKE_DELAY", "0.3")
     with studio() as client:
         queue = client.app.queue()
@@ -431,9 +428,6 @@ def test_a_jobs_children_were_started_before_it_was_asked(studio, monkeypatch):
 
 
 def test_the_frames_child_is_kept_from_job_to_job(studio, monkeypatch):
-    from scenes.studio import frames
-
-    monkeypatch.setattr(frames, "AVAILABLE", True)
     monkeypatch.setenv("FAKE_DELAY", "0.2")
     with studio() as client:
         for position in (1, 2, 3):
@@ -535,9 +529,6 @@ def test_render_py_studio_checks_its_flags(cli, tmp_path):
 
 
 def test_step_end_frames_arrive_with_the_job(studio, monkeypatch):
-    from scenes.studio import frames
-
-    monkeypatch.setattr(frames, "AVAILABLE", True)
     monkeypatch.setenv("FAKE_DELAY", "0.5")  # the render ends after its frames have come
     with studio() as client:
         job = client.post("/api/renders", json={"topic": "residual", "frames": True}).json()["id"]
@@ -560,9 +551,6 @@ def test_frames_that_come_after_the_video_still_reach_the_page(studio, monkeypat
     """The event stream ends when the video and its step-end frames are both done, not at the video's
     ``done``: the strip fills to its last frame. With two runners the second job's frames have a child
     of their own (the kept one is busy), which is not stopped when its video is done."""
-    from scenes.studio import frames
-
-    monkeypatch.setattr(frames, "AVAILABLE", True)
     monkeypatch.setenv("FAKE_FRAMES_DELAY", "0.6")  # the video (4 plays, 0.05 s apart) is done first
     with studio(workers=workers) as client:
         bodies = [{"topic": "residual", "params": {"position": p}, "frames": True} for p in range(1, workers + 1)]
@@ -577,11 +565,12 @@ def test_frames_that_come_after_the_video_still_reach_the_page(studio, monkeypat
         assert len(client.log.read_text().splitlines()) == 2 * workers  # renders, frames (kept or their own)
 
 
-def test_the_frames_adapter_reports_paths_under_out(tmp_path, monkeypatch):
-    from scenes.studio import frames, worker
+def test_the_frames_worker_reports_paths_under_out(tmp_path, monkeypatch):
+    from scenes.pipeline import step_frames
+    from scenes.studio import worker
 
-    def fake_step_frames(topic, out, *, theme, quality, on_frame, **params):
-        assert (topic, theme, quality, params) == ("residual", "light", "preview", {"wo": "negate"})
+    def fake_step_frames(topic, out, *, on_frame, **given):
+        assert (topic, given) == ("residual", {"theme": "light", "wo": "negate"})  # the request's look, its flags
         made = []
         for i, name in enumerate(("show_tokens", "score_keys")):
             png = Path(out) / ".cache" / "frames" / f"{i + 1:02d}_{name}.png"
@@ -591,12 +580,10 @@ def test_the_frames_adapter_reports_paths_under_out(tmp_path, monkeypatch):
             made.append(png)
         return made
 
-    monkeypatch.setattr(frames, "step_frames", fake_step_frames)
+    monkeypatch.setattr(step_frames, "step_frames", fake_step_frames)
     events = []
     worker.frames({"topic": "residual", "params": {"wo": "negate"}, "options": {"theme": "light"},
                    "out": str(tmp_path)}, lambda **e: events.append(e))
     assert [e["path"] for e in events if e["event"] == "frame"] == [".cache/frames/01_show_tokens.png",
                                                                     ".cache/frames/02_score_keys.png"]
     assert events[-1]["event"] == "done"
-    monkeypatch.setattr(frames, "step_frames", None)
-    assert frames.step_end_frames("residual", tmp_path) == []

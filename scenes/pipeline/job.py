@@ -23,9 +23,7 @@ Example::
 
 from __future__ import annotations
 
-import dataclasses
 import datetime
-import json
 import shutil
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -37,7 +35,7 @@ import tblock
 from . import exports, soundtrack
 from .driver import SceneRecord, run_scene, step_cache_dir, text_cache
 from .fsutil import file_lock, merge_cache, owned_dir, seed_cache
-from .manifest import FileRecord, Manifest, StepRecord
+from .manifest import FileRecord, Manifest, StepRecord, parameters_json
 from .naming import output_name
 from .options import QUALITIES, RenderOptions, validate_options
 from .publish import publish_output, recover
@@ -185,7 +183,7 @@ def manifest_of(topic: Any, params: Any, opts: RenderOptions, name: str, record:
     width, height, fps = QUALITIES[opts.quality]
     return Manifest(
         topic=topic.slug, name=name, kind="still" if opts.last_frame else "video",
-        parameters=json.loads(json.dumps(dataclasses.asdict(params), default=str)), quality=opts.quality,
+        parameters=parameters_json(params), quality=opts.quality,
         resolution=(width, height), fps=fps, format=opts.extension, theme=opts.theme,
         transparent=opts.transparent, burn_captions=opts.burn_captions, files=tuple(files),
         duration=None if opts.last_frame else round(float(record.time), 3),

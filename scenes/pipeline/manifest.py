@@ -358,6 +358,12 @@ def _notebook_url(folder: Path | None, rel: str) -> str:
     return path.as_uri()
 
 
+def parameters_json(params: Any) -> dict[str, Any]:
+    """A topic's Params as the JSON values a manifest, a cache key or a studio job records them (a
+    ``--world`` path as its text): the one place parameters become JSON."""
+    return json.loads(json.dumps(dataclasses.asdict(params), default=_jsonable))
+
+
 def _jsonable(value: Any) -> Any:
     if isinstance(value, np.ndarray):
         return value.tolist()

@@ -22,7 +22,6 @@ Example::
 from __future__ import annotations
 
 import contextlib
-import dataclasses
 import functools
 import hashlib
 import json
@@ -40,6 +39,7 @@ from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
 from .api import RenderFailed, make_options, make_params, topic_named
 from .driver import text_cache
 from .fsutil import atomic_path, file_lock, merge_cache, owned_dir, seed_cache, write_text
+from .manifest import parameters_json
 from .options import QUALITIES, RenderOptions
 from .uptodate import input_files, source_hash
 
@@ -80,7 +80,7 @@ def frames_key(topic: Any, params: Any, opts: RenderOptions) -> str:
 
     payload = {
         "topic": topic.slug,
-        "parameters": json.loads(json.dumps(dataclasses.asdict(params), default=str)),
+        "parameters": parameters_json(params),
         "theme": opts.theme,
         **({"lang": opts.lang} if opts.lang != "en" else {}),
         "quality": opts.quality,
@@ -142,7 +142,7 @@ def draw(topic: Any, params: Any, opts: RenderOptions, folder: Path, cache: Path
             scene.render()
         for common, private in caches.values():
             merge_cache(private, common)
-    index = {"topic": topic.slug, "parameters": json.loads(json.dumps(dataclasses.asdict(params), default=str)),
+    index = {"topic": topic.slug, "parameters": parameters_json(params),
              "theme": opts.theme, "quality": opts.quality, "steps": steps}
     write_text(folder / INDEX, json.dumps(index, indent=1))
     return [folder / s["file"] for s in steps]

@@ -33,7 +33,7 @@ import tblock
 from tblock.checkpoint import MODEL_NAME, cached_model
 
 from .driver import encoder_settings
-from .manifest import Manifest
+from .manifest import Manifest, parameters_json
 from .naming import output_name
 from .options import RenderOptions
 
@@ -105,7 +105,7 @@ def input_key(topic: Any, params: Any, opts: RenderOptions) -> str:
         options.pop("captions")  # no edited captions: the key of every render made before they existed
     payload = {
         "topic": topic.slug,
-        "parameters": json.loads(json.dumps(dataclasses.asdict(params), default=str)),
+        "parameters": parameters_json(params),
         "options": json.loads(json.dumps(options, default=str)),
         "name": output_name(topic.slug, params, opts),
         "engine": tblock.__version__,

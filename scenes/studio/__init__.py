@@ -1,9 +1,10 @@
 """The studio: a local web page over the render pipeline (``python render.py studio``).
 
 ``app`` holds the routes (the pages, the JSON API, the files under ``--out``), ``jobs`` the bounded
-queue whose jobs each run in a child process (``worker``), ``safety`` the checks every request
-passes (Host, Origin, content type, paths), ``frames`` the optional step-end frames, and
-``static/`` the page's own HTML, CSS and JavaScript (nothing is loaded from the network).
+queue whose jobs each run in a child process (``worker``: a render, or its step-end frames),
+``safety`` the checks every request passes (Host, Origin, content type, paths, world files),
+``lessons`` the lesson files, and ``static/`` the page's own HTML, CSS and JavaScript (nothing is
+loaded from the network).
 
 Example::
 

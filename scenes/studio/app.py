@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hashlib
 import json
 import threading
@@ -32,22 +31,23 @@ from starlette.staticfiles import StaticFiles
 from scenes.kit.base import flag_text
 from scenes.pipeline import api
 from scenes.pipeline.fsutil import write_text
-from scenes.pipeline.manifest import srt_to_vtt
+from scenes.pipeline.manifest import parameters_json, srt_to_vtt
 from scenes.pipeline.options import flags
 from scenes.pipeline.script_file import dump
 from scenes.pipeline.uptodate import PROJECT
-from scenes.pipeline.world import saved_world, world_toml
+from scenes.pipeline.world import saved_world, uploaded_world, world_toml
 from scenes.topics import load_topics
 
-from . import frames as step_frames
 from . import lessons
 from .jobs import FINAL, JobQueue, QueueFull
-from .safety import Guard, Refused, safe_file
+from .safety import Guard, Refused, request_flags, safe_file
 
 STATIC = Path(__file__).with_name("static")
 STORYBOARDS = PROJECT / "docs" / "img"
 FIELDS = ("topic", "params", *(f.name for f in flags("studio")), "script", "captions", "export", "frames", "world")
 EXPORTS = ("deck", "pptx")
+WORLD_FIELDS = ("topic", "params", "world", "toml", "name")
+BAD = (api.RenderError, Refused)  # a bad request: 400 with its one line
 
 
 def topics_json(topics: dict) -> list[dict[str, Any]]:
@@ -57,9 +57,10 @@ def topics_json(topics: dict) -> list[dict[str, Any]]:
             for slug, t in topics.items()]
 
 
-def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
+def checked_request(body: Any, out: Path, folder: Path | None = None) -> tuple[dict[str, Any], str, str]:
     """A POST body checked as the CLI checks its flags: the worker's request, its job key and the
-    equivalent command line. Bad input raises :class:`api.RenderError` with the CLI's line."""
+    equivalent command line. Bad input raises :class:`api.RenderError` with the CLI's line, a world
+    file outside the studio's working ``folder`` (default: the current one) :class:`Refused`."""
     if not isinstance(body, dict):
         raise api.RenderError("the request must be a JSON object with at least \"topic\"")
     unknown = [k for k in body if k not in FIELDS]
@@ -69,10 +70,7 @@ def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
     export = body.get("export")
     if export not in (None, *EXPORTS):
         raise api.RenderError(f"unknown export {export!r}; choose deck or pptx (a format: \"format\")")
-    values = body.get("params") or {}
-    if not isinstance(values, dict):
-        raise api.RenderError("\"params\" must be an object of flags, e.g. {\"wo\": \"identity\"}")
-    values = {k.removeprefix("--").replace("-", "_"): v for k, v in values.items()}
+    values = request_flags(body.get("params"), folder or Path.cwd(), out)
     if body.get("world") is not None:  # the edited table of numbers: checked, saved as a world file, rendered
         values["world"] = str(saved_world(topic, body["world"], out))
     options = {f.name: body[f.name] for f in flags("studio") if body.get(f.name) is not None}
@@ -84,29 +82,42 @@ def checked_request(body: Any, out: Path) -> tuple[dict[str, Any], str, str]:
     if body.get("script") or body.get("captions"):
         script_path = script_file(topic, params, body.get("script") or {}, out, body.get("captions"))
         opts = api.with_script(topic, params, opts, script_path)
-    checked = {name: getattr(params, name) for name in values}
+    as_json = parameters_json(params)
+    checked = {name: as_json[name] for name in values}
     request = {"topic": topic.slug, "params": checked, "export": export, "frames": frames_asked(body),
                "options": {f.name: getattr(opts, f.name) for f in flags("studio")},
                "script": None if script_path is None else str(script_path)}
-    key = hashlib.sha256(json.dumps([request, dataclasses.asdict(params)], sort_keys=True,
-                                    default=str).encode()).hexdigest()
+    key = hashlib.sha256(json.dumps([request, as_json], sort_keys=True).encode()).hexdigest()
     shown = None if script_path is None else script_path.relative_to(out.absolute())
     deck = None if export is None else api.export_deck(export, topic, params, opts)
     command = api.command_line(topic, params, opts, script=shown and Path(out) / shown, deck=deck)
     return request, key, command
 
 
-def world_json(body: Any) -> dict[str, Any]:
-    """The world a topic uses with the body's flags: its TOML (the download), its table (the editable
-    numbers) and each array's shape and meaning. :class:`api.RenderError` with the CLI's line otherwise."""
+def world_json(body: Any, out: Path, folder: Path | None = None) -> dict[str, Any]:
+    """``POST /api/world``: the world a topic uses with the body's flags (its TOML, the download; its table,
+    the editable numbers; each array's shape and meaning), or with ``world`` (an edited table) that table
+    checked and saved, or with ``toml`` (an uploaded file's text, ``name`` its file name) that file checked,
+    saved and shown as the table; a saved one has its ``path``. :class:`api.RenderError` or :class:`Refused`."""
     if not isinstance(body, dict):
         raise api.RenderError("the request must be a JSON object with at least \"topic\"")
+    unknown = [k for k in body if k not in WORLD_FIELDS]
+    if unknown:
+        raise api.RenderError(f"unknown field {unknown[0]!r}; the fields are {', '.join(WORLD_FIELDS)}")
     topic = api.topic_named(str(body.get("topic", "")))
-    values = body.get("params") or {}
-    if not isinstance(values, dict):
-        raise api.RenderError("\"params\" must be an object of flags, e.g. {\"wo\": \"identity\"}")
-    params = api.make_params(topic, {k.removeprefix("--").replace("-", "_"): v for k, v in values.items()})
-    text = world_toml(topic, params)
+    if body.get("world") is not None:
+        path = saved_world(topic, body["world"], out)
+        return {"toml": path.read_text(encoding="utf-8"), "path": str(path)}
+    if body.get("toml") is not None:
+        path = uploaded_world(topic, body["toml"], out, str(body.get("name") or ""))
+        return dict(world_view(topic, topic.Params(), path.read_text(encoding="utf-8")), path=str(path))
+    params = api.make_params(topic, request_flags(body.get("params"), folder or Path.cwd(), out))
+    return world_view(topic, params, world_toml(topic, params))
+
+
+def world_view(topic: Any, params: Any, text: str) -> dict[str, Any]:
+    """A world file's ``text`` as the page edits it: the TOML, its table, the keys in order and each
+    array's shape and meaning."""
     spec = topic.world(params)[0]
     shapes = {k: {"symbols": list(symbols), "meaning": meaning} for k, (symbols, meaning) in spec.arrays.items()}
     return {"toml": text, "table": tomllib.loads(text), "keys": list(spec.keys), "shapes": shapes}
@@ -151,9 +162,10 @@ def error(message: str, status: int = 400) -> JSONResponse:
 
 
 def make_app(out: Path, *, host: str = "127.0.0.1", port: int = 8765, workers: int = 1, queue_size: int = 8,
-             command: list[str] | None = None) -> Any:
-    """The studio as an ASGI app serving renders under ``out`` (the Host guard in front)."""
-    studio = Studio(Path(out), dict(workers=workers, size=queue_size, command=command, frames=step_frames.AVAILABLE))
+             command: list[str] | None = None, folder: Path | None = None) -> Any:
+    """The studio as an ASGI app serving renders under ``out`` (the Host guard in front); ``--world``
+    files come from ``folder`` (default: the current folder) or from the page."""
+    studio = Studio(Path(out), dict(workers=workers, size=queue_size, command=command), folder or Path.cwd())
     guard = Guard(Starlette(routes=studio.routes(), lifespan=studio.lifespan), host, port)
     guard.stopping = studio.stopping
     guard.queue = lambda: studio.state.get("queue")
@@ -172,8 +184,8 @@ class Studio:
     """The routes over the pipeline's API, for renders under ``out``; the job queue lives from the
     app's start to its end (:meth:`lifespan`)."""
 
-    def __init__(self, out: Path, queue_options: dict[str, Any]) -> None:
-        self.out, self.queue_options = out, queue_options
+    def __init__(self, out: Path, queue_options: dict[str, Any], folder: Path) -> None:
+        self.out, self.queue_options, self.folder = out, queue_options, Path(folder).absolute()
         self.topics = load_topics()
         self.state: dict[str, Any] = {}
         self.stopping = threading.Event()  # set at Ctrl-C/SIGTERM: the event streams end
@@ -225,29 +237,24 @@ class Studio:
 
     async def check(self, request: Request) -> Response:
         try:
-            _, _, command = checked_request(await body_of(request), self.out)
-        except api.RenderError as err:
+            _, _, command = checked_request(await body_of(request), self.out, self.folder)
+        except BAD as err:
             return error(str(err))
         return JSONResponse({"command": command})
 
     async def world(self, request: Request) -> Response:
-        """The topic's world for these flags; with ``world`` (an edited table) in the body, that table checked
-        and saved: its TOML, as ``--world`` will read it."""
+        """The topic's world for these flags, or an edited table or an uploaded file checked and saved
+        (:func:`world_json`)."""
         try:
-            body = await body_of(request)
-            if isinstance(body, dict) and body.get("world") is not None:
-                topic = api.topic_named(str(body.get("topic", "")))
-                path = saved_world(topic, body["world"], self.out)
-                return JSONResponse({"toml": path.read_text(), "path": str(path)})
-            return JSONResponse(world_json(body))
-        except api.RenderError as err:
+            return JSONResponse(world_json(await body_of(request), self.out, self.folder))
+        except BAD as err:
             return error(str(err))
 
     async def submit(self, request: Request) -> Response:
         try:
-            job_request, key, command = checked_request(await body_of(request), self.out)
+            job_request, key, command = checked_request(await body_of(request), self.out, self.folder)
             job, shared = self.queue.submit(job_request, key, command)
-        except api.RenderError as err:
+        except BAD as err:
             return error(str(err))
         except QueueFull as err:
             return error(str(err), 503)
@@ -294,8 +301,8 @@ class Studio:
 
     async def add_to_lesson(self, request: Request) -> Response:
         try:
-            plan, path = await asyncio.to_thread(lessons.add, self.out, await body_of(request))
-        except (api.RenderError, Refused) as err:
+            plan, path = await asyncio.to_thread(lessons.add, self.out, await body_of(request), self.folder)
+        except BAD as err:
             return error(str(err))
         return JSONResponse({"lesson": str(path.relative_to(self.out.resolve())), "clips": len(plan.clips)})
 
@@ -303,7 +310,7 @@ class Studio:
         file = request.query_params.get("file")
         try:
             return JSONResponse(await asyncio.to_thread(lessons.lesson_json, self.out, file))
-        except (api.RenderError, Refused) as err:
+        except BAD as err:
             return error(str(err))
         except FileNotFoundError:
             return error(f"no lesson file {file!r} under --out; add a clip from a topic's page to start one", 404)

@@ -88,7 +88,7 @@ class JobQueue:
     """Jobs by id, a bounded waiting line, ``workers`` runner threads and the children they start."""
 
     def __init__(self, out: Path, *, workers: int = 1, size: int = 8, command: list[str] | None = None,
-                 frames: bool = False) -> None:
+                 frames: bool = True) -> None:
         self.out = Path(out).absolute()
         self.size, self.command, self.frames = size, list(command or WORKER), frames
         self.jobs: dict[str, Job] = {}
@@ -197,9 +197,25 @@ class JobQueue:
                 job = self.jobs[self.waiting.popleft()]
                 job.state, job.started = "running", time.time()
                 self._touch(job)
-            self._execute(job)
+            try:
+                self._execute(job)
+            except Exception as err:  # noqa: BLE001 - the runner outlives any job: that job fails, the next runs
+                self._broken(job, err)
+
+    def _broken(self, job: Job, err: Exception) -> None:
+        """``job`` failed in the studio itself, not in its child: its children are stopped, it is marked
+        failed with the one-line reason, and the next job's children are made ready."""
+        with self.lock:
+            procs = [p for p in job.procs if p is not self.framer]  # each is removed by whoever started it
+            if job.state not in FINAL:
+                reason = f"{type(err).__name__}: {err}".splitlines()[0][:300]
+                self._finish(job, "failed", error=f"the studio could not run this render ({reason})")
+            self._refill()
+        for proc in procs:
+            stop(proc)
 
     def _execute(self, job: Job) -> None:
+        json.dumps(job.request)  # a request that is no JSON fails here (see _broken), before any child starts
         frames = None
         if self.frames and job.request.get("frames"):  # the step-end frames, beside the render
             with self.lock:
@@ -296,6 +312,7 @@ class JobQueue:
 
     def _child(self, job: Job, request: dict[str, Any], is_frames: bool) -> None:
         """Start one child for ``job``, follow its events; for the render (not the frames), end the job."""
+        payload = json.dumps(request)  # before any child is taken: a request that is no JSON fails here
         with self.lock:
             if job.cancelling or self.stopping:
                 if not is_frames:
@@ -307,7 +324,7 @@ class JobQueue:
         drain = threading.Thread(target=lambda: errors.extend(proc.stderr), daemon=True)
         drain.start()
         try:
-            proc.stdin.write(json.dumps(request))
+            proc.stdin.write(payload)
             proc.stdin.close()
         except OSError:
             pass

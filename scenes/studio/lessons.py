@@ -20,7 +20,7 @@ from typing import Any
 
 from scenes.pipeline import api, lesson
 
-from .safety import safe_path
+from .safety import request_flags, safe_path
 
 DEFAULT = "lessons/lesson.toml"
 FIELDS = ("lesson", "topic", "params", "title")
@@ -40,9 +40,10 @@ def lesson_path(out: Path, rel: Any) -> Path:
     return path
 
 
-def add(out: Path, body: Any) -> tuple[lesson.Lesson, Path]:
+def add(out: Path, body: Any, folder: Path | None = None) -> tuple[lesson.Lesson, Path]:
     """Append the clip a POST body describes (``lesson``, ``topic``, ``params``, ``title``) to its lesson
-    file, checked as the CLI checks the flags; the checked lesson and its path."""
+    file, checked as the CLI checks the flags (a ``--world`` only from the studio's working ``folder``,
+    default the current one); the checked lesson and its path."""
     if not isinstance(body, dict):
         raise api.RenderError("the request must be a JSON object with \"lesson\" and \"topic\"")
     unknown = [k for k in body if k not in FIELDS]
@@ -50,10 +51,7 @@ def add(out: Path, body: Any) -> tuple[lesson.Lesson, Path]:
         raise api.RenderError(f"unknown field {unknown[0]!r}; the fields are {', '.join(FIELDS)}")
     path = lesson_path(out, body.get("lesson", DEFAULT))
     topic = api.topic_named(str(body.get("topic", "")))
-    values = body.get("params") or {}
-    if not isinstance(values, dict):
-        raise api.RenderError("\"params\" must be an object of flags, e.g. {\"wo\": \"identity\"}")
-    values = {k.removeprefix("--").replace("-", "_"): v for k, v in values.items()}
+    values = request_flags(body.get("params"), folder or Path.cwd(), out)
     params = api.make_params(topic, values)  # the CLI's checks, then the typed values go in the file
     title = body.get("title") or None
     if title is not None and not isinstance(title, str):

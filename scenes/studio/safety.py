@@ -11,6 +11,9 @@
   (curl, a script) and passes.
 - **Files** are served only from under ``--out``: ``..`` (also as ``%2e%2e``), absolute paths,
   backslashes, NUL and symlinks that lead out are refused (:func:`safe_file`).
+- **World files** (``--world``) are read only from the studio's working folder (where it was
+  started) or from the worlds it saved itself (the page's table, an upload:
+  ``OUT/.cache/studio/worlds/``); any other path is refused before it is opened (:func:`world_path`).
 """
 
 from __future__ import annotations
@@ -127,3 +130,37 @@ def safe_file(root: Path, rel: str) -> Path:
     if not path.is_file():
         raise FileNotFoundError(rel)
     return path
+
+
+def world_path(value: Any, folder: Path, out: Path) -> Any:
+    """A ``--world`` value the studio may read: a file under its working ``folder`` (a relative path is
+    taken from there) or one it saved under ``OUT/.cache/studio/worlds/``, as its resolved path (a text).
+    :class:`Refused` for any other place, decided from the path alone: the file is not opened. A value
+    that is no text is returned as it is (the flag's own check refuses it)."""
+    if not isinstance(value, str) or not value.strip():
+        return value
+    if "\0" in value:
+        raise Refused(f"--world {value!r} is not a path the studio can read")
+    saved = Path(out).absolute() / ".cache" / "studio" / "worlds"
+    roots = [Path(folder).resolve(), saved.resolve()]
+    try:
+        path = (Path(folder) / value).resolve()  # an absolute value stays itself
+    except (OSError, RuntimeError, ValueError):
+        raise Refused(f"--world {value!r} is not a path the studio can read") from None
+    if not any(path.is_relative_to(root) for root in roots):
+        raise Refused(f"--world {value!r} is outside the studio's folder {roots[0]}; put the file there, "
+                      "or upload it on the page (Your own numbers)")
+    return str(path)
+
+
+def request_flags(values: Any, folder: Path, out: Path) -> dict[str, Any]:
+    """A request's ``params`` by field name (``--depth`` and ``depth`` alike), its ``--world`` held to
+    the studio's folders (:func:`world_path`); :class:`Refused` when ``params`` is no object."""
+    if values is None:
+        return {}
+    if not isinstance(values, dict):
+        raise Refused("\"params\" must be an object of flags, e.g. {\"wo\": \"identity\"}")
+    values = {k.removeprefix("--").replace("-", "_"): v for k, v in values.items()}
+    if "world" in values:
+        values["world"] = world_path(values["world"], folder, out)
+    return values

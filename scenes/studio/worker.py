@@ -143,25 +143,22 @@ def zipped(folder: Path, dst: Path, atomic_path: Any) -> Path:
 
 
 def frames(request: dict, emit: Emit) -> None:
-    """Each step's end frame, animations skipped, as soon as it exists (scenes/studio/frames.py); the
-    PNGs land under ``OUT/.cache/`` where the step-frames code keeps them."""
+    """Each step's end frame, animations skipped, as soon as it exists (``scenes.pipeline.step_frames``);
+    the PNGs land under ``OUT/.cache/`` where the step-frames code keeps them."""
     # heavy (Manim): after the stop handlers, loaded by warm_up already
     from scenes.pipeline import api
-
-    from .frames import step_end_frames
+    from scenes.pipeline.step_frames import step_frames
 
     out = Path(request["out"])
     topic = api.topic_named(request["topic"])
     params = api.make_params(topic, request.get("params", {}))
-    options = request.get("options", {})
+    look = {k: v for k, v in request.get("options", {}).items() if k in ("theme", "quality", "lang")}
     emit(event="start", total=None, steps=0)
 
     def heard(index: int, step: str, png: Path) -> None:
         emit(event="frame", index=index, step=step, path=str(Path(png).absolute().relative_to(out.absolute())))
 
-    made = step_end_frames(topic.slug, out, theme=options.get("theme", "dark"),
-                           quality=options.get("quality", "preview"), on_frame=heard,
-                           lang=options.get("lang", "en"), **params.changed())
+    made = step_frames(topic.slug, out, on_frame=heard, **look, **params.changed())
     emit(event="done", manifest=None, files=[str(Path(p).absolute().relative_to(out.absolute())) for p in made],
          skipped=False, seconds=0)
 

@@ -2,14 +2,12 @@
 
 from __future__ import annotations
 
-import dataclasses
-import json
 from pathlib import Path
 from typing import Any
 
 import tblock
 
-from ..manifest import Manifest
+from ..manifest import Manifest, parameters_json
 from .video_info import ExportError
 
 
@@ -27,7 +25,7 @@ def reusable_render(out: Path, slug: str, name: str, params: Any, *, quality: st
     manifest = Manifest.find(folder, name, "video")
     if manifest is None:
         return None
-    wanted = json.loads(json.dumps(dataclasses.asdict(params)))
+    wanted = parameters_json(params)
     if (manifest.parameters != wanted or manifest.quality != quality or manifest.theme != theme
             or manifest.format != fmt or manifest.burn_captions != burn_captions
             or manifest.engine_version != tblock.__version__):

@@ -60,26 +60,40 @@ const Studio = (() => {
       input = el("select", { id, name: cliName });
       for (const c of flag.choices) input.append(el("option", { value: c, textContent: c, selected: c === flag.default }));
     } else {
-      input = el("input", { type: "text", id, name: cliName, value: String(flag.default), spellcheck: false });
+      input = el("input", { type: "text", id, name: cliName, value: shownDefault(flag), spellcheck: false });
       if (flag.type !== "str" && flag.type !== "path") input.inputMode = flag.type === "int" ? "numeric" : "decimal";
     }
     input.dataset.field = flag.name;
     return el("div", { className: "row" }, el("label", { htmlFor: id, textContent: cliName }), input, meta);
   }
 
-  // a number field's text as a JSON number when it reads as one (the server refuses the rest in its own words)
+  // a text box's default as shown: none (a --world not given) is an empty box, never the text "null"
+  const shownDefault = (flag) => (flag.default === null ? "" : String(flag.default));
+
+  // a number as typed, ASCII digits only ("1_0", "0x10", "３" are no numbers here: they go as text and
+  // the server refuses them in its own words); a whole number has no point or exponent
+  const WHOLE = /^[+-]?[0-9]+$/;
+  const DECIMAL = /^[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?$/;
+  function asNumber(text, whole = false) {
+    const value = text.trim();
+    return (whole ? WHOLE : DECIMAL).test(value) ? Number(value) : text;
+  }
+
   function typed(flag, value) {
-    const number = Number(value);
-    return (flag.type === "int" || flag.type === "float") && value.trim() !== "" && Number.isFinite(number)
-      ? number : value;
+    return flag.type === "int" || flag.type === "float" ? asNumber(value, flag.type === "int") : value;
   }
 
   function params() {
     const values = {};
     for (const flag of page.flags) {
       const input = $(`f-${flag.name}`);
-      const value = flag.type === "bool" ? input.checked : input.value;
-      if (flag.type === "bool" ? value !== flag.default : value !== String(flag.default)) values[flag.name] = typed(flag, value);
+      if (flag.type === "bool") {
+        if (input.checked !== flag.default) values[flag.name] = input.checked;
+        continue;
+      }
+      const value = input.value;
+      if (flag.default === null && value.trim() === "") continue;  // an empty box: the flag is not given
+      if (value !== shownDefault(flag)) values[flag.name] = typed(flag, value);
     }
     return values;
   }
@@ -136,6 +150,7 @@ const Studio = (() => {
     $("video").addEventListener("timeupdate", highlightStep);
     $("world-box").hidden = !info.world;
     $("world-load").addEventListener("click", loadWorld);
+    $("world-upload").addEventListener("change", uploadWorld);
     $("world-download").addEventListener("click", downloadWorld);
     $("world-use").addEventListener("change", scheduleCheck);
     check();
@@ -144,7 +159,18 @@ const Studio = (() => {
   // -- your own numbers: the topic's world as an editable table (checked by the server, as --world is) --
 
   async function loadWorld() {
-    const got = await call("POST", "/api/world", { topic: page.slug, params: params() });
+    showWorld(await call("POST", "/api/world", { topic: page.slug, params: params() }));
+  }
+
+  // a world file of your own, sent to the studio (it reads no path outside its folder): checked, then the table
+  async function uploadWorld() {
+    const file = $("world-upload").files[0];
+    if (!file) return;
+    showWorld(await call("POST", "/api/world", { topic: page.slug, toml: await file.text(), name: file.name }));
+    $("world-upload").value = "";
+  }
+
+  function showWorld(got) {
     showError($("world-error"), got.ok ? "" : (got.data && got.data.error) || `HTTP ${got.status}`);
     if (!got.ok) return;
     page.world = got.data;
@@ -185,7 +211,8 @@ const Studio = (() => {
     return table;
   }
 
-  // the table as the server reads a world file: words as lists, numbers as the text typed (the server checks them)
+  // the table as the server reads a world file: words as lists, a number typed as one as a JSON number, any
+  // other text as it is (the server refuses it, as it refuses a string in a world file)
   function worldTable() {
     const table = { topic: page.slug };
     for (const key of ["tokens", "dims"]) if ($(`w-${key}`)) table[key] = $(`w-${key}`).value.split(",").map((w) => w.trim());
@@ -194,7 +221,7 @@ const Studio = (() => {
       let at = table[key] = table[key] || [];
       if (block !== "") at = at[block] = at[block] || [];
       if (row !== "") at = at[row] = at[row] || [];
-      at[col] = input.value.trim();
+      at[col] = asNumber(input.value);
     }
     return table;
   }
