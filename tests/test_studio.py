@@ -397,6 +397,104 @@ def test_a_failed_job_says_why(studio, monkeypatch):
         assert status["state"] == "failed" and status["error"].endswith("boom (run again with -v for details)")
 
 
+def residual_world() -> str:
+    """residual's default world file, as ``tblock world residual`` prints it."""
+    from scenes.pipeline.world import world_toml
+
+    topic = render.TOPICS["residual"]
+    return world_toml(topic, topic.Params())
+
+
+def test_a_world_render_then_another_job_through_the_api(studio, tmp_path, monkeypatch):
+    folder = tmp_path / "work"  # the studio's working folder, where my.toml is
+    folder.mkdir()
+    (folder / "my.toml").write_text(residual_world())
+    monkeypatch.chdir(folder)
+    with studio() as client:
+        world = client.post("/api/renders", json={"topic": "residual", "params": {"world": "my.toml"}})
+        assert world.status_code == 202, world.text
+        assert wait_for(client, world.json()["id"])["state"] == "done"
+        other = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "identity"}})
+        assert wait_for(client, other.json()["id"])["state"] == "done"
+        logged = [json.loads(line)[1] for line in client.log.read_text().splitlines()]
+        assert logged == [{"world": str(folder / "my.toml")}, {"wo": "identity"}]  # the child got the path as text
+
+
+def test_the_runner_outlives_a_job_it_cannot_run(studio):
+    with studio() as client:
+        queue = client.app.queue()
+        broken, _ = queue.submit({"topic": "residual", "params": {"x": object()}}, "broken", "tblock residual")
+        status = wait_for(client, broken.id)
+        assert status["state"] == "failed" and "\n" not in status["error"]
+        assert status["error"].startswith("the studio could not run this render (TypeError: ")
+        later = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "identity"}}).json()["id"]
+        assert wait_for(client, later)["state"] == "done"
+
+
+OPENED: list[str] = []  # every file opened while a test listens (an audit hook cannot be removed)
+LISTENING = [False]
+
+
+def opened_files(event: str, args: tuple) -> None:
+    if LISTENING[0] and event == "open" and isinstance(args[0], str | bytes | os.PathLike):
+        OPENED.append(os.fsdecode(args[0]))
+
+
+sys.addaudithook(opened_files)
+
+
+@pytest.fixture
+def files_opened():
+    """The files opened (by any means: open, os.open, Path.read_bytes) while the test runs."""
+    OPENED.clear()
+    LISTENING[0] = True
+    yield OPENED
+    LISTENING[0] = False
+
+
+def outside_world(tmp_path: Path) -> Path:
+    """A valid residual world file outside the studio's working folder ``tmp_path/work``."""
+    (tmp_path / "work").mkdir(exist_ok=True)
+    path = tmp_path / "elsewhere" / "world.toml"
+    path.parent.mkdir(exist_ok=True)
+    path.write_text(residual_world())
+    return path
+
+
+@pytest.mark.parametrize("given", ["/etc/passwd", "outside", "../elsewhere/world.toml", "link.toml"])
+@pytest.mark.parametrize("route", ["/api/check", "/api/renders", "/api/world", "/api/lessons/clips"])
+def test_a_world_outside_the_folder_is_refused_unread(studio, tmp_path, monkeypatch, files_opened, given, route):
+    target = outside_world(tmp_path)
+    (tmp_path / "work" / "link.toml").symlink_to(target)  # a link in the folder that leads out
+    monkeypatch.chdir(tmp_path / "work")
+    value = str(target) if given == "outside" else given
+    with studio() as client:
+        files_opened.clear()
+        answer = client.post(route, json={"topic": "residual", "params": {"world": value}})
+        assert answer.status_code == 400, answer.text
+        message = answer.json()["error"]
+        assert message.startswith(f"--world {value!r} is outside the studio's folder {tmp_path / 'work'}")
+        assert "\n" not in message and "upload it on the page" in message
+        assert not {str(target), "/etc/passwd"} & {str(Path(f).resolve()) for f in files_opened}
+        assert client.log.read_text() == ""  # nothing started
+        assert not (client.out / "lessons").exists()  # nothing written
+
+
+def test_a_world_is_uploaded_checked_and_rendered(studio):
+    with studio() as client:
+        shown = client.post("/api/world", json={"topic": "residual", "toml": residual_world(), "name": "mine.toml"})
+        assert shown.status_code == 200, shown.text
+        saved = Path(shown.json()["path"])
+        assert saved.is_relative_to((client.out / ".cache" / "studio" / "worlds").absolute())
+        assert shown.json()["table"]["tokens"] == ["the", "Eiffel", "tower"]
+        job = client.post("/api/renders", json={"topic": "residual", "params": {"world": str(saved)}})
+        assert job.status_code == 202 and wait_for(client, job.json()["id"])["state"] == "done"
+        bad = client.post("/api/world", json={"topic": "residual", "toml": "tokens = [", "name": "mine.toml"})
+        assert bad.status_code == 400 and bad.json()["error"].startswith("mine.toml: not valid TOML (")
+        strange = client.post("/api/world", json={"topic": "residual", "toml": residual_world(), "colour": 1})
+        assert strange.status_code == 400 and "unknown field 'colour'" in strange.json()["error"]
+
+
 def test_stopping_the_studio_stops_its_jobs(studio, monkeypatch):
     monkeypatch.setenv("FAKE_DELAY", "0.5")
     monkeypatch.setenv("FAKE_PLAYS", "40")
