@@ -8,12 +8,15 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import sys
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
 from starlette.testclient import TestClient
 
 from scenes import cli as render
@@ -162,6 +165,93 @@ def test_identical_requests_have_one_key(tmp_path):
     same = checked_request({"topic": "residual", "params": {"--wo": "negate"}, "quality": "preview"}, tmp_path)
     other = checked_request({"topic": "residual", "params": {"wo": "negate"}, "voice": True}, tmp_path)
     assert one[1] == same[1] != other[1]
+
+
+# -- the doc's own examples ------------------------------------------------------------------
+
+DOC = Path(__file__).resolve().parents[1] / "docs" / "studio.md"
+BASH = re.compile(r"^```bash\n(.*?)^```", re.M | re.S)
+ANSWER = re.compile(r"^#\s*(\d{3})\b\s*(.*)$")  # "# 400 {...}": the status and the answer a command gets
+PAIR = re.compile(r'"(\w+)": ("(?:[^"\\]|\\.)*"|true|false|null|-?\d+(?:\.\d+)?)')
+BODY = re.compile(r'`(\{"topic"[^`]*\})`(\s+is refused, `([^`]*)`)?')  # a body in the prose, maybe refused
+DOC_FOLDER = "~/lectures"  # where the doc's studio was started (the test's own folder stands in for it)
+
+
+def doc_commands() -> list[tuple[list[str], tuple[str, str] | None]]:
+    """Every command of the doc's bash blocks (continued lines joined), with the answer its comment shows."""
+    commands = []
+    for block in BASH.findall(DOC.read_text()):
+        for line in block.replace("\\\n", " ").splitlines():
+            answer = ANSWER.match(line.strip())
+            if answer and commands:
+                commands[-1] = (commands[-1][0], answer.groups())
+            elif line.strip() and not line.strip().startswith("#"):
+                commands.append((shlex.split(line, comments=True), None))
+    return commands
+
+
+def curl_request(args: list[str]) -> tuple[str, str, bytes | None, dict[str, str]]:
+    """A curl command line as (method, path, body, headers)."""
+    args = args[:next((i for i, a in enumerate(args) if a == "|"), len(args))]
+    method, body, headers, path = "GET", None, {}, None
+    words = iter(args[1:])
+    for word in words:
+        if word == "-X":
+            method = next(words)
+        elif word == "-H":
+            name, _, value = next(words).partition(":")
+            headers[name.strip()] = value.strip()
+        elif word == "-d":
+            body, method = next(words).encode(), "POST" if method == "GET" else method
+        elif not word.startswith("-"):
+            path = "/" + word.split("/", 1)[1]
+    return method, path, body, headers
+
+
+def test_every_example_of_the_doc_runs(tmp_path, monkeypatch):
+    """docs/studio.md's commands, run: each curl line sent to the app (a job's id standing for the doc's),
+    its answer compared with the one the doc shows; ``tblock ... > FILE`` run as the CLI, into the folder."""
+    folder = tmp_path / "lectures"
+    folder.mkdir()
+    monkeypatch.chdir(folder)
+    monkeypatch.setenv("FAKE_LOG", str(tmp_path / "children.log"))
+    ids, sent = {}, 0
+    with TestClient(make_app(Path("media"), host=HOST, port=PORT, command=FAKE), base_url=f"http://localhost:{PORT}") \
+            as client:
+        for args, answer in doc_commands():
+            if args[0] == "tblock":  # every one is parsed by test_readme_commands; one that writes a file runs
+                if ">" in args:
+                    printed = CliRunner().invoke(render.cli, args[1:args.index(">")])
+                    assert printed.exit_code == 0, printed.output
+                    Path(args[args.index(">") + 1]).write_text(printed.output)
+                continue
+            assert args[0] == "curl", args
+            method, path, body, headers = curl_request(args)
+            for shown, real in ids.items():
+                path = path.replace(shown, real)
+            if path.endswith("/events"):
+                with client.stream(method, path, headers=headers) as got:
+                    assert got.status_code == 200 and "data: {" in "".join(got.iter_lines())
+                sent += 1
+                continue
+            got = client.request(method, path, content=body, headers=headers)
+            sent += 1
+            if answer is None:
+                assert got.status_code == 200, (args, got.text)
+                continue
+            assert got.status_code == int(answer[0]), (args, got.text)
+            data = json.loads(got.text.replace(str(folder), DOC_FOLDER))
+            for key, value in PAIR.findall(answer[1]):
+                if key == "id":
+                    ids[json.loads(value)] = data["id"]
+                else:
+                    assert data[key] == json.loads(value), (args, key, data[key])
+        assert sent >= 9  # every curl line of the doc (nine when this was written)
+        bodies = BODY.findall(DOC.read_text())
+        assert len(bodies) >= 3
+        for text, refused, message in bodies:
+            got = client.post("/api/check", content=text.encode(), headers=JSON)
+            assert (got.status_code, got.json().get("error")) == ((400, message) if refused else (200, None)), text
 
 
 # -- safety -------------------------------------------------------------------------------
