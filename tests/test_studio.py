@@ -254,6 +254,19 @@ def test_every_example_of_the_doc_runs(tmp_path, monkeypatch):
             assert (got.status_code, got.json().get("error")) == ((400, message) if refused else (200, None)), text
 
 
+@pytest.mark.render
+def test_the_docs_python_examples_run(tmp_path, monkeypatch):
+    """docs/studio.md's Python blocks, run as written in an empty folder (their frames land in its media/)."""
+    monkeypatch.chdir(tmp_path)
+    blocks = re.findall(r"^```python\n(.*?)^```", DOC.read_text(), re.M | re.S)
+    assert blocks
+    for block in blocks:
+        names: dict = {}
+        exec(compile(block, str(DOC), "exec"), names)  # noqa: S102 - the doc's own example
+        assert names["paths"] and all((tmp_path / p).is_file() and (tmp_path / p).is_relative_to(tmp_path / "media")
+                                      for p in names["paths"])
+
+
 # -- safety -------------------------------------------------------------------------------
 
 def test_a_foreign_host_is_refused(studio):

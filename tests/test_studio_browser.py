@@ -1,10 +1,12 @@
 """The studio in a real browser: Debian's chromium driven by Playwright against ``render.py studio``
 (a real uvicorn server on 127.0.0.1, a free port, a temporary --out), rendering residual at preview.
 
-In file order, on one server: the page journey (a flag changed, a bad value, Preview with its
-progress bar, the video playing and seeking, one narration edited and only its step redrawn, a GIF
-downloaded, the topic added to a lesson file and listed on the lesson page); a render cancelled
-through the API; the server stopped by SIGTERM in mid-render.
+In file order, on one server started in a folder of its own (holding ``my.toml``, a residual world):
+the page journey (a flag changed, a bad value, Preview with its progress bar, the video playing and
+seeking, one narration edited and only its step redrawn, a GIF downloaded, the topic added to a lesson
+file and listed on the lesson page); a render cancelled through the API; a world uploaded and
+rendered from the page, then a second render, and a render that fails showing its line; a world
+render then another job through the HTTP API; the server stopped by SIGTERM in mid-render.
 Markers ``browser`` and ``render``: part of the default run (CI), not of the fast suite.
 """
 
@@ -16,6 +18,7 @@ import signal
 import subprocess
 import sys
 import time
+import urllib.error
 import urllib.request
 from pathlib import Path
 
@@ -27,16 +30,30 @@ pytestmark = [pytest.mark.browser, pytest.mark.render,  # render: out of the fas
               pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium is not installed")]
 
 
+def my_world(tokens: list[str]) -> str:
+    """residual's world file with these tokens (three, each at most 8 characters)."""
+    from scenes import cli as render
+    from scenes.pipeline.world import world_toml
+
+    topic = render.TOPICS["residual"]
+    text = world_toml(topic, topic.Params())
+    return text.replace('tokens = ["the", "Eiffel", "tower"]', f"tokens = {json.dumps(tokens)}", 1)
+
+
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    """``render.py studio --port 0`` in a child process: its URL (the first line it prints), --out, the process."""
+    """``render.py studio --port 0`` in a child process, started in a folder of its own that holds
+    ``my.toml``: its URL (the first line it prints), --out, that folder, the process."""
     out = tmp_path_factory.mktemp("studio-out")
-    proc = subprocess.Popen([sys.executable, "render.py", "studio", "--port", "0", "--out", str(out)], cwd=ROOT,
+    folder = tmp_path_factory.mktemp("lectures")
+    (folder / "my.toml").write_text(my_world(["la", "tour", "Eiffel"]))
+    proc = subprocess.Popen([sys.executable, str(ROOT / "render.py"), "studio", "--port", "0", "--out", str(out)],
+                            cwd=folder,
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                             env=dict(os.environ, TBLOCK_TEXT_CACHE=os.environ.get("TBLOCK_TEXT_CACHE", "")))
     url = proc.stdout.readline().strip()
     assert url.startswith("http://127.0.0.1:") and url.endswith("/"), url
-    yield {"url": url, "out": out, "proc": proc}
+    yield {"url": url, "out": out, "folder": folder, "proc": proc}
     if proc.poll() is None:
         proc.send_signal(signal.SIGTERM)
         proc.wait(30)
@@ -224,6 +241,93 @@ def test_a_cancelled_render_publishes_nothing(server):
     assert status["state"] == "cancelled" and status["files"] == []
     assert published(server["out"]) == before  # nothing new, the earlier output untouched
     assert not list((server["out"] / ".cache" / "work").glob("residual*"))
+
+
+def finished(page, timeout: float = 240_000) -> str:
+    """Wait until the page's render has ended; its state."""
+    page.wait_for_function("['done', 'failed', 'cancelled'].includes(document.getElementById('status').dataset.state)",
+                           timeout=timeout)
+    return page.locator("#status").get_attribute("data-state")
+
+
+def test_a_world_render_then_another_job_in_the_browser(server, tmp_path):
+    """The --world box starts empty and an emptied one means no world; a world file uploaded through the
+    page fills the table and renders; a second render runs after it; a render whose world is gone by
+    the time it runs fails with its one line on the page (screenshot: failed.png)."""
+    from playwright.sync_api import expect, sync_playwright
+
+    upload = tmp_path / "elsewhere.toml"  # anywhere on this machine: an upload is the file's text
+    upload.write_text(my_world(["a", "big", "tower"]))
+    with sync_playwright() as p:
+        browser = p.chromium.launch(executable_path=CHROMIUM)
+        page = browser.new_page(viewport={"width": 1400, "height": 1100})
+        page.goto(server["url"] + "topic/residual")
+        world_box = page.locator("input[name='--world']")
+        expect(world_box).to_have_value("")
+        world_box.fill("my.toml")
+        expect(page.locator("#command")).to_contain_text(f"--world {server['folder'] / 'my.toml'}")
+        world_box.fill("")
+        expect(page.locator("#command")).not_to_contain_text("--world")
+        expect(page.locator("#form-error")).to_be_hidden()
+
+        # a world uploaded: the table shows its words, one number is edited, the render uses the table
+        page.click("#world-box summary")
+        page.set_input_files("#world-upload", str(upload))
+        expect(page.locator("#w-tokens")).to_have_value("a, big, tower")
+        expect(page.locator("#world-use")).to_be_checked()
+        page.locator("#world-table input[data-key='x']").first.fill("0.5")
+        expect(page.locator("#command")).to_contain_text("--world ")
+        page.click("#preview")
+        assert finished(page) == "done", page.locator("#form-error").text_content()
+        job = api(server, "GET", f"/api/renders/{page.evaluate('document.body.dataset.job')}")
+        world = job["command"].split("--world ")[1].split()[0]
+        assert Path(world).is_relative_to(server["out"] / ".cache" / "studio" / "worlds")
+        assert "x = [\n  [0.5, 0.0]," in Path(world).read_text() and job["manifest"]["steps"]
+
+        # a second render after it, without the world
+        page.uncheck("#world-use")
+        page.select_option("select[name='--wo']", "identity")
+        expect(page.locator("#command")).not_to_contain_text("--world")
+        first = page.evaluate("document.body.dataset.job")
+        page.click("#preview")
+        page.wait_for_function(f"document.body.dataset.job !== '{first}'")
+        assert finished(page) == "done", page.locator("#form-error").text_content()
+
+        # a render that fails: its world is there when asked, gone when its turn comes
+        gone = server["folder"] / "gone.toml"
+        gone.write_text(my_world(["gone", "by", "then"]))
+        ahead = api(server, "POST", "/api/renders", {"topic": "residual", "params": {"position": 1, "wo": "negate"},
+                                                     "theme": "light"})
+        wait_job(server, ahead["id"], lambda s: s["state"] != "queued")
+        world_box.fill("gone.toml")
+        expect(page.locator("#command")).to_contain_text("--world ")
+        second = page.evaluate("document.body.dataset.job")
+        page.click("#preview")
+        page.wait_for_function(f"document.body.dataset.job !== '{second}'")
+        gone.unlink()
+        assert api(server, "GET", f"/api/renders/{ahead['id']}")["state"] == "running"  # ours waited behind it
+        assert finished(page) == "failed"
+        expect(page.locator("#form-error")).to_be_visible()
+        reason = page.locator("#form-error").text_content()
+        assert reason == f"{gone}: cannot read it (No such file or directory)", reason
+        page.screenshot(path=str(tmp_path / "failed.png"), full_page=False)
+        print(f"screenshot of the failed render: {tmp_path / 'failed.png'}")
+        browser.close()
+    assert wait_job(server, ahead["id"], lambda s: s["state"] in ("done", "failed"))["state"] == "done"
+
+
+def test_a_world_render_then_another_job_through_the_api(server):
+    """``POST /api/renders`` with ``{"world": "my.toml"}`` (a file in the studio's folder) renders, and the
+    job after it runs too; a world outside the folder is refused before anything starts."""
+    world = api(server, "POST", "/api/renders", {"topic": "residual", "params": {"world": "my.toml"}})
+    done = wait_job(server, world["id"], lambda s: s["state"] in ("done", "failed", "cancelled"))
+    assert done["state"] == "done", done["error"]
+    assert done["manifest"]["parameters"]["world"] == str(server["folder"] / "my.toml")
+    other = api(server, "POST", "/api/renders", {"topic": "residual", "params": {"position": 1}})
+    assert wait_job(server, other["id"], lambda s: s["state"] in ("done", "failed", "cancelled"))["state"] == "done"
+    with pytest.raises(urllib.error.HTTPError) as refused:
+        api(server, "POST", "/api/check", {"topic": "residual", "params": {"world": "/etc/passwd"}})
+    assert refused.value.code == 400 and "outside the studio's folder" in json.loads(refused.value.read())["error"]
 
 
 def test_sigterm_stops_the_studio_and_its_render(server):
