@@ -229,7 +229,8 @@ def bad_worlds(folder: Path, topic: str = "bank") -> list[tuple[str, Path, str]]
 @pytest.mark.parametrize("topic", list(BAD_WORLDS_OF))
 def test_a_bad_world_file_is_refused_alike_at_every_door(cli, tmp_path, monkeypatch, topic):
     monkeypatch.setattr(api, "render_or_skip", lambda *a, **k: pytest.fail("rendered despite bad input"))
-    client = TestClient(make_app(tmp_path / "out", host=HOST, port=PORT), base_url=f"http://{HOST}:{PORT}")
+    client = TestClient(make_app(tmp_path / "out", host=HOST, port=PORT, folder=tmp_path),  # the worlds' folder
+                        base_url=f"http://{HOST}:{PORT}")
     for case, path, line in bad_worlds(tmp_path, topic):
         with pytest.raises(api.RenderError) as caught:
             scenes.render(topic, out=tmp_path / "out", world=path)
