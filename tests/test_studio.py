@@ -523,6 +523,20 @@ def test_a_world_render_then_another_job_through_the_api(studio, tmp_path, monke
         assert logged == [{"world": str(folder / "my.toml")}, {"wo": "identity"}]  # the child got the path as text
 
 
+def test_a_render_from_the_pages_table_then_another_job(studio):
+    """The page's "Your own numbers" table (``world`` in the body) renders, and the next job runs."""
+    with studio() as client:
+        table = client.post("/api/world", json={"topic": "residual"}).json()["table"]
+        table["x"][0] = [0.5, 0.0]
+        world = client.post("/api/renders", json={"topic": "residual", "world": table})
+        assert world.status_code == 202 and wait_for(client, world.json()["id"])["state"] == "done"
+        other = client.post("/api/renders", json={"topic": "residual", "params": {"wo": "identity"}})
+        assert wait_for(client, other.json()["id"])["state"] == "done"
+        saved = Path(json.loads(client.log.read_text().splitlines()[0])[1]["world"])
+        assert saved.is_relative_to((client.out / ".cache" / "studio" / "worlds").absolute())
+        assert "x = [\n  [0.5, 0.0]," in saved.read_text()
+
+
 def test_the_runner_outlives_a_job_it_cannot_run(studio):
     with studio() as client:
         queue = client.app.queue()
