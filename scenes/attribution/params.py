@@ -20,12 +20,12 @@ class Params(TopicParams):
                          "('gpt2'), an HF GPT-2 folder, a .safetensors or "
                          "a TransformerLens .npz")
     text: str = param("", "the input text, tokenized by the checkpoint (empty, with no --token-ids: the induction "
-                      "topic's repeated random words)")
+                      "topic's repeated random words)", drawn=True)
     token_ids: str = param("", "the input as token ids, e.g. 5,17,3 (instead of --text)",
                            kind="numbers")
     position: int = param(0, POSITION_HELP, low=0, high=MAX_POSITION)
     against: str = param("", "read the logit difference between the prediction and this token (text of one token, "
-                         "or #ID); empty: the predicted token's logit")
+                         "or #ID); empty: the predicted token's logit", drawn=True)
     ablate: str = param("", "the component removed first, e.g. L1H2 or L0MLP (empty: the largest direct "
                         "contributor among the heads and MLPs)")
     ablation: str = param("zero", "how a component is removed: zero, or its mean over the sequence's positions",

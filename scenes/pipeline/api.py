@@ -35,7 +35,7 @@ from .job import Outcome, render_or_skip
 from .manifest import Manifest
 from .naming import output_name
 from .options import FIELDS as OPTION_FIELDS
-from .options import OptionError, RenderOptions, options_from, parallel, validate_name
+from .options import OptionError, RenderOptions, check_scheduler, check_sound, options_from, parallel, validate_name
 from .options import flags as option_flags
 from .parallel import render_course, run_scene
 from .script_file import ScriptError, every_step, load_tables, step_names
@@ -194,8 +194,14 @@ def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> Rend
     except ScriptError as err:
         raise RenderError(str(err)) from None
     spoken = bool(speech) or not captions  # a file of captions alone leaves the video silent
-    return dataclasses.replace(opts, voice=opts.voice or spoken, script=speech if spoken else None,
+    opts = dataclasses.replace(opts, voice=opts.voice or spoken, script=speech if spoken else None,
                                captions=captions or None)
+    if opts.voice:
+        try:
+            check_sound(opts)
+        except OptionError as err:
+            raise RenderError(f"--script {path} speaks: {err}") from None
+    return opts
 
 
 PROGRAM = "tblock"  # the console command; ``python render.py`` is the same
@@ -235,12 +241,22 @@ def option_words(opts: RenderOptions, script: Any = None) -> list[tuple[str, str
 
 # -- rendering ------------------------------------------------------------------------
 
+def reach_cluster(opts: RenderOptions) -> None:
+    """A ``--cluster`` whose scheduler does not answer: :class:`RenderError` before anything is planned."""
+    if opts.cluster is not None and not opts.last_frame:
+        try:
+            check_scheduler(opts.cluster)
+        except OptionError as err:
+            raise RenderError(str(err)) from None
+
+
 def render_checked(topic: Any, params: Any, opts: RenderOptions) -> tuple[Outcome, float]:
     """Render (or find up to date) an already checked topic; its outcome and the seconds it took.
     A failure is one :class:`RenderFailed` line (with ``opts.verbose``: the original error)."""
     started = time.monotonic()
     extra = {}
     if parallel(opts):  # ranges of the animations on several workers (scenes/pipeline/parallel.py)
+        reach_cluster(opts)
         extra["run"] = run_scene(opts)
     try:
         outcome = render_or_skip(topic, params, opts, **extra)
@@ -293,6 +309,7 @@ def render_all(topics: dict, opts: RenderOptions, report: Report,
             report(slug, str(Path(opts.out) / slug / outcome.manifest.primary.path), outcome.skipped, seconds)
         return []
     where = f"the cluster at {opts.cluster}" if opts.cluster else f"{opts.jobs} workers"
+    reach_cluster(opts)
     if parallel(opts):  # every topic's animations in ranges, scheduled on the shared workers
         announce(f"rendering {len(topics)} topics in ranges on {where}: {', '.join(topics)}")
         return render_course(topics, opts, report)

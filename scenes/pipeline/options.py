@@ -26,6 +26,7 @@ import json
 import os
 import re
 import secrets
+import socket
 import unicodedata
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -144,12 +145,58 @@ def options_from(values: dict[str, Any], **internal: Any) -> RenderOptions:
     given = {name: checked(FIELDS[name], value) for name, value in values.items()}
     given = {name: value for name, value in given.items() if value is not None or FIELDS[name].default is None}
     opts = RenderOptions(**given, **internal)
+    refuse_idle(given, opts)
     opts = dataclasses.replace(opts, voice=opts.voice or opts.voice_model is not None,
                                cluster=cluster_address(opts.cluster))
     if opts.voice and opts.voice_model is None and os.environ.get(VOICE_ENV):
         opts = dataclasses.replace(opts, voice_model=checked(FIELDS["voice_model"], os.environ[VOICE_ENV]))
     validate_options(opts)
     return opts
+
+
+def refuse_idle(given: dict[str, Any], opts: RenderOptions) -> None:
+    """An option given where the others leave it nothing to do, refused naming what it needs
+    (``given``: the values the caller set; a default is never refused)."""
+    if opts.last_frame and given.get("format") is not None:
+        raise OptionError(f"--format {opts.format} sets a video's container; --last-frame writes a PNG: drop one")
+    if opts.last_frame and given.get("cluster") is not None:
+        raise OptionError("--cluster draws a video's ranges on a cluster; a --last-frame still is drawn here: "
+                          "drop --cluster")
+    speaks = opts.voice or opts.voice_model is not None
+    if given.get("pause") is not None and opts.pause != FIELDS["pause"].default and not speaks:
+        raise OptionError(f"--pause {opts.pause:g} is the rest after each step's narration: it needs --voice")
+    if speaks:
+        check_sound(opts)
+
+
+def check_sound(opts: RenderOptions) -> None:
+    """A narrated render (``--voice``, ``--voice-model``, a ``--script`` that speaks) needs a sound track:
+    refused (one line) with ``--last-frame`` and ``--format gif``."""
+    if opts.last_frame:
+        raise OptionError("--voice narrates a video; --last-frame writes a silent PNG: drop --voice")
+    if opts.format == "gif":
+        raise OptionError("--voice needs a sound track, which a GIF has not: use --format mp4, webm or mov, "
+                          "or drop --voice")
+
+
+PROBE_TIMEOUT = 3.0  # seconds a scheduler has to accept a connection before a render is refused
+SCHEDULER_PORT = 8786  # Dask's default, for an address without a port
+
+
+def check_scheduler(address: str) -> None:
+    """:class:`OptionError` (one line) unless something accepts a connection at the scheduler ``address``
+    within :data:`PROBE_TIMEOUT` seconds: checked before a render plans anything."""
+    scheme, _, rest = address.rpartition("://")
+    if scheme == "inproc":
+        return
+    host, _, port = rest.rpartition(":") if ":" in rest else (rest, "", str(SCHEDULER_PORT))
+    try:
+        with socket.create_connection((host.strip("[]"), int(port)), timeout=PROBE_TIMEOUT):
+            pass
+    except (OSError, ValueError) as err:
+        why = getattr(err, "strerror", None) or str(err) or type(err).__name__
+        raise OptionError(f"cannot reach the Dask scheduler at {address} ({why}): start one with `dask scheduler`, "
+                          "or drop --cluster") from None
 
 
 def cluster_address(address: str | None) -> str | None:
