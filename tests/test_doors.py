@@ -38,7 +38,7 @@ BAD = [  # (case, topic, name, value, command-line text, the line)
      "--words must be a list of words, a sentence ('the cat sat') or one comma-separated text ('the,cat,sat'); got 3"),
     ("too many words in a sentence", "heads", "words", "a b c d e f g h i", "a b c d e f g h i",
      "--words must be 1 to 8 words, a sentence ('the cat sat') or comma-separated ('the,cat,sat'); "
-     "got 'a,b,c,d,e,f,g,h,i'"),
+     "got 9 words: 'a,b,c,d,e,f,g,h,i'"),
     ("option out of its choices", "residual", "quality", "8k", "8k",
      "--quality must be one of preview, medium, high, 4k; got '8k'"),
     ("language not shipped", "residual", "lang", "xx", "xx", "--lang must be one of en, de, fr, es, zh; got 'xx'"),
@@ -67,7 +67,7 @@ def test_the_command_line_refuses_with_the_line(cli, tmp_path, case, topic, name
     extra = ("--format", "gif") if name == "gif_width" else ()
     result = cli(topic, flag, text, *extra, "--out", tmp_path)
     assert result.exit_code == 2
-    assert result.output == one_line(line, f"render.py {topic}") + "\n"
+    assert result.output == one_line(line, f"tblock {topic}") + "\n"
     assert not any(tmp_path.iterdir())
 
 
@@ -235,7 +235,7 @@ def test_a_bad_world_file_is_refused_alike_at_every_door(cli, tmp_path, monkeypa
             scenes.render(topic, out=tmp_path / "out", world=path)
         assert str(caught.value) == line, case
         result = cli(topic, "--world", path, "--out", tmp_path / "out")
-        assert result.exit_code == 2 and result.output == one_line(line, f"render.py {topic}") + "\n", case
+        assert result.exit_code == 2 and result.output == one_line(line, f"tblock {topic}") + "\n", case
         answer = client.post("/api/check", json={"topic": topic, "params": {"world": str(path)}})
         assert answer.status_code == 400 and answer.json()["error"] == line, case
         lesson = tmp_path / "lesson.toml"

@@ -32,7 +32,7 @@ def topic_command(topic: Any) -> click.Command:
     run = topic_flags(topic)(run)
     run = open_flag(run)
     run = click.option("--script", type=click.Path(path_type=Path, dir_okay=False), default=None,
-                       help="Speak this TOML file's texts (from `render.py script TOPIC`) for the steps it "
+                       help="Speak this TOML file's texts (from `tblock script TOPIC`) for the steps it "
                        "names (implies --voice).")(run)
     run = render_flags("render")(run)
     return click.command(topic.slug, help=topic.description, short_help=topic.description)(run)

@@ -70,7 +70,7 @@ def no_such_option(name: str, known: list[str]) -> str:
 
 def unknown_topic(name: str, slugs: list[str]) -> RenderError:
     """The error for a topic that does not exist, with the closest name."""
-    return RenderError(f"unknown topic {name!r} (`python render.py list` shows the topics)"
+    return RenderError(f"unknown topic {name!r} (`{PROGRAM} list` shows the topics)"
                        f"{did_you_mean(name, slugs)}")
 
 
