@@ -35,7 +35,16 @@ from .job import Outcome, render_or_skip
 from .manifest import Manifest
 from .naming import output_name
 from .options import FIELDS as OPTION_FIELDS
-from .options import OptionError, RenderOptions, check_scheduler, check_sound, options_from, parallel, validate_name
+from .options import (
+    SHEET_WIDTH,
+    OptionError,
+    RenderOptions,
+    check_scheduler,
+    check_sound,
+    options_from,
+    parallel,
+    validate_name,
+)
 from .options import flags as option_flags
 from .parallel import render_course, run_scene
 from .script_file import ScriptError, every_step, load_tables, step_names
@@ -411,9 +420,6 @@ def titles_in(lang: str | None, parts: list) -> list[str]:
     """Each deck section's title, '<slug>: <description>', the description in ``lang`` when the catalog has it."""
     with in_language(lang):
         return [topic_title(topic.slug, topic.description) for topic, _ in parts]
-
-
-SHEET_WIDTH = 1280  # pixels: a storyboard's width without --sheet-width
 
 
 def storyboard(topic: Any, manifest: Manifest, out: Path, *, width: int | None = None,

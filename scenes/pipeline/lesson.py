@@ -35,7 +35,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from scenes.kit.base import flag_text
-from scenes.kit.values import BadValue, checked
+from scenes.kit.values import BadValue, checked, flag_of
 from scenes.kit.values import shown as echoed
 from scenes.topics import load_topics
 
@@ -224,7 +224,9 @@ def _params(topic: Any, flags: Any, where: str, world: Path | None = None) -> An
     try:
         return api.make_params(topic, values)
     except api.RenderError as err:
-        key = "world" if world is not None and str(err).startswith(f"{world}: ") else "flags"
+        named = [key for key in flags if str(err).startswith(flag_of(key.replace("-", "_")) + " ")]
+        key = "world" if world is not None and str(err).startswith(f"{world}: ") else \
+            f"flags.{named[0]}" if named else "flags"
         raise LessonError(f"{where}: {key}: {err}") from None
 
 

@@ -46,10 +46,12 @@ QUALITIES = {  # name -> (width, height, fps)
 FORMATS = ("mp4", "webm", "gif", "mov")
 ALPHA_FORMATS = ("webm", "mov")
 THEME_NAMES = ("dark", "light")
-COMMANDS = ("render", "deck", "storyboard", "studio", "lesson")  # who reads a flag (``commands=``)
+COMMANDS = ("render", "deck", "storyboard", "studio", "lesson",  # who reads a flag (``commands=``): the doors,
+            "lesson-cli", "studio-cli")  # lesson: a lesson file's keys; studio: its JSON; -cli: those commands' flags
 EVERYWHERE = ("render", "deck", "storyboard", "studio", "lesson")
 CLUSTER_ENV = "TBLOCK_DASK_SCHEDULER"
 VOICE_ENV = "TBLOCK_VOICE_MODEL"  # a piper voice for --voice when --voice-model is not given (another language's)
+SHEET_WIDTH = 1280  # pixels: a storyboard's width without --sheet-width
 GIF_WIDTH = 640  # pixels: a GIF fits a slide column without --gif-width; its height follows the aspect
 
 
@@ -91,13 +93,13 @@ class RenderOptions:
     lang: str = param("en", "Language of the labels, captions and narration (gettext catalogs in scenes/locale/).",
                       choices=tuple(LANGUAGES), commands=EVERYWHERE)
     out: Path = param(Path("media"), "Output folder; files go to OUT/<topic>/.", commands=("render", "deck",
-                      "storyboard"))
+                      "storyboard", "lesson-cli", "studio-cli"))
     name: str | None = param(None, "Output base name (default: the slug, plus a suffix when settings differ "
                              "from the defaults).", kind="text", commands=("render",))
     burn_captions: bool = param(False, "Draw the step captions into the picture.",
                                 commands=("render", "deck", "storyboard", "lesson"))
     verbose: bool = param(False, "Show manim's log and full errors.", short="-v",
-                          commands=("render", "deck", "storyboard"))
+                          commands=("render", "deck", "storyboard", "lesson-cli"))
     voice: bool = param(False, "Narrate each step with an offline voice (piper, the en_US joe voice); sound in "
                         "mp4/webm/mov and in each --sections clip.", commands=("render", "deck", "studio", "lesson"))
     voice_model: Path | None = param(None, "Another piper voice: PATH.onnx with PATH.onnx.json beside it (implies "
@@ -105,10 +107,10 @@ class RenderOptions:
     pause: float = param(PAUSE, "With --voice: the quiet rest after each step's narration before the next step "
                          "starts, 0 to 10.", low=0.0, high=10.0, metavar="SECONDS", commands=("render", "deck"))
     force: bool = param(False, "Render even when the output in OUT is up to date (same parameters, options, "
-                        "engine and source code, files matching their manifest).", commands=("render",))
+                        "engine and source code, files matching their manifest).", commands=("render", "lesson-cli"))
     jobs: int = param(1, "Worker processes drawing ranges of the animations side by side (all: of every "
                       "topic); the video is the same (docs/parallel.md).", low=1, high=64, short="-j",
-                      commands=("render",))
+                      commands=("render", "lesson-cli"))
     cluster: str | None = param(None, f"Draw the ranges on a Dask cluster: its scheduler's address [default: "
                                 f"${CLUSTER_ENV}].", kind="text", metavar="tcp://HOST:8786", commands=("render",))
     # what the doors fill in from a file, not flags: spoken texts and edited captions by step name
@@ -125,12 +127,49 @@ class RenderOptions:
         return "png" if self.last_frame else self.format
 
 
-def flags(command: str) -> list[dataclasses.Field]:
-    """The option fields ``command`` (one of :data:`COMMANDS`) takes, in declaration order."""
-    return [f for f in dataclasses.fields(RenderOptions) if command in f.metadata.get("commands", ())]
+@dataclass(frozen=True)
+class CommandOptions:
+    """The commands' own flags beside the render options, declared once for every command that takes
+    them (``commands``: ``lesson-cli`` is ``tblock lesson``, ``studio-cli`` is ``tblock studio``); a
+    command gives its own help where it means something more (scenes/cli/flags.py, ``helps``).
+    ``dest`` names the keyword a command's function gets when the flag's name is taken (``--open``)."""
+
+    script: Path | None = param(None, "Speak this TOML file's texts (from `tblock script TOPIC`) for the steps it "
+                                "names (implies --voice).", kind="path", metavar="FILE", commands=("render", "deck"))
+    open: bool = param(False, "Open the result in the system's player or viewer when it is done (xdg-open, or "
+                       "open on macOS).", dest="open_result", commands=("render", "deck", "storyboard", "studio-cli"))
+    reuse: bool = param(False, "Use videos already rendered in OUT/<topic>/ with these settings (same engine, "
+                        "parameters, quality, theme; files checked against their manifest) instead of rendering "
+                        "again.", commands=("deck", "storyboard"))
+    deck: bool = param(False, "Build OUT/<lesson>/deck/index.html: a title slide per clip, then one slide per "
+                       "step, the captions as speaker notes.", dest="make_deck", commands=("lesson-cli",))
+    pptx: bool = param(False, "Also write a PowerPoint file: a title slide per topic, the clips, the captions as "
+                       "notes.", commands=("deck", "lesson-cli"))
+    pdf: bool = param(False, "Also write a PDF handout: each step's last frame and its caption.",
+                      commands=("deck", "lesson-cli"))
+    storyboard: bool = param(False, "Build OUT/<lesson>/storyboards/NN_<topic>.png, one sheet per clip.",
+                             commands=("lesson-cli",))
+    offline: bool = param(False, "Bundle a local copy of reveal.js so the deck opens from disk with no network.",
+                          commands=("deck", "lesson-cli"))
+    check: bool = param(False, "Check the file and print what would render and what is up to date; render nothing.",
+                        dest="check_only", commands=("lesson-cli",))
+    sheet_width: int | None = param(None, f"Sheet width in pixels [default: {SHEET_WIDTH}].", low=320, high=3840,
+                                    kind="whole", commands=("storyboard",))
+    columns: int | None = param(None, "Panels per row [default: 1 to 3, by the number of steps].", low=1, high=8,
+                                kind="whole", commands=("storyboard",))
+    port: int = param(8765, "The port to serve on (0: any free port).", low=0, high=65535, commands=("studio-cli",))
+    host: str = param("127.0.0.1", "The address to serve on; another than 127.0.0.1 lets other machines start "
+                      "renders.", commands=("studio-cli",))
+
+
+def flags(command: str, declaration: type = None) -> list[dataclasses.Field]:
+    """The fields of ``declaration`` (default :class:`RenderOptions`; :class:`CommandOptions`) that
+    ``command`` (one of :data:`COMMANDS`) takes, in declaration order."""
+    return [f for f in dataclasses.fields(declaration or RenderOptions) if command in f.metadata.get("commands", ())]
 
 
 FIELDS = {f.name: f for f in dataclasses.fields(RenderOptions) if not f.metadata.get("internal")}
+COMMAND_FIELDS = {f.name: f for f in dataclasses.fields(CommandOptions)}
 
 
 def options_from(values: dict[str, Any], **internal: Any) -> RenderOptions:
