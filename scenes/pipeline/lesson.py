@@ -85,19 +85,28 @@ class Clip:
         return " ".join(flag_text(k, v) for k, v in self.params.changed().items())
 
 
+def default_look() -> dict[str, Any]:
+    """The render options a lesson sets for all its clips (:data:`LOOK_KEYS`), at their declared defaults."""
+    return {key: OPTION_FIELDS[key].default for key in LOOK_KEYS}
+
+
 @dataclass(frozen=True)
 class Lesson:
-    """A checked lesson file: its name (the output folder), title, look and clips in order."""
+    """A checked lesson file: its name (the output folder), title, look and clips in order. ``look``
+    holds every render option a lesson file sets ({key: value}, scenes/pipeline/options.py, ``lesson``);
+    each is also an attribute (``lesson.theme``)."""
 
     path: Path
     name: str
     title: str
     clips: tuple[Clip, ...]
-    theme: str = "dark"
-    lang: str = "en"
-    quality: str = "preview"
-    voice: bool = False
-    burn_captions: bool = False
+    look: dict[str, Any] = field(default_factory=default_look)
+
+    def __getattr__(self, name: str) -> Any:
+        look = self.__dict__.get("look", {})
+        if name in look:
+            return look[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -130,7 +139,7 @@ def parse(data: dict, path: Path, topics: dict) -> Lesson:
         raise LessonError(f"{where}: {len(raw):,} clips; a lesson holds at most {MAX_CLIPS}: split it into "
                           "several files")
     clips = tuple(_clip(k + 1, c, topics, where, look["voice"]) for k, c in enumerate(raw))
-    return Lesson(path=path, name=name, title=title, clips=clips, **look)
+    return Lesson(path=path, name=name, title=title, clips=clips, look=look)
 
 
 def _known_keys(data: dict, known: tuple[str, ...], where: str, prefix: str) -> None:
@@ -289,9 +298,7 @@ def clip_options(lesson: Lesson, clip: Clip, out: Any, *, force: bool = False, v
     """How ``clip`` renders: the lesson's look, one clip per step, the clip's words; into ``OUT/<lesson>/``.
     Its name is the CLI's for these flags, plus a short hash of the edited words (so a clip with its own
     captions never replaces the same flags' render without them)."""
-    opts = api.make_options(quality=lesson.quality, theme=lesson.theme, lang=lesson.lang,
-                            out=lesson_dir(lesson, out), sections=True, voice=lesson.voice,
-                            burn_captions=lesson.burn_captions, force=force, verbose=verbose)
+    opts = api.make_options(**lesson.look, out=lesson_dir(lesson, out), sections=True, force=force, verbose=verbose)
     opts = dataclasses.replace(opts, captions=clip.captions or None, script=clip.speech or None)
     return dataclasses.replace(opts, name=output_name(clip.topic.slug, clip.params, opts))
 

@@ -76,32 +76,37 @@ def checked_address(address: str) -> str:
 
 @dataclass(frozen=True)
 class RenderOptions:
-    """How to render: quality, container, still or video, look, and where to write."""
+    """How to render: quality, container, still or video, look, and where to write. ``in_name``: how a
+    value other than the default shows in the output's name (``{}`` the value; a switch's word), unless
+    one of ``named_unless`` is on (scenes/pipeline/naming.py)."""
 
     quality: str = param("preview", "preview 480p15, medium 720p30, high 1080p60, 4k 2160p60.",
-                         choices=tuple(QUALITIES), short="-q", commands=EVERYWHERE)
+                         choices=tuple(QUALITIES), short="-q", commands=EVERYWHERE,
+                         in_name="{}")
     format: str | None = param(None, "Video container [default: mp4; webm with --transparent].", kind="choice",
-                               choices=FORMATS, commands=("render", "studio"))
+                               choices=FORMATS, commands=("render", "studio"), in_name="{}",
+                               named_unless=("last_frame", "transparent"))
     gif_width: int | None = param(None, f"GIF width in pixels [default: {GIF_WIDTH}]; with --format gif.",
-                                  kind="whole", low=64, high=3840, commands=("render", "studio"))
+                                  kind="whole", low=64, high=3840, commands=("render", "studio"), in_name="w{}")
     last_frame: bool = param(False, "Write a PNG still of the final frame instead of a video.", commands=("render",))
-    transparent: bool = param(False, "Alpha background: writes webm (browsers) and mov (video editors); a PNG "
-                              "with alpha with --last-frame.", commands=("render",))
     sections: bool = param(False, "Also write one clip per step, for slides.", commands=("render", "studio"))
     theme: str = param("dark", "dark screen, or light for white slide decks.", choices=THEME_NAMES,
-                       commands=EVERYWHERE)
+                       commands=EVERYWHERE, in_name="{}")
     lang: str = param("en", "Language of the labels, captions and narration (gettext catalogs in scenes/locale/).",
-                      choices=tuple(LANGUAGES), commands=EVERYWHERE)
+                      choices=tuple(LANGUAGES), commands=EVERYWHERE, in_name="{}")
+    transparent: bool = param(False, "Alpha background: writes webm (browsers) and mov (video editors); a PNG "
+                              "with alpha with --last-frame.", commands=("render",), in_name="alpha")
     out: Path = param(Path("media"), "Output folder; files go to OUT/<topic>/.", commands=("render", "deck",
                       "storyboard", "lesson-cli", "studio-cli"))
     name: str | None = param(None, "Output base name (default: the slug, plus a suffix when settings differ "
                              "from the defaults).", kind="text", commands=("render",))
     burn_captions: bool = param(False, "Draw the step captions into the picture.",
-                                commands=("render", "deck", "storyboard", "lesson"))
+                                commands=("render", "deck", "storyboard", "lesson"), in_name="captioned")
     verbose: bool = param(False, "Show manim's log and full errors.", short="-v",
                           commands=("render", "deck", "storyboard", "lesson-cli"))
     voice: bool = param(False, "Narrate each step with an offline voice (piper, the en_US joe voice); sound in "
-                        "mp4/webm/mov and in each --sections clip.", commands=("render", "deck", "studio", "lesson"))
+                        "mp4/webm/mov and in each --sections clip.", commands=("render", "deck", "studio", "lesson"),
+                        in_name="voice")
     voice_model: Path | None = param(None, "Another piper voice: PATH.onnx with PATH.onnx.json beside it (implies "
                                      "--voice).", kind="path", commands=("render", "deck"))
     pause: float = param(PAUSE, "With --voice: the quiet rest after each step's narration before the next step "
