@@ -184,14 +184,17 @@ def make_options(**values: Any) -> RenderOptions:
         raise RenderError(str(err)) from None
 
 
-def split_values(topic: Any, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``values`` as (render options, the topic's parameters); an unknown name is a :class:`RenderError`."""
+def split_values(topic: Any, values: dict[str, Any], command: str | None = None) -> tuple[dict[str, Any],
+                                                                                        dict[str, Any]]:
+    """``values`` as (render options, the topic's parameters): with ``command``, only the options that
+    command takes (options.flags); an unknown name is a :class:`RenderError`."""
     fields = [f.name for f in dataclasses.fields(topic.Params)]
-    options = {k: v for k, v in values.items() if k in OPTION_FIELDS and k not in fields}
+    taken = list(OPTION_FIELDS) if command is None else [f.name for f in option_flags(command)]
+    options = {k: v for k, v in values.items() if k in taken and k not in fields}
     params = {k: v for k, v in values.items() if k not in options}
     for name in params:
         if name not in fields:
-            raise RenderError(no_such_option(name, [*fields, *OPTION_FIELDS]))
+            raise RenderError(no_such_option(name, [*fields, *taken]))
     return options, params
 
 

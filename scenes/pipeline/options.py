@@ -47,8 +47,9 @@ FORMATS = ("mp4", "webm", "gif", "mov")
 ALPHA_FORMATS = ("webm", "mov")
 THEME_NAMES = ("dark", "light")
 COMMANDS = ("render", "deck", "storyboard", "studio", "lesson",  # who reads a flag (``commands=``): the doors,
-            "lesson-cli", "studio-cli")  # lesson: a lesson file's keys; studio: its JSON; -cli: those commands' flags
-EVERYWHERE = ("render", "deck", "storyboard", "studio", "lesson")
+            "lesson-cli", "studio-cli", "frames")  # lesson: a lesson file's keys; studio: its JSON; -cli: those
+# commands' flags; frames: what step_frames takes (scenes/pipeline/step_frames.py)
+EVERYWHERE = ("render", "deck", "storyboard", "studio", "lesson", "frames")
 CLUSTER_ENV = "TBLOCK_DASK_SCHEDULER"
 VOICE_ENV = "TBLOCK_VOICE_MODEL"  # a piper voice for --voice when --voice-model is not given (another language's)
 SHEET_WIDTH = 1280  # pixels: a storyboard's width without --sheet-width
