@@ -230,6 +230,8 @@ def _typed(f: dataclasses.Field, kind: str, value: Any) -> Any:
 
 
 def _numeric(f: dataclasses.Field, kind: str, value: Any) -> int | float:
+    if isinstance(value, str):
+        _number(f, kind, value)  # a text no one can type as a number ('1_0') gets the command line's line
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise refusal(f, f"must be {SPELLED[kind]}", value)
     if not math.isfinite(value):
