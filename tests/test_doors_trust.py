@@ -21,7 +21,7 @@ from scenes.cli import one_line
 from scenes.cli.world import world_topics
 from scenes.kit.values import flag_of
 from scenes.pipeline import api
-from scenes.pipeline.options import FIELDS, flags
+from scenes.pipeline.options import flags, option_fields
 from scenes.studio.app import checked_request
 from scenes.topics import load_topics
 
@@ -31,6 +31,7 @@ else:  # pragma: no cover
     import tomli as tomllib
 
 TOPICS = load_topics()
+FIELDS = option_fields()
 
 
 def unreachable_why(host: str) -> str:

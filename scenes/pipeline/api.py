@@ -34,13 +34,13 @@ from .exports.titles import topic_title
 from .job import Outcome, render_or_skip
 from .manifest import Manifest
 from .naming import output_name
-from .options import FIELDS as OPTION_FIELDS
 from .options import (
     SHEET_WIDTH,
     OptionError,
     RenderOptions,
     check_scheduler,
     check_sound,
+    option_fields,
     options_from,
     parallel,
     validate_name,
@@ -184,12 +184,18 @@ def make_options(**values: Any) -> RenderOptions:
         raise RenderError(str(err)) from None
 
 
+def option_values(opts: RenderOptions, command: str) -> dict[str, Any]:
+    """The options ``command`` takes (options.flags) as ``opts`` holds them: the studio's JSON of a request's
+    options, its defaults from ``make_options()``."""
+    return {f.name: getattr(opts, f.name) for f in option_flags(command)}
+
+
 def split_values(topic: Any, values: dict[str, Any], command: str | None = None) -> tuple[dict[str, Any],
                                                                                         dict[str, Any]]:
     """``values`` as (render options, the topic's parameters): with ``command``, only the options that
     command takes (options.flags); an unknown name is a :class:`RenderError`."""
     fields = [f.name for f in dataclasses.fields(topic.Params)]
-    taken = list(OPTION_FIELDS) if command is None else [f.name for f in option_flags(command)]
+    taken = list(option_fields()) if command is None else [f.name for f in option_flags(command)]
     options = {k: v for k, v in values.items() if k in taken and k not in fields}
     params = {k: v for k, v in values.items() if k not in options}
     for name in params:

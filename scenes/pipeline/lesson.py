@@ -44,14 +44,11 @@ from .exports import section_clips
 from .fsutil import write_text
 from .manifest import Manifest
 from .naming import output_name
-from .options import FIELDS as OPTION_FIELDS
-from .options import OptionError, RenderOptions, flags, validate_name
+from .options import OptionError, RenderOptions, flags, option_fields, validate_name
 from .publish import recover
 from .script_file import ScriptError, checked_texts, every_step, read_toml, step_names, unknown_step
 from .uptodate import input_key, up_to_date
 
-LOOK_KEYS = tuple(f.name for f in flags("lesson"))  # the render options a lesson sets for all its clips
-LESSON_KEYS = ("title", "name", *LOOK_KEYS, "clip")
 CLIP_KEYS = ("topic", "title", "flags", "world", "steps", "captions", "speech")
 MAX_CLIPS = 100  # clips in one lesson: a lecture's worth, checked before any clip is read
 TITLE_MAX = 120  # characters of a lesson's or a clip's title (a title slide's line)
@@ -85,9 +82,19 @@ class Clip:
         return " ".join(flag_text(k, v) for k, v in self.params.changed().items())
 
 
+def look_keys() -> tuple[str, ...]:
+    """The render options a lesson file sets for all its clips: those declared for ``lesson``."""
+    return tuple(f.name for f in flags("lesson"))
+
+
+def lesson_keys() -> tuple[str, ...]:
+    """The keys at a lesson file's top: its title and name, the look, its clips."""
+    return ("title", "name", *look_keys(), "clip")
+
+
 def default_look() -> dict[str, Any]:
-    """The render options a lesson sets for all its clips (:data:`LOOK_KEYS`), at their declared defaults."""
-    return {key: OPTION_FIELDS[key].default for key in LOOK_KEYS}
+    """The render options a lesson sets for all its clips (:func:`look_keys`), at their declared defaults."""
+    return {f.name: f.default for f in flags("lesson")}
 
 
 @dataclass(frozen=True)
@@ -125,11 +132,11 @@ def load(path: Any, topics: dict | None = None) -> Lesson:
 def parse(data: dict, path: Path, topics: dict) -> Lesson:
     """The lesson in ``data`` (a lesson file's TOML as read from ``path``), every key checked."""
     where = str(path)
-    _known_keys(data, LESSON_KEYS, where, "")
+    _known_keys(data, lesson_keys(), where, "")
     title = _text(data, "title", where, default=path.stem)
     name = _text(data, "name", where, default=path.stem)
     _check_name(name, topics, where)
-    look = {key: _option(data, key, where) for key in LOOK_KEYS}
+    look = {key: _option(data, key, where) for key in look_keys()}
     raw = data.get("clip")
     if raw is None:
         raise LessonError(f"{where}: no clips; add one with [[clip]] and topic = \"residual\"")
@@ -160,7 +167,7 @@ def _text(data: dict, key: str, where: str, default: str) -> str:
 
 def _option(data: dict, key: str, where: str) -> Any:
     """A render option the lesson sets, through the one rule (scenes/kit/values.py)."""
-    f = OPTION_FIELDS[key]
+    f = option_fields()[key]
     try:
         return checked(f, data.get(key, f.default))
     except BadValue as err:

@@ -10,6 +10,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from . import options
 from .options import RenderOptions
 
 
@@ -43,8 +44,9 @@ def option_parts(opts: RenderOptions) -> list[str]:
     """The options that differ from their declared defaults, as each declares it shows in a name
     (``in_name``, scenes/pipeline/options.py): ``high``, ``gif``, ``w480``, ``light``, ``alpha``, ``voice``.
     A format is not named beside --last-frame or --transparent (which writes both webm and mov)."""
-    defaults, parts = RenderOptions(), []
-    for f in dataclasses.fields(RenderOptions):
+    declared = options.RenderOptions  # read when asked: a field added to the declaration is named too
+    defaults, parts = declared(), []
+    for f in dataclasses.fields(declared):
         shown, value = f.metadata.get("in_name"), getattr(opts, f.name)
         unnamed = any(getattr(opts, other) for other in f.metadata.get("named_unless", ()))
         if shown is None or value == getattr(defaults, f.name) or unnamed:

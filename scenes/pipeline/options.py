@@ -174,7 +174,12 @@ def flags(command: str, declaration: type = None) -> list[dataclasses.Field]:
     return [f for f in dataclasses.fields(declaration or RenderOptions) if command in f.metadata.get("commands", ())]
 
 
-FIELDS = {f.name: f for f in dataclasses.fields(RenderOptions) if not f.metadata.get("internal")}
+def option_fields() -> dict[str, dataclasses.Field]:
+    """The render options by name, read off the declaration when asked (so every door sees a field added to
+    :class:`RenderOptions`, the one edit an option takes); the internal ones left out."""
+    return {f.name: f for f in dataclasses.fields(RenderOptions) if not f.metadata.get("internal")}
+
+
 COMMAND_FIELDS = {f.name: f for f in dataclasses.fields(CommandOptions)}
 
 
@@ -184,17 +189,18 @@ def options_from(values: dict[str, Any], **internal: Any) -> RenderOptions:
     to mp4 otherwise, ``voice_model`` implies ``voice``, ``cluster`` defaults to $TBLOCK_DASK_SCHEDULER.
     :class:`~scenes.kit.values.BadValue` or :class:`OptionError` (one line) otherwise. ``internal``:
     ``script`` and ``captions``."""
+    fields = option_fields()
     for name in values:
-        if name not in FIELDS:
+        if name not in fields:
             raise BadValue(f"no option {flag_of(name)!r}")
-    given = {name: checked(FIELDS[name], value) for name, value in values.items()}
-    given = {name: value for name, value in given.items() if value is not None or FIELDS[name].default is None}
+    given = {name: checked(fields[name], value) for name, value in values.items()}
+    given = {name: value for name, value in given.items() if value is not None or fields[name].default is None}
     opts = RenderOptions(**given, **internal)
     refuse_idle(given, opts)
     opts = dataclasses.replace(opts, voice=opts.voice or opts.voice_model is not None,
                                cluster=cluster_address(opts.cluster))
     if opts.voice and opts.voice_model is None and os.environ.get(VOICE_ENV):
-        opts = dataclasses.replace(opts, voice_model=checked(FIELDS["voice_model"], os.environ[VOICE_ENV]))
+        opts = dataclasses.replace(opts, voice_model=checked(fields["voice_model"], os.environ[VOICE_ENV]))
     validate_options(opts)
     return opts
 
@@ -208,7 +214,7 @@ def refuse_idle(given: dict[str, Any], opts: RenderOptions) -> None:
         raise OptionError("--cluster draws a video's ranges on a cluster; a --last-frame still is drawn here: "
                           "drop --cluster")
     speaks = opts.voice or opts.voice_model is not None
-    if given.get("pause") is not None and opts.pause != FIELDS["pause"].default and not speaks:
+    if given.get("pause") is not None and opts.pause != PAUSE and not speaks:
         raise OptionError(f"--pause {opts.pause:g} is the rest after each step's narration: it needs --voice")
     if speaks:
         check_sound(opts)
@@ -258,7 +264,7 @@ def cluster_address(address: str | None) -> str | None:
 
 def validate_options(opts: RenderOptions) -> None:
     """Raise ``OptionError`` (one sentence) for an option set that cannot render."""
-    for f in FIELDS.values():  # the one rule again: RenderOptions can be made directly too
+    for f in option_fields().values():  # the one rule again: RenderOptions can be made directly too
         try:
             checked(f, getattr(opts, f.name))
         except BadValue as err:
