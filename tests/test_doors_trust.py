@@ -227,3 +227,34 @@ def test_every_defect_reaches_the_doors_it_names():
             assert "api" in doors, defect.case
     every = {"render", "script", "deck", "storyboard", "world", "lesson file", "api", "studio"}
     assert set(doors_of(DEFECTS[0])) == every
+
+
+WORLD_DOORS = ["render", "script", "deck", "storyboard", "world", "lesson file", "api"]
+
+
+@pytest.mark.parametrize("door", WORLD_DOORS)
+def test_a_world_token_no_font_draws_is_refused_alike(cli, tmp_path, monkeypatch, door):
+    """A world file whose token has no glyph: refused naming the file, the key and the character, the same
+    line at every door that reads a world (the studio reads only its own folder's: tests/test_studio.py)."""
+    monkeypatch.setattr(api, "render_or_skip", lambda *a, **k: pytest.fail("rendered despite bad input"))
+    out, lessons = tmp_path / "out", tmp_path / "lessons"
+    lessons.mkdir()
+    written = cli("world", "residual")
+    assert written.exit_code == 0
+    world = tmp_path / "crab.toml"
+    world.write_text(written.output.replace('"Eiffel"', '"Eif🦀"'), encoding="utf-8")
+    line = (f"{world}: tokens: 'Eif🦀' has '🦀' (U+1F980, CRAB), which no font here can draw; use letters, digits "
+            "and punctuation")
+    defect = Defect("a world token no font draws", "residual", {"world": str(world)}, ("--world", str(world)), line)
+    got = refusal_at(door, defect, out, lessons, cli) if door != "lesson file" else None
+    if door == "lesson file":
+        path = lessons / "lesson.toml"
+        path.write_text(f'title = "crab"\n[[clip]]\ntopic = "residual"\nworld = {toml_value(str(world))}\n',
+                        encoding="utf-8")
+        result = cli("lesson", path, "--out", out)
+        assert result.output == one_line(f"{path}: clip 1 (residual): world: {line}", "tblock lesson") + "\n"
+    elif door == "api":
+        assert got == line
+    else:
+        assert got == one_line(line, "tblock " + ("" if door == "render" else door + " ") + "residual") + "\n"
+    assert not out.exists() or not any(out.iterdir())

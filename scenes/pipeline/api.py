@@ -18,13 +18,20 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import shlex
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 from scenes.kit.base import flag_text
+from scenes.kit.fonts import undrawable
 from scenes.kit.i18n import in_language
 from scenes.kit.values import BadValue, checked, cut_echoes, flag_of, kind_of
 from scenes.topics import load_topics
@@ -168,9 +175,29 @@ def make_params(topic: Any, values: dict, given: set[str] | None = None) -> Any:
     checked = {name: checked_value(fields[name], value) for name, value in values.items()}
     refuse_unused(topic, checked, set(values) if given is None else given)
     try:
-        return topic.Params(**checked)
+        params = topic.Params(**checked)
     except ValueError as err:
         raise RenderError(str(err)) from None
+    world_words_drawable(getattr(params, "world", None))
+    return params
+
+
+def world_words_drawable(path: Path | None) -> None:
+    """A world file's tokens and dimension names (already checked by the topic's Params) must be drawable:
+    a character no house font holds is a :class:`RenderError` naming the file, the key and the character."""
+    if path is None:
+        return
+    try:
+        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # the Params have read it; a file changed since is the render's to report
+    for key in ("tokens", "dims"):
+        words = table.get(key)
+        for word in words if isinstance(words, list) else []:
+            bad = undrawable(word) if isinstance(word, str) else None
+            if bad is not None:
+                raise RenderError(f"{path}: {key}: {word!r} has {bad}, which no font here can draw; use letters, "
+                                  "digits and punctuation")
 
 
 # -- options --------------------------------------------------------------------------
