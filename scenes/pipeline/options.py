@@ -51,6 +51,7 @@ COMMANDS = ("render", "deck", "storyboard", "studio", "lesson",  # who reads a f
 # commands' flags; frames: what step_frames takes (scenes/pipeline/step_frames.py)
 EVERYWHERE = ("render", "deck", "storyboard", "studio", "lesson", "frames")
 CLUSTER_ENV = "TBLOCK_DASK_SCHEDULER"
+BUILT_IN_VOICE = "en"  # the language --voice speaks without --voice-model (piper's en_US joe voice)
 VOICE_ENV = "TBLOCK_VOICE_MODEL"  # a piper voice for --voice when --voice-model is not given (another language's)
 SHEET_WIDTH = 1280  # pixels: a storyboard's width without --sheet-width
 GIF_WIDTH = 640  # pixels: a GIF fits a slide column without --gif-width; its height follows the aspect
@@ -282,7 +283,7 @@ def validate_options(opts: RenderOptions) -> None:
         except VoiceError as err:
             raise OptionError(str(err)) from None
         check_voice_language(opts)
-    elif opts.voice and opts.lang != "en":
+    elif opts.voice and opts.lang != BUILT_IN_VOICE:
         raise OptionError(f"--voice has no {opts.lang} voice built in (only English): give a piper voice for "
                           f"{opts.lang} with --voice-model PATH.onnx or ${VOICE_ENV}")
     if opts.name is not None:
