@@ -191,7 +191,7 @@ def drawable(f: dataclasses.Field, text: str) -> None:
     """:class:`BadValue` naming the first character of ``text`` no house font can draw (scenes/kit/fonts.py)."""
     from .fonts import undrawable  # reads the fonts' tables on the first word checked
 
-    bad = undrawable(text.replace(",", " "))
+    bad = undrawable(text)
     if bad is not None:
         raise refusal(f, f"has {bad}, which no font here can draw; use letters, digits and punctuation", text)
 
