@@ -9,6 +9,7 @@ takes which option); a row of the command line's own syntax (a switch given a va
 
 from __future__ import annotations
 
+import dataclasses
 import socket
 import sys
 from dataclasses import dataclass, field
@@ -258,3 +259,19 @@ def test_a_world_token_no_font_draws_is_refused_alike(cli, tmp_path, monkeypatch
     else:
         assert got == one_line(line, "tblock " + ("" if door == "render" else door + " ") + "residual") + "\n"
     assert not out.exists() or not any(out.iterdir())
+
+
+POSITIONED = [slug for slug, t in TOPICS.items() if "position" in {f.name for f in dataclasses.fields(t.Params)}]
+
+
+@pytest.mark.parametrize("slug", POSITIONED)
+def test_a_position_refusal_states_the_bound_that_holds(slug):
+    """Far out or just past the last token, ``--position`` is refused with one bound, and that bound is taken."""
+    with pytest.raises(api.RenderError) as far:
+        api.make_params(TOPICS[slug], {"position": 10**6})
+    bound = int(str(far.value).split(" and ")[1].split(";")[0])
+    with pytest.raises(api.RenderError) as near:
+        api.make_params(TOPICS[slug], {"position": bound + 1})
+    assert str(near.value) == f"--position must be between 0 (the last token) and {bound}; got {bound + 1}"
+    assert str(far.value) == f"--position must be between 0 (the last token) and {bound}; got 1000000"
+    api.make_params(TOPICS[slug], {"position": bound})  # the stated bound holds
