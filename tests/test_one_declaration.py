@@ -7,6 +7,7 @@ lists the options by hand."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from dataclasses import dataclass
 
 import pytest
@@ -90,3 +91,15 @@ def test_a_new_option_is_in_the_studios_json_and_the_step_frames(grain, tmp_path
 def test_without_the_throwaway_the_declaration_has_no_grain():
     assert "grain" not in options.option_fields()
     assert "grain" not in {f.name for f in dataclasses.fields(options.RenderOptions)}
+
+
+@pytest.mark.parametrize("command, path", [("render", ["residual"]), ("deck", ["deck", "residual"]),
+                                           ("storyboard", ["storyboard", "residual"]), ("lesson-cli", ["lesson"]),
+                                           ("studio-cli", ["studio"])])
+def test_every_declared_flag_is_a_flag_of_its_command(cli, command, path):
+    """Each command has every flag the declaration gives it (render options and the commands' own)."""
+    listed = set(re.findall(r"(?m)^  (?:-\w, )?(--[\w-]+)", cli(*path, "--help").output))  # the options' column
+    declared = [*options.flags(command), *options.flags(command, options.CommandOptions)]
+    assert declared and "--help" in listed
+    for f in declared:
+        assert "--" + f.name.replace("_", "-") in listed, (command, f.name)

@@ -145,6 +145,7 @@ class CommandOptions:
                                 "names (implies --voice).", kind="path", metavar="FILE", commands=("render", "deck"))
     open: bool = param(False, "Open the result in the system's player or viewer when it is done (xdg-open, or "
                        "open on macOS).", dest="open_result", commands=("render", "deck", "storyboard", "studio-cli"))
+    name: str = param("deck", "The deck's folder: OUT/<name>/index.html.", commands=("deck",))
     reuse: bool = param(False, "Use videos already rendered in OUT/<topic>/ with these settings (same engine, "
                         "parameters, quality, theme; files checked against their manifest) instead of rendering "
                         "again.", commands=("deck", "storyboard"))
@@ -158,6 +159,9 @@ class CommandOptions:
                              commands=("lesson-cli",))
     offline: bool = param(False, "Bundle a local copy of reveal.js so the deck opens from disk with no network.",
                           commands=("deck", "lesson-cli"))
+    reveal_js: Path | None = param(None, "A local reveal.js 5 folder for --offline [default: the copy the slides "
+                                   "extra installs].", kind="path", metavar="DIR", commands=("deck",))
+    loop: bool = param(False, "Loop each clip (default: play once, hold the settled frame).", commands=("deck",))
     check: bool = param(False, "Check the file and print what would render and what is up to date; render nothing.",
                         dest="check_only", commands=("lesson-cli",))
     sheet_width: int | None = param(None, f"Sheet width in pixels [default: {SHEET_WIDTH}].", low=320, high=3840,
