@@ -48,14 +48,15 @@ def render_lesson(path, out="media", **options):
     return render_file(path, out, **options)
 
 
-def step_frames(topic, out="media", *, theme: str = "dark", quality: str = "preview", on_frame=None, **params):
+def step_frames(topic, out="media", *, on_frame=None, **values):
     """Each step's end frame of ``topic`` as a PNG, in seconds, without rendering the video.
 
     The scene is drawn with its animations skipped; ``on_frame(index, step_name, path)`` hears of
-    each frame as it lands in ``OUT/.cache/frames/``; returns the paths in step order. Parameters
-    are checked as :func:`render` checks them (``RenderError``). See scenes/pipeline/step_frames.py.
+    each frame as it lands in ``OUT/.cache/frames/``; returns the paths in step order. ``values``: the
+    topic's parameters and the options a still takes (``quality``, ``theme``, ``lang``, ...), checked as
+    :func:`render` checks them (``RenderError``). See scenes/pipeline/step_frames.py.
     """
     # lazy: every `import scenes.x` runs this file, and the engine's numbers must not load the pipeline
     from scenes.pipeline.step_frames import step_frames as draw_frames
 
-    return draw_frames(topic, out, theme=theme, quality=quality, on_frame=on_frame, **params)
+    return draw_frames(topic, out, on_frame=on_frame, **values)

@@ -55,7 +55,7 @@ def test_bad_input_raises_the_clis_line_and_writes_nothing(cli, tmp_path, monkey
     assert isinstance(caught.value, ValueError)
     result = cli(*argv) if "--out" in argv else cli(*argv, "--out", out)
     assert result.exit_code == 2
-    command = "render.py" if topic not in render.TOPICS else f"render.py {topic}"
+    command = "tblock" if topic not in render.TOPICS else f"tblock {topic}"
     assert result.output.strip() == render.one_line(str(caught.value), command), result.output
     assert not out.exists()
 
@@ -70,10 +70,10 @@ def test_params_and_options_reach_the_render(monkeypatch, tmp_path):
     monkeypatch.setattr(api, "render_or_skip", fake)
     with pytest.raises(api.RenderFailed, match="bank: render failed: RuntimeError: stop here"):
         scenes.render("bank", quality="medium", out=tmp_path, depth=6, residual=False, theme="light", pause=2.5,
-                      voice_model=None)
+                      voice=True, voice_model=None)
     (slug, params, opts), = seen
     assert (slug, params.depth, params.residual) == ("bank", 6, False)
-    assert (opts.quality, opts.theme, opts.pause, opts.voice, opts.out) == ("medium", "light", 2.5, False, tmp_path)
+    assert (opts.quality, opts.theme, opts.pause, opts.voice, opts.out) == ("medium", "light", 2.5, True, tmp_path)
 
 
 # -- the manifest in a notebook -------------------------------------------------------------

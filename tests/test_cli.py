@@ -67,7 +67,7 @@ def test_bad_input_is_one_clear_line_exit_2_nothing_written(cli, tmp_path, monke
     assert message in result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("Error: ") and "Usage:" not in result.output, result.output
-    assert "Try 'render.py" in lines[0] and "--help'." in lines[0]  # where to look next, same line
+    assert "Try 'tblock" in lines[0] and "--help'." in lines[0]  # where to look next, same line
     assert "Traceback" not in result.output
     assert not out.exists()
 
@@ -262,7 +262,7 @@ def test_the_script_header_writes_real_flags(cli):
     header = result.stdout.splitlines()[0]
     assert header.endswith("bank --depth 4 --no-residual --compare: the caption and the spoken text of each step.")
     assert "False" not in header and "True" not in header
-    assert "python render.py bank --depth 4 --no-residual --compare --script FILE" in result.stdout  # how to use it
+    assert "tblock bank --depth 4 --no-residual --compare --script FILE" in result.stdout  # how to use it
 
 
 def test_show_says_when_a_range_depends_on_other_flags(cli):
@@ -306,18 +306,18 @@ def test_heads_are_named_from_0_everywhere():
 # -- CLI manners -------------------------------------------------------------------------
 
 @pytest.mark.parametrize("args, message", [
-    (("resid",), "unknown topic 'resid' (`python render.py list` shows the topics); did you mean 'residual'?"),
+    (("resid",), "unknown topic 'resid' (`tblock list` shows the topics); did you mean 'residual'?"),
     (("show", "indction"), "did you mean 'induction'?"),
     (("storyboard", "hedas"), "did you mean 'heads'?"),
     (("residual", "--wox", "negate"), "No such option '--wox'; did you mean '--wo'?"),
     (("residual", "--reuse"), "No such option '--reuse' for residual: it is a flag of deck and storyboard"),
-    (("-q", "high", "residual"), "flags go after it, as in 'render.py residual -q high'"),
+    (("-q", "high", "residual"), "flags go after it, as in 'tblock residual -q high'"),
     (("heads", "--depth", "3"), "No such option '--depth' for heads: it is a flag of bank"),
     (("residual", "--seed", "3"), "No such option '--seed' for residual: it is a flag of heads, "),
     (("deck", "residual", "--sections"),
      "No such option '--sections' for deck residual: it is a flag of a topic's render"),
     (("storyboard", "residual", "--gif-width", "300"), "for storyboard residual: it is a flag of a topic's render"),
-    (("--theme", "light", "heads", "--show", "2"), "as in 'render.py heads --theme light --show 2'"),
+    (("--theme", "light", "heads", "--show", "2"), "as in 'tblock heads --theme light --show 2'"),
 ])
 def test_mistakes_get_a_hint_on_one_line(cli, args, message):
     result = cli(*args)
@@ -332,7 +332,7 @@ def test_no_arguments_print_a_short_usage_not_the_help(cli, args):
     result = cli(*args)
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
-    assert len(lines) == 2 and lines[0].startswith("Usage: render.py") and "--help" in lines[1], result.output
+    assert len(lines) == 2 and lines[0].startswith("Usage: tblock") and "--help" in lines[1], result.output
 
 
 def test_vocab_lists_every_token_of_a_checkpoint(cli):
@@ -364,7 +364,7 @@ def test_text_with_an_unknown_word_names_it_and_the_vocab_command(cli, tmp_path)
     result = cli("heads", "--weights", "tiny", "--text", "the zebra sees the yak", "--out", tmp_path / "o")
     assert result.exit_code == 2
     assert ("tiny does not know 'zebra' (nearest: 'bread', 'brave') or 'yak' (nearest: 'lake', 'dark', 'cake'); "
-            "`render.py vocab tiny` lists its 206 tokens") in result.output
+            "`tblock vocab tiny` lists its 206 tokens") in result.output
 
 
 def test_long_default_names_keep_a_readable_slug_and_a_hash():

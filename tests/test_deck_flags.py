@@ -48,11 +48,11 @@ def test_more_topics_take_their_defaults_and_refuse_flags_in_one_line(cli, tmp_p
     assert [slug for slug, _ in made[1][0]] == list(TOPICS)
     for args, line in [
         (("residual", "heads", "--wo", "negate"), "Error: --wo: topic flags go with one topic (deck residual "
-         "--wo ...); several topics take their defaults. Try 'render.py deck residual --help'."),
-        (("--pdf", "residual"), "Error: flags go after the topic, as in 'render.py deck residual --pdf ...'. "
-         "Try 'render.py deck --help'."),
+         "--wo ...); several topics take their defaults. Try 'tblock deck residual --help'."),
+        (("--pdf", "residual"), "Error: flags go after the topic, as in 'tblock deck residual --pdf ...'. "
+         "Try 'tblock deck --help'."),
         (("residual", "--name", "heads"), "Error: --name 'heads' would replace a topic's or the cache's folder; "
-         "choose another. Try 'render.py deck residual --help'."),
+         "choose another. Try 'tblock deck residual --help'."),
     ]:
         result = cli("deck", *args, "--out", tmp_path / "out")
         assert result.exit_code == 2 and result.output.strip().splitlines() == [line], result.output

@@ -38,7 +38,7 @@ BAD = [  # (case, topic, name, value, command-line text, the line)
      "--words must be a list of words, a sentence ('the cat sat') or one comma-separated text ('the,cat,sat'); got 3"),
     ("too many words in a sentence", "heads", "words", "a b c d e f g h i", "a b c d e f g h i",
      "--words must be 1 to 8 words, a sentence ('the cat sat') or comma-separated ('the,cat,sat'); "
-     "got 'a,b,c,d,e,f,g,h,i'"),
+     "got 9 words: 'a,b,c,d,e,f,g,h,i'"),
     ("option out of its choices", "residual", "quality", "8k", "8k",
      "--quality must be one of preview, medium, high, 4k; got '8k'"),
     ("language not shipped", "residual", "lang", "xx", "xx", "--lang must be one of en, de, fr, es, zh; got 'xx'"),
@@ -48,7 +48,6 @@ BAD = [  # (case, topic, name, value, command-line text, the line)
      "--depth must be a whole number; got 'xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx… (50,000 characters)"),
 ]
 IDS = [row[0] for row in BAD]
-CROSS_CHECKED = {"too many words in a sentence"}  # the topic's own check: a lesson names its "flags", not one key
 OPTIONS = {"quality", "format", "gif_width", "sections", "theme", "lang", "voice"}
 
 
@@ -67,7 +66,7 @@ def test_the_command_line_refuses_with_the_line(cli, tmp_path, case, topic, name
     extra = ("--format", "gif") if name == "gif_width" else ()
     result = cli(topic, flag, text, *extra, "--out", tmp_path)
     assert result.exit_code == 2
-    assert result.output == one_line(line, f"render.py {topic}") + "\n"
+    assert result.output == one_line(line, f"tblock {topic}") + "\n"
     assert not any(tmp_path.iterdir())
 
 
@@ -90,8 +89,7 @@ def test_a_lesson_file_refuses_with_the_line(tmp_path):
         path.write_text(f'{top}[[clip]]\ntopic = "{topic}"\n{flags}')
         with pytest.raises(LessonError) as caught:
             load(path)
-        key = "flags" if case in CROSS_CHECKED else f"flags.{name}"
-        where = f"{path}: " if name in LESSON_OPTIONS else f"{path}: clip 1 ({topic}): {key}: "
+        where = f"{path}: " if name in LESSON_OPTIONS else f"{path}: clip 1 ({topic}): flags.{name}: "
         assert str(caught.value) == where + line, case
 
 
@@ -236,7 +234,7 @@ def test_a_bad_world_file_is_refused_alike_at_every_door(cli, tmp_path, monkeypa
             scenes.render(topic, out=tmp_path / "out", world=path)
         assert str(caught.value) == line, case
         result = cli(topic, "--world", path, "--out", tmp_path / "out")
-        assert result.exit_code == 2 and result.output == one_line(line, f"render.py {topic}") + "\n", case
+        assert result.exit_code == 2 and result.output == one_line(line, f"tblock {topic}") + "\n", case
         answer = client.post("/api/check", json={"topic": topic, "params": {"world": str(path)}})
         assert answer.status_code == 400 and answer.json()["error"] == line, case
         lesson = tmp_path / "lesson.toml"

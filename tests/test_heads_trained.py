@@ -106,7 +106,7 @@ def test_text_without_a_tokenizer_is_refused(tmp_path):
     (("--text", "the " * 9), "9 tokens: this topic draws at most 8"),
     (("--token-ids", "4,999"), "unknown token id 999: tiny has ids 0 .. 205"),
     (("--token-ids", "4,x"), "--token-ids must be comma-separated whole numbers"),
-    (("--text", "the zebra"), "tiny does not know 'zebra' (nearest: 'bread', 'brave'); `render.py vocab tiny` lists "
+    (("--text", "the zebra"), "tiny does not know 'zebra' (nearest: 'bread', 'brave'); `tblock vocab tiny` lists "
      "its 206 tokens"),
     (("--text", "the cat", "--d-model", "8"), "--d-model does nothing beside --weights, which replaces it"),
     (("--text", "the cat", "--seed", "3", "--tokens", "a,b"), "--words and --seed do nothing beside --weights"),

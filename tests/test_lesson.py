@@ -68,9 +68,9 @@ BAD = [  # (file text or None for a missing file, what the one line must say)
      "{path}: clip 1 (bank): flags.residual: --residual must be true or "
      "false; got 0"),
     (CLIP.format(topic="heads") + 'flags = { weights = "tiny", seed = 3 }\n',
-     "{path}: clip 1 (heads): flags: --seed does nothing beside --weights, which replaces it; drop --seed"),
+     "{path}: clip 1 (heads): flags.seed: --seed does nothing beside --weights, which replaces it; drop --seed"),
     (CLIP.format(topic="heads") + 'flags = { weights = "tiny", layer = 5 }\n',
-     "{path}: clip 1 (heads): flags: --layer must be 0 .. 1 for tiny"),
+     "{path}: clip 1 (heads): flags.layer: --layer must be 0 .. 1 for tiny"),
     (CLIP.format(topic="bank") + 'steps = ["show_sentence", "depth_mapp"]\n',
      "{path}: clip 1 (bank): steps: unknown step 'depth_mapp'; the steps are show_sentence"),
     (CLIP.format(topic="bank") + 'steps = ["the_sum", "the_sum"]\n', "{path}: clip 1 (bank): steps: 'the_sum' is "

@@ -401,7 +401,7 @@ def test_an_unreachable_scheduler_is_one_line_and_keeps_the_earlier_output(tiny,
     proc = tiny("tiny", "--out", out, "--force", "--cluster", "tcp://127.0.0.1:9", env={
         "TBLOCK_DASK_CONNECT_TIMEOUT": "2"})
     _, err = proc.communicate(timeout=120)
-    assert proc.returncode == 1
+    assert proc.returncode == 2  # bad input: refused before anything is planned
     lines = [line for line in err.splitlines() if line.strip()]
     assert len(lines) == 1 and "cannot reach the Dask scheduler at tcp://127.0.0.1:9" in lines[0], err
     assert {p.name: p.read_bytes() for p in (out / "tiny").iterdir()} == before

@@ -203,7 +203,7 @@ def test_permutation_and_slopes_parse():
     (("--weights", "tiny", "--d-model", "16"), "--d-model does nothing beside --weights"),
     (("--weights", "tiny", "--shift", "60"), "has positions 0..63"),
     (("--weights", "tiny", "--words", "the,cat,zebra,the", "--permute", "2,1,3,4"),
-     "--words: tiny does not know 'zebra' (nearest: 'bread', 'brave'); `render.py vocab tiny` lists its"),
+     "--words: tiny does not know 'zebra' (nearest: 'bread', 'brave'); `tblock vocab tiny` lists its"),
     (("--scheme", "learned"), "learned"),
     (("--shift", "0"), "0"),
 ])

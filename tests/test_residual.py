@@ -86,7 +86,7 @@ def test_position_flag_and_the_old_receiver_word():
 @pytest.mark.parametrize("args, message", [
     (("--receiver", "Paris"), "--receiver: the receiving token must be one of the, Eiffel, tower"),
     (("--position", "4"), "--position must be between 0 (the last token) and 3; got 4"),
-    (("--position", "5"), "--position must be between 0 and 4; got 5"),
+    (("--position", "5"), "--position must be between 0 (the last token) and 3; got 5"),
     (("--receiver", "the", "--position", "2"), "--receiver is the old name of --position"),
 ])
 def test_bad_flags_exit_2_with_one_clear_line(cli, tmp_path, args, message):

@@ -80,8 +80,8 @@ def test_an_unknown_word_is_named_with_the_nearest_words_the_model_knows(cli, tm
     assert result.exit_code == 2
     lines = result.output.strip().splitlines()
     assert lines == ["Error: --text: tiny does not know 'sat' (nearest: 'sea', 'sad', 'hat'), 'on' (nearest: 'one', "
-                     "'town', 'soon') or 'mat' (nearest: 'market', 'man', 'hat'); `render.py vocab tiny` lists its "
-                     "206 tokens. Try 'render.py heads --help'."]
+                     "'town', 'soon') or 'mat' (nearest: 'market', 'man', 'hat'); `tblock vocab tiny` lists its "
+                     "206 tokens. Try 'tblock heads --help'."]
     result = cli("positions", "--weights", "tiny", "--words", "the cat sat the dog", "--out", tmp_path / "o")
     assert "--words: tiny does not know 'sat' (nearest: 'sea', 'sad', 'hat');" in result.output
     assert not (tmp_path / "o").exists()

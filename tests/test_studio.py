@@ -394,7 +394,7 @@ def test_lesson_paths_stay_under_out(studio, tmp_path, lesson_file, error):
 def test_add_to_lesson_checks_like_the_cli(studio):
     with studio() as client:
         for body, error in [({"lesson": "l.toml", "topic": "residual", "params": {"position": 9}},
-                             "--position must be between 0 and 4; got 9"),
+                             "--position must be between 0 (the last token) and 3; got 9"),
                             ({"lesson": "l.toml", "topic": "residul"}, "did you mean 'residual'"),
                             ({"lesson": "l.toml", "topic": "residual", "wo": "x"}, "unknown field 'wo'")]:
             answer = client.post("/api/lessons/clips", json=body)
@@ -413,7 +413,7 @@ def test_a_bad_lesson_file_is_one_line(studio):
         answer = client.get("/api/lessons", params={"file": "bad.toml"})
         assert answer.status_code == 400
         assert answer.json()["error"] == ("bad.toml: clip 1 (residual): flags.position: "
-                                          "--position must be between 0 and 4; got 9")
+                                          "--position must be between 0 (the last token) and 3; got 9")
         appended = client.post("/api/lessons/clips", json={"lesson": "bad.toml", "topic": "heads"})
         assert appended.status_code == 400 and "clip 1 (residual)" in appended.json()["error"]
         assert (client.out / "bad.toml").read_text() == bad  # unchanged

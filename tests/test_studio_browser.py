@@ -100,7 +100,7 @@ def test_the_studio_in_a_browser(server, tmp_path):
         page.check("#opt-voice")
         expect(page.locator("#command")).to_contain_text("tblock residual --wo negate --voice")
         page.fill("input[name='--position']", "9")
-        expect(page.locator("#form-error")).to_have_text("--position must be between 0 and 4; got 9")
+        expect(page.locator("#form-error")).to_have_text("--position must be between 0 (the last token) and 3; got 9")
         expect(page.locator("input[name='--position']")).to_have_attribute("aria-invalid", "true")
         page.click("#preview")  # refused by the server too: still the one line, nothing queued
         expect(page.locator("#form-error")).to_be_visible()

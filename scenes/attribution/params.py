@@ -10,7 +10,6 @@ from scenes.induction.params import Params as InductionParams
 from scenes.kit import POSITION_HELP, TopicParams, followed_position, param
 from tblock.attribution import ABLATIONS
 
-MAX_POSITION = 4096  # the flag's range; the checkpoint's own length is checked against the input
 PROBE = InductionParams()  # without --text / --token-ids: the induction topic's default sequence
 
 
@@ -20,12 +19,12 @@ class Params(TopicParams):
                          "('gpt2'), an HF GPT-2 folder, a .safetensors or "
                          "a TransformerLens .npz")
     text: str = param("", "the input text, tokenized by the checkpoint (empty, with no --token-ids: the induction "
-                      "topic's repeated random words)")
+                      "topic's repeated random words)", drawn=True)
     token_ids: str = param("", "the input as token ids, e.g. 5,17,3 (instead of --text)",
                            kind="numbers")
-    position: int = param(0, POSITION_HELP, low=0, high=MAX_POSITION)
+    position: int = param(0, POSITION_HELP, shown_range="0 .. the number of tokens of the input")
     against: str = param("", "read the logit difference between the prediction and this token (text of one token, "
-                         "or #ID); empty: the predicted token's logit")
+                         "or #ID); empty: the predicted token's logit", drawn=True)
     ablate: str = param("", "the component removed first, e.g. L1H2 or L0MLP (empty: the largest direct "
                         "contributor among the heads and MLPs)")
     ablation: str = param("zero", "how a component is removed: zero, or its mean over the sequence's positions",

@@ -29,7 +29,7 @@ class Params(TopicParams):
     depth: int = param(3, "how many tied blocks the token climbs", low=1, high=MAX_DEPTH)
     residual: bool = param(True, "add each sublayer's correction to the stream (off: the correction overwrites it)")
     compare: bool = param(False, "end with residual on and off side by side on one depth map")
-    position: int = param(0, f"{POSITION_HELP}, in 'by the river bank' (default: bank)", low=0, high=MAX_TOKENS,
+    position: int = param(0, f"{POSITION_HELP}, in 'by the river bank' (default: bank)",
                           shown_range=f"0 .. the number of tokens ({len(TOKENS)}; a world's, at most {MAX_TOKENS})")
     world: Path | None = world_param("bank")
 

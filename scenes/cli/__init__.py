@@ -11,6 +11,7 @@ Example::
 from __future__ import annotations
 
 from scenes.pipeline import signals
+from scenes.pipeline.api import PROGRAM
 
 from . import topic  # noqa: F401  (registers the generated topic commands)
 from .deck import deck
@@ -31,12 +32,13 @@ for command in (list_topics, show, render_every_topic, deck, storyboard_group, s
 __all__ = ["PUBLISHED", "TOPICS", "cli", "main", "one_line", "open_file"]
 
 
-def main(argv: list[str] | None = None, prog_name: str = "render.py") -> int:
-    """The console entry: SIGINT/SIGTERM handled from here on; returns the exit code."""
+def main(argv: list[str] | None = None) -> int:
+    """The console entry (``tblock``, and ``python render.py``, which names itself ``tblock`` in every message as
+    the README teaches it): SIGINT/SIGTERM handled from here on; returns the exit code."""
     signals.install()
-    return cli.main(args=argv, prog_name=prog_name, standalone_mode=False)
+    return cli.main(args=argv, prog_name=PROGRAM, standalone_mode=False)
 
 
 def console() -> None:
     """The ``tblock`` command (pyproject's console script): :func:`main`, its code as the exit status."""
-    raise SystemExit(main(prog_name="tblock"))
+    raise SystemExit(main())

@@ -44,21 +44,33 @@ def option_for(f: dataclasses.Field, help: str | None = None) -> Callable:
     """One click option for one declared field: a switch for a bool, else a flag checked by the rule."""
     meta, flag = f.metadata, flag_of(f.name)
     names = [meta["short"]] if meta.get("short") else []
-    text = help or meta.get("help")
+    text, dest = help or meta.get("help"), meta.get("dest", f.name)
     if isinstance(f.default, bool):
         spelled = f"{flag}/--no-{flag[2:]}" if meta.get("commands") is None else flag
-        return click.option(*names, spelled, f.name, is_flag=True if "/" not in spelled else None,
+        return click.option(*names, spelled, dest, is_flag=True if "/" not in spelled else None,
                             default=f.default, show_default="/" in spelled, help=text)
-    return click.option(*names, flag, f.name, type=FlagType(f), default=f.default, help=text,
+    return click.option(*names, flag, dest, type=FlagType(f), default=f.default, help=text,
                         show_default=f.default not in (None, ""), metavar=meta.get("metavar"))
 
 
 def render_flags(command: str, without: tuple[str, ...] = (), **helps: str) -> Callable[[Callable], Callable]:
     """Attach the render options ``command`` takes (options.flags), in declaration order, but those
     named ``without``; ``helps`` replace a flag's help where the command means something more by it."""
+    return declared_flags(command, options.RenderOptions, without, **helps)
+
+
+def command_flags(command: str, without: tuple[str, ...] = (), **helps: str) -> Callable[[Callable], Callable]:
+    """Attach the commands' own flags ``command`` takes (options.CommandOptions: ``--script``, ``--open``,
+    ``--reuse``, ``--pdf``, ``--pptx``, ``--offline``, ...), as :func:`render_flags` attaches the render options."""
+    return declared_flags(command, options.CommandOptions, without, **helps)
+
+
+def declared_flags(command: str, declaration: type, without: tuple[str, ...] = (),
+                   **helps: str) -> Callable[[Callable], Callable]:
+    """Attach the fields of ``declaration`` that ``command`` takes, in declaration order, but ``without``."""
 
     def attach(func: Callable) -> Callable:
-        for f in reversed([f for f in options.flags(command) if f.name not in without]):
+        for f in reversed([f for f in options.flags(command, declaration) if f.name not in without]):
             func = option_for(f, helps.get(f.name))(func)
         return func
 
@@ -72,11 +84,6 @@ def command_flag(name: str, default: Any, help: str, **meta: Any) -> Callable:
     f = param(default, help, **meta)
     f.name = name
     return option_for(f)
-
-
-def out_flag(help: str) -> Callable:
-    """The ``--out`` flag of a command that is not a render (lesson, studio), with its own help."""
-    return option_for(options.FIELDS["out"], help)
 
 
 def topic_flags(topic: Any) -> Callable[[Callable], Callable]:

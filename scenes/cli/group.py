@@ -55,7 +55,7 @@ def no_such_option(err: click.NoSuchOption, args: list[str]) -> str:
     option, ctx = err.option_name, err.ctx
     if ctx is None:
         return err.format_message()
-    prog = ctx.find_root().info_name or "render.py"
+    prog = ctx.find_root().info_name or api.PROGRAM
     if ctx.command is cli:  # a flag before the command
         command = next((a for a in args if a in cli.list_commands(ctx)), None)
         if command is not None:
@@ -74,7 +74,7 @@ def no_such_option(err: click.NoSuchOption, args: list[str]) -> str:
 def short_usage(ctx: click.Context | None) -> str:
     """One usage line for a command given no arguments (its full help is one --help away)."""
     if ctx is None or ctx.command is cli:
-        return f"Usage: {ctx.info_name if ctx is not None else 'render.py'} {USAGE}"
+        return f"Usage: {ctx.info_name if ctx is not None else api.PROGRAM} {USAGE}"
     return f"Usage: {ctx.command_path} {' '.join(ctx.command.collect_usage_pieces(ctx))}"
 
 
@@ -91,11 +91,28 @@ def interrupted_line(stop: signals.Interrupted) -> str:
     return f"Error: interrupted by {stop.name}; {done}"
 
 
+SPELLED_SWITCH = ("true", "false", "yes", "no", "on", "off", "1", "0")  # a value a switch given one was meant as
+
+
+def switch_with_value(argv: list[str], ctx: click.Context | None) -> str | None:
+    """How to write a switch given a value (``--residual false``, which click reads as a stray argument):
+    ``--residual is a switch ...``, or None when ``argv`` holds no such pair."""
+    switches = {name: param for param in (ctx.command.params if ctx is not None else [])
+                if isinstance(param, click.Option) and param.is_flag for name in (*param.opts, *param.secondary_opts)}
+    for flag, word in zip(argv, argv[1:]):
+        param = switches.get(flag)
+        if param is not None and word.lower() in SPELLED_SWITCH:
+            on = next(o for o in param.opts if o.startswith("--"))
+            off = f", {param.secondary_opts[0]} for off" if param.secondary_opts else "; leave it out for off"
+            return f"{flag} is a switch and takes no value (got {flag} {word}): write {on} for on{off}"
+    return None
+
+
 def usage_error_line(err: click.UsageError, argv: list[str], prog_name: str | None) -> str:
     """A usage error as one line."""
-    path = err.ctx.command_path if err.ctx is not None else (prog_name or "render.py")
+    path = err.ctx.command_path if err.ctx is not None else (prog_name or api.PROGRAM)
     message = no_such_option(err, argv) if isinstance(err, click.NoSuchOption) else err.format_message()
-    return one_line(message, path)
+    return one_line(switch_with_value(argv, err.ctx) or message, path)
 
 
 class TopicGroup(click.Group):
@@ -123,7 +140,7 @@ class TopicGroup(click.Group):
         PUBLISHED.clear()
         NOTICES.clear()
         argv = list(sys.argv[1:] if args is None else args)
-        code = self.run(argv, prog_name, complete_var, **extra)
+        code = self.run(argv, api.PROGRAM, complete_var, **extra)  # every message names the tblock command
         if standalone_mode:
             sys.exit(code)
         return code

@@ -8,29 +8,18 @@ from typing import Any
 import click
 
 from scenes.pipeline import exports, lesson
-from scenes.pipeline.options import FIELDS
 
-from .flags import cli_errors, command_flag, out_flag
+from .flags import cli_errors, command_flags, render_flags
 from .group import PUBLISHED, TOPICS
 from .output import result_line
 
 
 @click.command("lesson")
 @click.argument("lesson_file", metavar="FILE", type=click.Path(path_type=Path))
-@click.option("--deck", "make_deck", is_flag=True, help="Build OUT/<lesson>/deck/index.html: a title slide per "
-              "clip, then one slide per step, the captions as speaker notes.")
-@click.option("--pptx", is_flag=True, help="Build OUT/<lesson>/<lesson>.pptx: one slide per step, in lesson order.")
-@click.option("--pdf", is_flag=True, help="Build OUT/<lesson>/<lesson>.pdf, a handout: each step's last frame "
-              "and its caption.")
-@click.option("--storyboard", is_flag=True, help="Build OUT/<lesson>/storyboards/NN_<topic>.png, one sheet per clip.")
-@click.option("--offline", is_flag=True, help="Bundle a local copy of reveal.js so the deck opens from disk "
-              "with no network.")
-@command_flag("jobs", 1, "Render this many clips in parallel processes.", low=1, high=16, short="-j")
-@click.option("--check", "check_only", is_flag=True, help="Check the file and print what would render and what "
-              "is up to date; render nothing.")
-@out_flag("Output folder; the lesson goes to OUT/<name>/ (its clips, caches, deck, pptx, handout).")
-@click.option("--force", is_flag=True, help=FIELDS["force"].metadata["help"])
-@click.option("-v", "--verbose", is_flag=True, help="Show manim's log and full errors.")
+@command_flags("lesson-cli", pptx="Build OUT/<lesson>/<lesson>.pptx: one slide per step, in lesson order.",
+               pdf="Build OUT/<lesson>/<lesson>.pdf, a handout: each step's last frame and its caption.")
+@render_flags("lesson-cli", jobs="Render this many clips in parallel processes.",
+              out="Output folder; the lesson goes to OUT/<name>/ (its clips, caches, deck, pptx, handout).")
 def lesson_command(lesson_file: Path, make_deck: bool, pptx: bool, pdf: bool, storyboard: bool, offline: bool,
                    jobs: int, check_only: bool, out: Path, force: bool, verbose: bool) -> None:
     """Render a lesson file's clips in order, then its deck, pptx, handout and storyboards (docs/lessons.md)."""

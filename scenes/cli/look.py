@@ -7,21 +7,20 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import click
-
+from scenes.pipeline.options import COMMAND_FIELDS
 from scenes.pipeline.publish import recover
 
-from .flags import render_flags
+from .flags import option_for, render_flags
 from .group import TOPICS, unknown_topic
+
+REUSE = COMMAND_FIELDS["reuse"]
 
 
 def look_flags(command: str, out: str) -> Callable[[Callable], Callable]:
     """The render flags ``command`` takes (``out`` its help) plus ``--reuse``."""
 
     def attach(func: Callable) -> Callable:
-        func = click.option("--reuse", is_flag=True, help="Use videos already rendered in OUT/<topic>/ with these "
-                            "settings (same engine, parameters, quality, theme; files checked against their "
-                            "manifest) instead of rendering again.")(func)
+        func = option_for(REUSE)(func)
         return render_flags(command, out=out)(func)
 
     return attach

@@ -8,11 +8,11 @@ from typing import Any
 import click
 
 from scenes.kit.base import flag_text
-from scenes.kit.i18n import LANGUAGES, in_language
-from scenes.pipeline.options import FIELDS
+from scenes.kit.i18n import in_language
+from scenes.pipeline.options import option_fields
 from scenes.pipeline.script_file import default_captions, default_script, dump, step_names
 
-from .flags import flush_notices, topic_flags, topic_params
+from .flags import flush_notices, option_for, topic_flags, topic_params
 from .group import TOPICS, unknown_topic
 
 
@@ -34,7 +34,9 @@ class ScriptGroup(click.Group):
 def script_command(topic: Any) -> click.Command:
     """Print ``topic``'s default narration for its flags as TOML (edit it, then ``--script FILE``)."""
 
-    def run(lang: str = "en", **kwargs: Any) -> None:
+    lang_field = option_fields()["lang"]
+
+    def run(lang: str = lang_field.default, **kwargs: Any) -> None:
         params = topic_params(topic, kwargs, click.get_current_context())
         flush_notices()
         flags = " ".join(flag_text(k, v) for k, v in params.changed().items())
@@ -44,8 +46,7 @@ def script_command(topic: Any) -> click.Command:
         click.echo(dump(script, topic=topic.slug, flags=flags, unscripted=rest, captions=captions), nl=False)
 
     run = topic_flags(topic)(run)
-    run = click.option("--lang", type=click.Choice(tuple(LANGUAGES)), default="en", show_default=True,
-                       help=FIELDS["lang"].metadata["help"])(run)
+    run = option_for(lang_field)(run)  # the render's --lang: one rule, one message
     return click.command(topic.slug, help=f"Print {topic.slug}'s captions and narration as TOML.")(run)
 
 

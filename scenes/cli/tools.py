@@ -11,9 +11,8 @@ from scenes.pipeline import api, signals
 from scenes.studio import serve
 from tblock.worlds.trained import checkpoint, display
 
-from .flags import cli_errors, command_flag, out_flag
+from .flags import cli_errors, command_flags, render_flags
 from .look import recover_out
-from .topic import open_flag
 
 
 @click.command("vocab")
@@ -31,11 +30,8 @@ def vocab(weights: str) -> None:
 
 
 @click.command("studio")
-@command_flag("port", 8765, "The port to serve on (0: any free port).", low=0, high=65535)
-@click.option("--host", default="127.0.0.1", show_default=True,
-              help="The address to serve on; another than 127.0.0.1 lets other machines start renders.")
-@out_flag("Output folder; renders go to OUT/<topic>/.")
-@open_flag
+@command_flags("studio-cli", open="Open the studio in the system's browser once it serves.")
+@render_flags("studio-cli", out="Output folder; renders go to OUT/<topic>/.")
 def studio(port: int, host: str, out: Path, open_result: bool) -> None:
     """Serve the studio, a local web page: each topic's flags as a form, a preview with its progress,
     the steps, editable narration and exports (docs/studio.md). Prints its URL first; Ctrl-C stops it."""

@@ -9,8 +9,18 @@ from typing import Any
 import click
 
 from scenes.pipeline import api
+from scenes.pipeline.options import COMMAND_FIELDS
 
-from .flags import cli_errors, flush_notices, render_flags, render_options, topic_flags, topic_params
+from .flags import (
+    cli_errors,
+    command_flags,
+    flush_notices,
+    option_for,
+    render_flags,
+    render_options,
+    topic_flags,
+    topic_params,
+)
 from .group import PUBLISHED, TOPIC_COMMAND
 from .output import open_file, result_line
 
@@ -30,16 +40,12 @@ def topic_command(topic: Any) -> click.Command:
             open_file(Path(opts.out) / topic.slug / manifest.primary.path)
 
     run = topic_flags(topic)(run)
-    run = open_flag(run)
-    run = click.option("--script", type=click.Path(path_type=Path, dir_okay=False), default=None,
-                       help="Speak this TOML file's texts (from `render.py script TOPIC`) for the steps it "
-                       "names (implies --voice).")(run)
+    run = command_flags("render")(run)
     run = render_flags("render")(run)
     return click.command(topic.slug, help=topic.description, short_help=topic.description)(run)
 
 
-open_flag = click.option("--open", "open_result", is_flag=True, help="Open the result in the system's player or "
-                         "viewer when it is done (xdg-open, or open on macOS).")
+open_flag = option_for(COMMAND_FIELDS["open"])  # deck and storyboard attach it apart from their other flags
 
 
 def render_one(topic: Any, params: Any, opts: Any, prefix: str = "") -> Any:

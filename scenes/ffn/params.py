@@ -31,13 +31,13 @@ WORLD_GIVES = ("d_model", "d_ff", "n_tokens", "seed", "weights", "layer", "text"
 class Params(TopicParams):
     d_model: int = param(4, "model width d (the stream's width); a vector of up to 16 entries is drawn as numbers, "
                             "a wider one as a heat strip", low=2, high=1024, unused_with="weights")
-    d_ff: int = param(16, "the FFN's hidden width (4 x d in GPT-2); at least --d-model", low=2, high=4096,
+    d_ff: int = param(16, "the FFN's hidden width (4 x d in GPT-2); at least --d-model", high=4096,
                       shown_range="--d-model .. 4096", unused_with="weights")
     act: str = param("gelu", "the activation between W1 and W2", choices=("gelu", "gelu_tanh", "relu"),
                      unused_with="weights")
     n_tokens: int = param(4, "how many positions (rows) the stream holds", low=2, high=MAX_TOKENS,
                           unused_with="weights")
-    position: int = param(2, POSITION_HELP, low=0, high=MAX_TOKENS,
+    position: int = param(2, POSITION_HELP,
                           shown_range=f"0 .. the number of tokens (at most {MAX_TOKENS})")
     seed: int = seed_param(0, "seed of the weights and the inputs", unused_with="weights")
     weights: str = param("", "a trained checkpoint: 'tiny' (shipped), a model in the local Hugging Face cache "
@@ -45,9 +45,9 @@ class Params(TopicParams):
                          "TransformerLens .npz (its widths and activation replace --d-model/--d-ff/--act; "
                          "empty: seeded random)")
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
-                       low=0, high=1000, shown_range="0 .. layers-1 of the checkpoint")
+                       shown_range="0 .. layers-1 of the checkpoint")
     text: str = param("", f"with --weights: the input sentence, tokenized by the checkpoint (2 to {MAX_TOKENS} "
-                      "tokens; empty: a sentence of the checkpoint's own words, named on stderr)")
+                      "tokens; empty: a sentence of the checkpoint's own words, named on stderr)", drawn=True)
     token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)",
                            kind="numbers")
     world: Path | None = world_param("ffn")

@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from scenes.kit import POSITION_HELP, Alias, TopicParams, followed_position, param, renamed, seed_param, world_param
-from scenes.kit.values import words_of
+from scenes.kit.values import counted, words_of
 from tblock.worlds.heads import MAX_TOKENS, WORLD_SPEC
 from tblock.worlds.trained import TrainedInput, default_text, trained_input
 from tblock.worlds.world_file import load_world
@@ -39,7 +39,7 @@ class Params(TopicParams):
                         unused_with="weights")
     show: int = param(3, "heads drawn in full (capped at --heads); the rest fold into '+ N more'",
                       low=1, high=MAX_ROWS)
-    position: int = param(0, POSITION_HELP, low=0, high=MAX_TOKENS,
+    position: int = param(0, POSITION_HELP,
                           shown_range=f"0 .. the number of tokens (at most {MAX_TOKENS})")
     words: str = param("the,Eiffel,tower", f"the sequence (1 to {MAX_TOKENS} words), as a sentence 'the Eiffel "
                        "tower' or comma-separated the,Eiffel,tower", unused_with="weights", kind="words")
@@ -51,9 +51,9 @@ class Params(TopicParams):
                          "('gpt2'), an HF GPT-2 folder, a .safetensors or "
                          "TransformerLens .npz (its sizes replace --d-model/--heads/--d-head; empty: seeded random)")
     layer: int = param(0, "with --weights: the layer shown, 0-based (the layers before it run first)",
-                       low=0, high=1000, shown_range="0 .. layers-1 of the checkpoint")
+                       shown_range="0 .. layers-1 of the checkpoint")
     text: str = param("", f"with --weights: the input sentence, tokenized by the checkpoint (1 to {MAX_TOKENS} "
-                      "tokens; empty: a sentence of the checkpoint's own words, named on stderr)")
+                      "tokens; empty: a sentence of the checkpoint's own words, named on stderr)", drawn=True)
     token_ids: str = param("", "with --weights: the input as token ids, e.g. 5,17,3 (instead of --text)",
                            kind="numbers")
     world: Path | None = world_param("heads")
@@ -81,7 +81,7 @@ class Params(TopicParams):
         toks = parse_tokens(self.words)
         if not 1 <= len(toks) <= MAX_TOKENS or not all(toks):
             raise ValueError(f"--words must be 1 to {MAX_TOKENS} words, a sentence ('the cat sat') or "
-                             f"comma-separated ('the,cat,sat'); got {self.words!r}")
+                             f"comma-separated ('the,cat,sat'); got {counted(toks)}: {self.words!r}")
         if any(len(t) > 12 for t in toks):
             raise ValueError(f"--words: each word must be at most 12 characters; got {self.words!r}")
         followed_position(self.position, len(toks))  # raises for a position past the last token

@@ -12,7 +12,6 @@ from .base import (
                    StepScene,
                    Topic,
                    TopicParams,
-                   flag_name,
                    flag_text,
                    followed_position,
                    param,
@@ -104,7 +103,7 @@ from .vector import Vector, colour_scale, shows_numbers
 __all__ = [
     "LabelledAxes",
     "POSITION_HELP", "READING_RATE", "STEP_HOLD", "Alias", "Line", "StepScene", "Topic", "TopicParams",
-    "SEED_HIGH", "flag_name", "flag_text", "followed_position", "param", "renamed", "seed_param", "step",
+    "SEED_HIGH", "flag_text", "followed_position", "param", "renamed", "seed_param", "step",
     "whole_number", "world_param",
     "WHOLE", "View", "view_of",
     "Box", "BypassCircuit", "HeatGrid", "MatrixGrid",

@@ -67,7 +67,8 @@ def param(default: Any, help: str, *, low: float | None = None, high: float | No
     meaningless when set (``"weights"``: the checkpoint decides), so the CLI refuses both together.
     ``kind`` is the value's kind where the default does not tell it (``"words"``, or any kind for a
     ``None`` default; scenes/kit/values.py); ``door`` holds what only the doors read (``short``,
-    ``commands``, ``metavar``, ``hidden``: scenes/pipeline/options.py).
+    ``commands``, ``metavar``, ``hidden``: scenes/pipeline/options.py; ``drawn``: a text the picture shows, so
+    every character must have a glyph, scenes/kit/values.py).
     """
     meta = {"help": help, "low": low, "high": high, "choices": choices, "shown_range": shown_range,
             "unused_with": unused_with, "kind": kind, **door}
@@ -86,9 +87,6 @@ def world_param(topic: str) -> Any:
                  kind="path", metavar="FILE")
 
 
-flag_name = flag_of  # a field's flag: ``d_model`` -> ``--d-model``
-
-
 def flag_text(name: str, value: Any) -> str:
     """A field's value written back as flags: ``--no-residual``, ``--compare``, ``--text 'a b'``.
 
@@ -98,8 +96,8 @@ def flag_text(name: str, value: Any) -> str:
     import shlex
 
     if isinstance(value, bool):
-        return flag_name(name) if value else "--no-" + flag_name(name)[2:]
-    return f"{flag_name(name)} {shlex.quote(str(value))}"
+        return flag_of(name) if value else "--no-" + flag_of(name)[2:]
+    return f"{flag_of(name)} {shlex.quote(str(value))}"
 
 
 @dataclass(frozen=True)

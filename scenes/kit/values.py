@@ -7,11 +7,15 @@ is converted, checked and refused with the same one line at every door:
 
 - a switch takes ``True`` or ``False`` only (``"false"`` and ``0`` are refused);
 - a whole number takes an int (or a float with nothing after the point), never a bool, and no
-  float is truncated;
-- a number takes an int or a float, finite;
+  float is truncated; typed, it is ASCII digits with an optional sign (``1_0`` and a full-width
+  ``３`` are refused, though Python's ``int`` reads them);
+- a number takes an int or a float, finite; typed, it is written with ASCII digits, a point and an
+  exponent (``2.5``, ``-1e-3``);
 - a list of words takes a list of texts, a sentence (``"the cat sat"``) or one comma-separated text
-  (``"the,cat,sat"``), and holds the comma form (:func:`words_text`); a list of numbers takes a
-  list of ints or floats or one comma-separated text (the command line's form);
+  (``"the,cat,sat"``), and holds the comma form (:func:`words_text`); every character of it must be
+  drawable by the house fonts (scenes/kit/fonts.py), as must a text declared ``drawn``; a list of
+  numbers takes a list of ints or floats or one comma-separated text of ASCII numbers (the command
+  line's form);
 - a text, a choice or a path takes a text (a path also a ``pathlib.Path``);
 - ``None`` stands for the default wherever the default is ``None``.
 
@@ -36,11 +40,15 @@ from pathlib import Path
 from typing import Any
 
 ECHO_MAX = 40  # characters of a refused value echoed back in a message
+WHOLE = re.compile(r"[+-]?[0-9]+")  # a whole number as typed (fullmatch): ASCII digits, an optional sign
+NUMBER = re.compile(r"[+-]?([0-9]+\.?[0-9]*|\.[0-9]+)([eE][+-]?[0-9]+)?")  # a number as typed (fullmatch)
 KINDS = ("switch", "whole", "number", "words", "numbers", "text", "choice", "path")
 SPELLED = {"switch": "true or false", "whole": "a whole number", "number": "a number",
            "words": "a list of words, a sentence ('the cat sat') or one comma-separated text ('the,cat,sat')",
            "numbers": "a list of numbers or one comma-separated text", "text": "a text", "choice": "a text",
            "path": "a path (a text)"}
+TYPED = {"whole": "written with the ASCII digits 0-9 and an optional sign",
+         "number": "written with the ASCII digits 0-9, a point and an exponent (2.5, -1e-3)"}
 
 
 class BadValue(ValueError):
@@ -87,6 +95,13 @@ def words_of(text: str) -> list[str]:
     return [w.strip() for w in text.split(",")] if "," in text else text.split()
 
 
+def counted(words: list[str] | tuple[str, ...]) -> str:
+    """How many words a message says it counted: ``9 words``, ``3 words, 1 of them empty``."""
+    empty = sum(1 for w in words if not w)
+    text = f"{len(words)} word{'' if len(words) == 1 else 's'}"
+    return f"{text}, {empty} of them empty" if empty else text
+
+
 def words_text(text: str) -> str:
     """A sentence or a comma list as the comma list a words field holds: ``"the cat"`` -> ``"the,cat"``."""
     return ",".join(words_of(text))
@@ -122,6 +137,10 @@ def checked(f: dataclasses.Field, value: Any) -> Any:
     kind = kind_of(f)
     value = _typed(f, kind, value)
     check_range(f, value)
+    if isinstance(value, str) and (kind == "words" or f.metadata.get("drawn")):
+        drawable(f, value)
+    if kind == "numbers" and isinstance(value, str):
+        ascii_numbers(f, value)
     return value
 
 
@@ -139,14 +158,49 @@ def parsed(f: dataclasses.Field, text: str) -> Any:
 
 
 def _number(f: dataclasses.Field, kind: str, text: str) -> int | float:
-    try:
+    """The typed ``text`` as a number: ASCII digits only (:data:`WHOLE`, :data:`NUMBER`), never bent."""
+    if WHOLE.fullmatch(text):
         return int(text)
-    except ValueError:
-        pass
-    try:
+    if NUMBER.fullmatch(text):
+        if kind == "whole" and float(text).is_integer():  # 6.0, 1e1: a whole number is typed as digits
+            raise refusal(f, f"must be {SPELLED[kind]} {TYPED[kind]}", text)
         return float(text)
+    if text.strip().lower().lstrip("+-") in ("nan", "inf", "infinity"):
+        raise refusal(f, "must be a finite number", float(text))
+    if _reads_as_number(text):  # Python would bend it into a number: say how to type one
+        raise refusal(f, f"must be {SPELLED[kind]} {TYPED[kind]}", text)
+    raise refusal(f, f"must be {SPELLED[kind]}", text)
+
+
+def _reads_as_number(text: str) -> bool:
+    """Whether Python's ``float`` would read ``text`` (``1_0``, ``３``, `` 3``): typed, a number it is not."""
+    try:
+        return math.isfinite(float(text))
     except ValueError:
-        raise refusal(f, f"must be {SPELLED[kind]}", text) from None
+        return False
+
+
+def number_text(value: float) -> str:
+    """A bound as a message prints it, as one would type it: ``2147483647``, ``10``, ``0.5``."""
+    if isinstance(value, int) or (isinstance(value, float) and value.is_integer() and abs(value) < 1e16):
+        return str(int(value))
+    return repr(value)
+
+
+def drawable(f: dataclasses.Field, text: str) -> None:
+    """:class:`BadValue` naming the first character of ``text`` no house font can draw (scenes/kit/fonts.py)."""
+    from .fonts import undrawable  # reads the fonts' tables on the first word checked
+
+    bad = undrawable(text)
+    if bad is not None:
+        raise refusal(f, f"has {bad}, which no font here can draw; use letters, digits and punctuation", text)
+
+
+def ascii_numbers(f: dataclasses.Field, text: str) -> None:
+    """:class:`BadValue` for a list of numbers not written in ASCII (``５,3``, ``1_0,2``)."""
+    pieces = [p.strip() for p in text.split(",")]
+    if any(p and not NUMBER.fullmatch(p) and _reads_as_number(p) for p in pieces):
+        raise refusal(f, "must be numbers written with ASCII digits 0-9, separated by commas", text)
 
 
 def _typed(f: dataclasses.Field, kind: str, value: Any) -> Any:
@@ -176,6 +230,8 @@ def _typed(f: dataclasses.Field, kind: str, value: Any) -> Any:
 
 
 def _numeric(f: dataclasses.Field, kind: str, value: Any) -> int | float:
+    if isinstance(value, str):
+        _number(f, kind, value)  # a text no one can type as a number ('1_0') gets the command line's line
     if isinstance(value, bool) or not isinstance(value, int | float):
         raise refusal(f, f"must be {SPELLED[kind]}", value)
     if not math.isfinite(value):
@@ -200,8 +256,8 @@ def check_range(f: dataclasses.Field, value: Any) -> None:
     if isinstance(value, bool) or not isinstance(value, int | float):
         return
     if low is not None and high is not None and not low <= value <= high:
-        raise refusal(f, f"must be between {low:g} and {high:g}", value)
+        raise refusal(f, f"must be between {number_text(low)} and {number_text(high)}", value)
     if low is not None and value < low:
-        raise refusal(f, f"must be at least {low:g}", value)
+        raise refusal(f, f"must be at least {number_text(low)}", value)
     if high is not None and value > high:
-        raise refusal(f, f"must be at most {high:g}", value)
+        raise refusal(f, f"must be at most {number_text(high)}", value)

@@ -18,13 +18,20 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import shlex
+import sys
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
 from scenes.kit.base import flag_text
+from scenes.kit.fonts import undrawable
 from scenes.kit.i18n import in_language
 from scenes.kit.values import BadValue, checked, cut_echoes, flag_of, kind_of
 from scenes.topics import load_topics
@@ -34,8 +41,17 @@ from .exports.titles import topic_title
 from .job import Outcome, render_or_skip
 from .manifest import Manifest
 from .naming import output_name
-from .options import FIELDS as OPTION_FIELDS
-from .options import OptionError, RenderOptions, options_from, parallel, validate_name
+from .options import (
+    SHEET_WIDTH,
+    OptionError,
+    RenderOptions,
+    check_scheduler,
+    check_sound,
+    option_fields,
+    options_from,
+    parallel,
+    validate_name,
+)
 from .options import flags as option_flags
 from .parallel import render_course, run_scene
 from .script_file import ScriptError, every_step, load_tables, step_names
@@ -70,7 +86,7 @@ def no_such_option(name: str, known: list[str]) -> str:
 
 def unknown_topic(name: str, slugs: list[str]) -> RenderError:
     """The error for a topic that does not exist, with the closest name."""
-    return RenderError(f"unknown topic {name!r} (`python render.py list` shows the topics)"
+    return RenderError(f"unknown topic {name!r} (`{PROGRAM} list` shows the topics)"
                        f"{did_you_mean(name, slugs)}")
 
 
@@ -159,9 +175,29 @@ def make_params(topic: Any, values: dict, given: set[str] | None = None) -> Any:
     checked = {name: checked_value(fields[name], value) for name, value in values.items()}
     refuse_unused(topic, checked, set(values) if given is None else given)
     try:
-        return topic.Params(**checked)
+        params = topic.Params(**checked)
     except ValueError as err:
         raise RenderError(str(err)) from None
+    world_words_drawable(getattr(params, "world", None))
+    return params
+
+
+def world_words_drawable(path: Path | None) -> None:
+    """A world file's tokens and dimension names (already checked by the topic's Params) must be drawable:
+    a character no house font holds is a :class:`RenderError` naming the file, the key and the character."""
+    if path is None:
+        return
+    try:
+        table = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return  # the Params have read it; a file changed since is the render's to report
+    for key in ("tokens", "dims"):
+        words = table.get(key)
+        for word in words if isinstance(words, list) else []:
+            bad = undrawable(word) if isinstance(word, str) else None
+            if bad is not None:
+                raise RenderError(f"{path}: {key}: {word!r} has {bad}, which no font here can draw; use letters, "
+                                  "digits and punctuation")
 
 
 # -- options --------------------------------------------------------------------------
@@ -175,14 +211,23 @@ def make_options(**values: Any) -> RenderOptions:
         raise RenderError(str(err)) from None
 
 
-def split_values(topic: Any, values: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``values`` as (render options, the topic's parameters); an unknown name is a :class:`RenderError`."""
+def option_values(opts: RenderOptions, command: str) -> dict[str, Any]:
+    """The options ``command`` takes (options.flags) as ``opts`` holds them: the studio's JSON of a request's
+    options, its defaults from ``make_options()``."""
+    return {f.name: getattr(opts, f.name) for f in option_flags(command)}
+
+
+def split_values(topic: Any, values: dict[str, Any], command: str | None = None) -> tuple[dict[str, Any],
+                                                                                        dict[str, Any]]:
+    """``values`` as (render options, the topic's parameters): with ``command``, only the options that
+    command takes (options.flags); an unknown name is a :class:`RenderError`."""
     fields = [f.name for f in dataclasses.fields(topic.Params)]
-    options = {k: v for k, v in values.items() if k in OPTION_FIELDS and k not in fields}
+    taken = list(option_fields()) if command is None else [f.name for f in option_flags(command)]
+    options = {k: v for k, v in values.items() if k in taken and k not in fields}
     params = {k: v for k, v in values.items() if k not in options}
     for name in params:
         if name not in fields:
-            raise RenderError(no_such_option(name, [*fields, *OPTION_FIELDS]))
+            raise RenderError(no_such_option(name, [*fields, *taken]))
     return options, params
 
 
@@ -194,8 +239,14 @@ def with_script(topic: Any, params: Any, opts: RenderOptions, path: Any) -> Rend
     except ScriptError as err:
         raise RenderError(str(err)) from None
     spoken = bool(speech) or not captions  # a file of captions alone leaves the video silent
-    return dataclasses.replace(opts, voice=opts.voice or spoken, script=speech if spoken else None,
+    opts = dataclasses.replace(opts, voice=opts.voice or spoken, script=speech if spoken else None,
                                captions=captions or None)
+    if opts.voice:
+        try:
+            check_sound(opts)
+        except OptionError as err:
+            raise RenderError(f"--script {path} speaks: {err}") from None
+    return opts
 
 
 PROGRAM = "tblock"  # the console command; ``python render.py`` is the same
@@ -235,12 +286,22 @@ def option_words(opts: RenderOptions, script: Any = None) -> list[tuple[str, str
 
 # -- rendering ------------------------------------------------------------------------
 
+def reach_cluster(opts: RenderOptions) -> None:
+    """A ``--cluster`` whose scheduler does not answer: :class:`RenderError` before anything is planned."""
+    if opts.cluster is not None and not opts.last_frame:
+        try:
+            check_scheduler(opts.cluster)
+        except OptionError as err:
+            raise RenderError(str(err)) from None
+
+
 def render_checked(topic: Any, params: Any, opts: RenderOptions) -> tuple[Outcome, float]:
     """Render (or find up to date) an already checked topic; its outcome and the seconds it took.
     A failure is one :class:`RenderFailed` line (with ``opts.verbose``: the original error)."""
     started = time.monotonic()
     extra = {}
     if parallel(opts):  # ranges of the animations on several workers (scenes/pipeline/parallel.py)
+        reach_cluster(opts)
         extra["run"] = run_scene(opts)
     try:
         outcome = render_or_skip(topic, params, opts, **extra)
@@ -293,6 +354,7 @@ def render_all(topics: dict, opts: RenderOptions, report: Report,
             report(slug, str(Path(opts.out) / slug / outcome.manifest.primary.path), outcome.skipped, seconds)
         return []
     where = f"the cluster at {opts.cluster}" if opts.cluster else f"{opts.jobs} workers"
+    reach_cluster(opts)
     if parallel(opts):  # every topic's animations in ranges, scheduled on the shared workers
         announce(f"rendering {len(topics)} topics in ranges on {where}: {', '.join(topics)}")
         return render_course(topics, opts, report)
@@ -394,9 +456,6 @@ def titles_in(lang: str | None, parts: list) -> list[str]:
     """Each deck section's title, '<slug>: <description>', the description in ``lang`` when the catalog has it."""
     with in_language(lang):
         return [topic_title(topic.slug, topic.description) for topic, _ in parts]
-
-
-SHEET_WIDTH = 1280  # pixels: a storyboard's width without --sheet-width
 
 
 def storyboard(topic: Any, manifest: Manifest, out: Path, *, width: int | None = None,

@@ -35,7 +35,7 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 from scenes.kit.base import flag_text
-from scenes.kit.values import BadValue, checked
+from scenes.kit.values import BadValue, checked, flag_of
 from scenes.kit.values import shown as echoed
 from scenes.topics import load_topics
 
@@ -44,14 +44,11 @@ from .exports import section_clips
 from .fsutil import write_text
 from .manifest import Manifest
 from .naming import output_name
-from .options import FIELDS as OPTION_FIELDS
-from .options import OptionError, RenderOptions, flags, validate_name
+from .options import OptionError, RenderOptions, flags, option_fields, validate_name
 from .publish import recover
 from .script_file import ScriptError, checked_texts, every_step, read_toml, step_names, unknown_step
 from .uptodate import input_key, up_to_date
 
-LOOK_KEYS = tuple(f.name for f in flags("lesson"))  # the render options a lesson sets for all its clips
-LESSON_KEYS = ("title", "name", *LOOK_KEYS, "clip")
 CLIP_KEYS = ("topic", "title", "flags", "world", "steps", "captions", "speech")
 MAX_CLIPS = 100  # clips in one lesson: a lecture's worth, checked before any clip is read
 TITLE_MAX = 120  # characters of a lesson's or a clip's title (a title slide's line)
@@ -85,19 +82,38 @@ class Clip:
         return " ".join(flag_text(k, v) for k, v in self.params.changed().items())
 
 
+def look_keys() -> tuple[str, ...]:
+    """The render options a lesson file sets for all its clips: those declared for ``lesson``."""
+    return tuple(f.name for f in flags("lesson"))
+
+
+def lesson_keys() -> tuple[str, ...]:
+    """The keys at a lesson file's top: its title and name, the look, its clips."""
+    return ("title", "name", *look_keys(), "clip")
+
+
+def default_look() -> dict[str, Any]:
+    """The render options a lesson sets for all its clips (:func:`look_keys`), at their declared defaults."""
+    return {f.name: f.default for f in flags("lesson")}
+
+
 @dataclass(frozen=True)
 class Lesson:
-    """A checked lesson file: its name (the output folder), title, look and clips in order."""
+    """A checked lesson file: its name (the output folder), title, look and clips in order. ``look``
+    holds every render option a lesson file sets ({key: value}, scenes/pipeline/options.py, ``lesson``);
+    each is also an attribute (``lesson.theme``)."""
 
     path: Path
     name: str
     title: str
     clips: tuple[Clip, ...]
-    theme: str = "dark"
-    lang: str = "en"
-    quality: str = "preview"
-    voice: bool = False
-    burn_captions: bool = False
+    look: dict[str, Any] = field(default_factory=default_look)
+
+    def __getattr__(self, name: str) -> Any:
+        look = self.__dict__.get("look", {})
+        if name in look:
+            return look[name]
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
 
 
 # -- loading -------------------------------------------------------------------------------
@@ -116,11 +132,11 @@ def load(path: Any, topics: dict | None = None) -> Lesson:
 def parse(data: dict, path: Path, topics: dict) -> Lesson:
     """The lesson in ``data`` (a lesson file's TOML as read from ``path``), every key checked."""
     where = str(path)
-    _known_keys(data, LESSON_KEYS, where, "")
+    _known_keys(data, lesson_keys(), where, "")
     title = _text(data, "title", where, default=path.stem)
     name = _text(data, "name", where, default=path.stem)
     _check_name(name, topics, where)
-    look = {key: _option(data, key, where) for key in LOOK_KEYS}
+    look = {key: _option(data, key, where) for key in look_keys()}
     raw = data.get("clip")
     if raw is None:
         raise LessonError(f"{where}: no clips; add one with [[clip]] and topic = \"residual\"")
@@ -130,7 +146,7 @@ def parse(data: dict, path: Path, topics: dict) -> Lesson:
         raise LessonError(f"{where}: {len(raw):,} clips; a lesson holds at most {MAX_CLIPS}: split it into "
                           "several files")
     clips = tuple(_clip(k + 1, c, topics, where, look["voice"]) for k, c in enumerate(raw))
-    return Lesson(path=path, name=name, title=title, clips=clips, **look)
+    return Lesson(path=path, name=name, title=title, clips=clips, look=look)
 
 
 def _known_keys(data: dict, known: tuple[str, ...], where: str, prefix: str) -> None:
@@ -151,7 +167,7 @@ def _text(data: dict, key: str, where: str, default: str) -> str:
 
 def _option(data: dict, key: str, where: str) -> Any:
     """A render option the lesson sets, through the one rule (scenes/kit/values.py)."""
-    f = OPTION_FIELDS[key]
+    f = option_fields()[key]
     try:
         return checked(f, data.get(key, f.default))
     except BadValue as err:
@@ -224,7 +240,9 @@ def _params(topic: Any, flags: Any, where: str, world: Path | None = None) -> An
     try:
         return api.make_params(topic, values)
     except api.RenderError as err:
-        key = "world" if world is not None and str(err).startswith(f"{world}: ") else "flags"
+        named = [key for key in flags if str(err).startswith(flag_of(key.replace("-", "_")) + " ")]
+        key = "world" if world is not None and str(err).startswith(f"{world}: ") else \
+            f"flags.{named[0]}" if named else "flags"
         raise LessonError(f"{where}: {key}: {err}") from None
 
 
@@ -287,9 +305,7 @@ def clip_options(lesson: Lesson, clip: Clip, out: Any, *, force: bool = False, v
     """How ``clip`` renders: the lesson's look, one clip per step, the clip's words; into ``OUT/<lesson>/``.
     Its name is the CLI's for these flags, plus a short hash of the edited words (so a clip with its own
     captions never replaces the same flags' render without them)."""
-    opts = api.make_options(quality=lesson.quality, theme=lesson.theme, lang=lesson.lang,
-                            out=lesson_dir(lesson, out), sections=True, voice=lesson.voice,
-                            burn_captions=lesson.burn_captions, force=force, verbose=verbose)
+    opts = api.make_options(**lesson.look, out=lesson_dir(lesson, out), sections=True, force=force, verbose=verbose)
     opts = dataclasses.replace(opts, captions=clip.captions or None, script=clip.speech or None)
     return dataclasses.replace(opts, name=output_name(clip.topic.slug, clip.params, opts))
 

@@ -3,12 +3,14 @@ never overwrite each other (``bank_depth-6_no-residual_high``)."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
 from pathlib import Path
 from typing import Any
 
+from . import options
 from .options import RenderOptions
 
 
@@ -29,29 +31,28 @@ def output_name(slug: str, params: Any, opts: RenderOptions) -> str:
 
 def settings_name(slug: str, params: Any, opts: RenderOptions) -> str:
     """The slug plus a readable suffix for every setting that differs from the defaults."""
-    parts = [_suffix_part(key, value) for key, value in params.changed().items()]
-    if opts.quality != "preview":
-        parts.append(opts.quality)
-    if not opts.last_frame and not opts.transparent and opts.format != "mp4":
-        parts.append(opts.format)  # with --transparent both webm and mov are written
-    if opts.gif_width is not None:
-        parts.append(f"w{opts.gif_width}")
-    if opts.theme != "dark":
-        parts.append(opts.theme)
-    if opts.lang != "en":
-        parts.append(opts.lang)
-    if opts.transparent:
-        parts.append("alpha")
-    if opts.burn_captions:
-        parts.append("captioned")
-    if opts.voice:
-        parts.append("voice")
+    parts = [_suffix_part(key, value) for key, value in params.changed().items()] + option_parts(opts)
     if not parts:
         return slug
     suffix = "_".join(parts)
     if len(suffix) > MAX_SUFFIX:
         suffix = shortened(parts, suffix)
     return f"{slug}_{suffix}"
+
+
+def option_parts(opts: RenderOptions) -> list[str]:
+    """The options that differ from their declared defaults, as each declares it shows in a name
+    (``in_name``, scenes/pipeline/options.py): ``high``, ``gif``, ``w480``, ``light``, ``alpha``, ``voice``.
+    A format is not named beside --last-frame or --transparent (which writes both webm and mov)."""
+    declared = options.RenderOptions  # read when asked: a field added to the declaration is named too
+    defaults, parts = declared(), []
+    for f in dataclasses.fields(declared):
+        shown, value = f.metadata.get("in_name"), getattr(opts, f.name)
+        unnamed = any(getattr(opts, other) for other in f.metadata.get("named_unless", ()))
+        if shown is None or value == getattr(defaults, f.name) or unnamed:
+            continue
+        parts.append(shown if isinstance(value, bool) else shown.format(value))
+    return parts
 
 
 MAX_SUFFIX = 48  # characters of settings in a default name; longer ones are cut, plus a hash of the whole

@@ -71,7 +71,7 @@ def dump(script: dict[str, str], topic: str = "", flags: str = "", unscripted: l
     """The script as TOML: a comment on how to use it, then ``step = "text"`` lines in step order.
     With ``captions``: a ``[captions]`` table and a ``[speech]`` table, so one file edits both.
     ``unscripted`` steps (no default text: they speak their caption) are named in a comment."""
-    command = f"python render.py {topic or 'TOPIC'}{' ' + flags if flags else ''}"
+    command = f"tblock {topic or 'TOPIC'}{' ' + flags if flags else ''}"
     what = "the caption and the spoken text of each step" if captions is not None else \
         "one key per step, the text the voice speaks"
     head = [f"# Narration of {topic}{' ' + flags if flags else ''}: {what}.",

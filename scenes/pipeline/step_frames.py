@@ -36,11 +36,11 @@ import tblock
 from scenes.kit.i18n import in_language
 from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
 
-from .api import RenderFailed, make_options, make_params, topic_named
+from .api import RenderFailed, make_options, make_params, split_values, topic_named
 from .driver import text_cache
 from .fsutil import atomic_path, file_lock, merge_cache, owned_dir, seed_cache, write_text
 from .manifest import parameters_json
-from .options import QUALITIES, RenderOptions
+from .options import QUALITIES, RenderOptions, flags
 from .uptodate import input_files, source_hash
 
 FRAMES = "frames"  # OUT/.cache/frames/<slug>/<key>/
@@ -50,16 +50,18 @@ KEPT = 48  # frame sets kept per topic (the least recently used beyond that are 
 OnFrame = Callable[[int, str, Path], Any]
 
 
-def step_frames(topic: Any, out: Any = "media", *, theme: str = "dark", quality: str = "preview",
-                on_frame: OnFrame | None = None, lang: str = "en", **params: Any) -> list[Path]:
-    """Each step's end frame of ``topic`` (a slug or a Topic) with ``params``, as PNG paths in step order.
+def step_frames(topic: Any, out: Any = "media", *, on_frame: OnFrame | None = None, **values: Any) -> list[Path]:
+    """Each step's end frame of ``topic`` (a slug or a Topic) with ``values``, as PNG paths in step order:
+    its parameters and the render options that change a still (``frames`` in their declaration:
+    ``quality``, ``theme``, ``lang``, ...; scenes/pipeline/options.py).
 
-    Parameters are checked as :func:`scenes.render` checks them (``RenderError`` with the CLI's line);
+    Values are checked as :func:`scenes.render` checks them (``RenderError`` with the CLI's line);
     a scene that fails raises ``RenderFailed`` (one line). ``on_frame(index, step_name, path)``
     (index from 0) is called as soon as each frame is on disk, also when they come from the cache.
     """
     topic = topic_named(topic)
-    opts = make_options(quality=quality, theme=theme, out=out, lang=lang)
+    options, params = split_values(topic, values, command="frames")
+    opts = make_options(**options, out=out)
     checked = make_params(topic, params)
     cache = Path(opts.out).absolute() / ".cache"
     folder = cache / FRAMES / topic.slug / frames_key(topic, checked, opts)[:24]
@@ -75,15 +77,14 @@ def step_frames(topic: Any, out: Any = "media", *, theme: str = "dark", quality:
 
 
 def frames_key(topic: Any, params: Any, opts: RenderOptions) -> str:
-    """What the pictures depend on: topic, parameters, theme, quality, the engine, Manim and the code."""
+    """What the pictures depend on: topic, parameters, the options a still takes (``frames`` in their
+    declaration: theme, quality, language), the engine, Manim and the code."""
     import manim
 
     payload = {
         "topic": topic.slug,
         "parameters": parameters_json(params),
-        "theme": opts.theme,
-        **({"lang": opts.lang} if opts.lang != "en" else {}),
-        "quality": opts.quality,
+        **{f.name: getattr(opts, f.name) for f in flags("frames")},
         "engine": tblock.__version__,
         "manim": manim.__version__,
         "source": source_hash(topic),

@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import ClassVar
 
 from scenes.kit import TopicParams, param, seed_param, world_param
-from scenes.kit.values import words_of
+from scenes.kit.values import counted, words_of
 from tblock.worlds.positions import MAX_TOKENS, MIN_TOKENS, POSITIONS_SPEC
 from tblock.worlds.trained import TrainedInput, trained_input
 from tblock.worlds.world_file import WorldError, load_world
@@ -88,7 +88,8 @@ class Params(TopicParams):
         n = len(words)
         if not MIN_TOKENS <= n <= MAX_TOKENS or not all(words):
             raise ValueError(f"--words must be {MIN_TOKENS} to {MAX_TOKENS} words, a sentence ('the cat sees the "
-                             f"dog') or comma-separated ('the,cat,sees,the,dog'); got {self.words!r}")
+                             f"dog') or comma-separated ('the,cat,sees,the,dog'); got {counted(words)}: "
+                             f"{self.words!r}")
         if any(len(t) > 10 for t in words):
             raise ValueError(f"--words: each word must be at most 10 characters; got {self.words!r}")
         if len(set(words)) == n:

@@ -25,7 +25,7 @@ def position_of_word(text: str) -> int:
 
 @dataclass(frozen=True)
 class Params(TopicParams):
-    position: int = param(0, POSITION_HELP, low=0, high=EIFFEL_MAX_TOKENS,
+    position: int = param(0, POSITION_HELP,
                           shown_range=f"0 .. the number of tokens ({len(TOKENS)}; a world's, at most "
                                       f"{EIFFEL_MAX_TOKENS})")
     wo: str = param("both", "output projection: identity (with --world: the file's W_O), negate (its output's "

@@ -105,7 +105,7 @@ def unknown_message(weights: str, flag: str, text: str) -> str:
     """One line for a text with words the checkpoint does not know: each named, with its nearest words.
 
     >>> print(unknown_message("tiny", "--text", "the cat sat"))
-    --text: tiny does not know 'sat' (nearest: 'sea', 'sad', 'hat'); `render.py vocab tiny` lists its 206 tokens
+    --text: tiny does not know 'sat' (nearest: 'sea', 'sad', 'hat'); `tblock vocab tiny` lists its 206 tokens
     """
     ckpt = checkpoint(weights)
     parts = []
@@ -113,7 +113,7 @@ def unknown_message(weights: str, flag: str, text: str) -> str:
         near = nearest_words(weights, word)
         parts.append(f"{word!r} (nearest: {', '.join(map(repr, near))})" if near else f"{word!r} (no near word)")
     listed = parts[0] if len(parts) == 1 else ", ".join(parts[:-1]) + " or " + parts[-1]
-    return (f"{flag}: {ckpt.name} does not know {listed}; `render.py vocab {weights}` lists its "
+    return (f"{flag}: {ckpt.name} does not know {listed}; `tblock vocab {weights}` lists its "
             f"{ckpt.vocab_size} tokens")
 
 
