@@ -113,7 +113,8 @@ class BlockConfig:
             raise ValueError("parallel attention and FFN need placement 'pre'")
         if self.rotary_dim > self.d_head or self.rotary_dim % 2:
             raise ValueError(f"rotary_dim must be even and at most d_head ({self.d_head}), got {self.rotary_dim}")
-        if not isinstance(self.rope_scaling, tuple) or (self.rope_scaling and self.rope_scaling[0] not in ROPE_SCALINGS):
+        scaling = self.rope_scaling
+        if not isinstance(scaling, tuple) or (scaling and scaling[0] not in ROPE_SCALINGS):
             raise ValueError(f"rope_scaling must be () or a tuple starting with one of {', '.join(ROPE_SCALINGS)}, "
                              f"got {self.rope_scaling!r}")  # fmt: skip
         for name in ("norm_offset", "attn_softcap"):

@@ -234,7 +234,8 @@ def reference_forward(family: str, c: dict, t: dict, ids: np.ndarray) -> tuple[n
             qkv = qkv.reshape(n, h, 3 * dh).transpose(1, 0, 2)  # (h, n, 3 dh)
             q, k, v = qkv[..., :dh], qkv[..., dh : 2 * dh], qkv[..., 2 * dh :]
             a, z = attend(rotate_half_rope(q, c, dim), rotate_half_rope(k, c, dim), v)
-            attn = z.transpose(1, 0, 2).reshape(n, h * dh) @ t[p + "attention.dense.weight"].T + t[p + "attention.dense.bias"]
+            attn = z.transpose(1, 0, 2).reshape(n, h * dh) @ t[p + "attention.dense.weight"].T
+            attn = attn + t[p + "attention.dense.bias"]
             u2 = layer_norm(x, t[p + "post_attention_layernorm.weight"], t[p + "post_attention_layernorm.bias"],
                             c["layer_norm_eps"])
             mlp = act(c["hidden_act"], u2 @ t[p + "mlp.dense_h_to_4h.weight"].T + t[p + "mlp.dense_h_to_4h.bias"])

@@ -46,7 +46,7 @@ def cached_model(name: str, roots: list[Path] | None = None) -> Path | None:
 def not_cached(name: str, roots: list[Path]) -> str:
     """One line: where the model was looked for, and how to get it on a machine with a network."""
     folder = "models--" + name.replace("/", "--")
-    return (f"{name}: no such file or folder (built-in names: {', '.join(BUILTIN_NAMES)}), and no model {name!r} in the "
-            f"Hugging Face cache (looked for {folder}/snapshots/ in {', '.join(map(str, roots))}); on a machine "
+    return (f"{name}: no such file or folder (built-in names: {', '.join(BUILTIN_NAMES)}), and no model {name!r} "
+            f"in the Hugging Face cache (looked for {folder}/snapshots/ in {', '.join(map(str, roots))}); on a machine "
             f"with a network run `huggingface-cli download {name}` (or `hf download {name}`) and copy its cache "
             "folder here, or pass a checkpoint folder")

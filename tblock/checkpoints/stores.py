@@ -104,7 +104,7 @@ class ShardedStore:
                 raise CheckpointError(f"{index}: missing shard {name}")
             self.shards[name] = SafetensorsStore(index.parent / name)
         self.owner = {}
-        for name, shard in self.shards.items():
+        for shard in self.shards.values():
             for key in shard.shapes:
                 self.owner[key] = shard
         self.shapes = {k: s.shapes[k] for k, s in self.owner.items()}
