@@ -63,7 +63,8 @@ class Checkpoint:
     def __repr__(self) -> str:
         c = self.config
         return (f"Checkpoint({self.name!r}: {self.family}, {self.n_layers} layers, d {c.d_model}, "
-                f"{c.n_heads} heads ({c.kv_heads} K/V), d_ff {c.d_ff}, vocab {self.vocab_size}, {self.n_positions} positions)")  # fmt: skip
+                f"{c.n_heads} heads ({c.kv_heads} K/V), d_ff {c.d_ff}, vocab {self.vocab_size}, "
+                f"{self.n_positions} positions)")  # fmt: skip
 
     def _read(self, keys: list[str]) -> dict[str, np.ndarray]:
         return {k: finite(a, k, self.where) for k, a in self.store.read(keys).items()}
