@@ -17,7 +17,10 @@ import numpy as np
 from safetensors.numpy import save_file
 
 D, H, KV, F, V, P, L = 32, 4, 2, 64, 40, 64, 2
-WORDS = ["[UNK]", "the", "cat", "sees", "dog", ".", "a", "bird", "sings", "on", "mat", "hat", "sun", "and"]
+WORDS = ["[UNK]", "the", "cat", "sees", "dog", ".", "a", "bird", "sings", "on", "mat", "hat", "sun", "and",
+         "red", "blue", "tree", "sky", "runs", "sat", "big", "small", "fish", "swims", "sea", "boat", "man",
+         "woman", "book", "reads", "old", "new", "car", "road", "rain", "falls", "cold", "warm", "moon", "star"]
+assert len(WORDS) == V  # every id has a word
 
 # config.json of each family: small, and each exercising its variants (GQA, head_dim != d / h, llama3
 # scaling, a sliding window shorter than the inputs, partial rotary, biases, QK-norm, Gemma's 1 + w).
@@ -121,7 +124,7 @@ def tensors(family: str, c: dict, seed: int = 0) -> dict[str, np.ndarray]:
 
 
 def write_tokenizer(folder: Path) -> None:
-    """A word-level tokenizer.json (the words of WORDS; the other ids have no text)."""
+    """A word-level tokenizer.json: id i is WORDS[i]."""
     from tokenizers import Tokenizer, models, pre_tokenizers
 
     tok = Tokenizer(models.WordLevel(vocab={w: i for i, w in enumerate(WORDS)}, unk_token="[UNK]"))

@@ -6,6 +6,7 @@ its layout module maps the tensors onto :class:`~tblock.weights.BlockWeights`, o
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from functools import cached_property
 from pathlib import Path
@@ -58,6 +59,7 @@ class Checkpoint:
         self.n_layers = shapes.n_layers
         self.n_positions = shapes.n_positions
         self.vocab_size = shapes.vocab_size
+        self.bos_id = shapes.bos_id  # the beginning-of-sequence token, when config.json names one
         self.folder = folder
 
     def __repr__(self) -> str:
@@ -290,6 +292,15 @@ def family_of(store: Store, config: Path, where: Path) -> tuple[Layout, Shapes]:
         raise CheckpointError(f"{where}: unknown format: no config.json beside it, and no 'wte.weight' or "
                               "'transformer.wte.weight' (HF GPT-2) nor 'embed.W_E' (TransformerLens)")  # fmt: skip
     raw = read_config(config)
+    layout, shapes = family_layout(raw, keys, config, where)
+    bos = raw.get("bos_token_id")
+    if isinstance(bos, int) and not isinstance(bos, bool) and 0 <= bos < shapes.vocab_size:
+        shapes = dataclasses.replace(shapes, bos_id=bos)
+    return layout, shapes
+
+
+def family_layout(raw: dict, keys: set[str], config: Path, where: Path) -> tuple[Layout, Shapes]:
+    """The layout and shapes config.json's model_type gives (GPT-2 when it has none)."""
     family = raw.get("model_type", "gpt2")
     if family not in FAMILY_MODULES:
         raise CheckpointError(f"{config}: model_type {family!r} is not supported; supported families: "

@@ -32,6 +32,7 @@ class Shapes:
     vocab_size: int
     family: str = "gpt2"  # config.json's model_type (or 'transformer_lens')
     embed_scale: float = 1.0  # the token embeddings are multiplied by this (Gemma: sqrt(d))
+    bos_id: int | None = None  # config.json's bos_token_id, when it names a token of the vocabulary
 
 
 @dataclass(frozen=True)
