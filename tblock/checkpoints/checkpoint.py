@@ -69,7 +69,8 @@ class Checkpoint:
                 f"{self.n_positions} positions)")  # fmt: skip
 
     def _read(self, keys: list[str]) -> dict[str, np.ndarray]:
-        return {k: finite(a, k, self.where) for k, a in self.store.read(keys).items()}
+        """The tensors as float64, read one at a time (only one stored copy is held beside the results)."""
+        return {k: finite(self.store.read([k])[k], k, self.where) for k in keys}
 
     def block(self, i: int) -> BlockWeights:
         """Layer i's weights (float64), read from the file now."""
