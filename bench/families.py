@@ -91,7 +91,7 @@ def write_bf16_safetensors(path: Path, shapes: dict[str, tuple[int, ...]], seed:
     rng = np.random.default_rng(seed)
     with open(path, "wb") as fh:
         fh.write(len(raw).to_bytes(8, "little") + raw)
-        for name, shape in shapes.items():
+        for shape in shapes.values():
             rows = shape[0]
             step = max(1, (1 << 22) // (int(np.prod(shape[1:])) or 1))  # ~4M values per chunk
             for start in range(0, rows, step):

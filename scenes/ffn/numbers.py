@@ -35,8 +35,8 @@ if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) 
     from scenes.ffn.params import Params
 
 # How each activation is named on screen and in speech; the GELU a curve plot draws for each.
-ACT_SPOKEN = {"gelu": "GELU", "gelu_tanh": "the tanh approximation of GELU", "relu": "ReLU"}
-GELU_VARIANT = {"gelu": "gelu", "gelu_tanh": "gelu_tanh", "relu": "gelu"}
+ACT_SPOKEN = {"gelu": "GELU", "gelu_tanh": "the tanh approximation of GELU", "relu": "ReLU", "silu": "SiLU"}
+GELU_VARIANT = {"gelu": "gelu", "gelu_tanh": "gelu_tanh", "relu": "gelu", "silu": "silu"}  # SiLU: SwiGLU's gate
 
 
 def ffn_run(ex: Example) -> tuple[np.ndarray, dict]:

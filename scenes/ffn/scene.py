@@ -58,8 +58,8 @@ class FFNScene(StepScene):
                               pos["active"], dot_radius=0.06 if p.d_ff <= 64 else 0.025)
         norm = Readout(words.norm_text(self.numbers), TEXT_SIZE, theme().update,
                        update_norm=round(pos["update_norm"], 2))
-        self.view = OnePosition(pos, self.look, words.row_labels(p, self.numbers), *words.matrix_texts(p), norm,
-                                plot)
+        self.view = OnePosition(pos, self.look, words.row_labels(p, self.numbers),
+                                *words.matrix_texts(p, self.numbers), norm, plot)
         v = self.view
         for name, part in (("ln2_normalized", v.u_row), ("mlp_pre", v.pre_row), ("mlp_post", v.post_row),
                            ("mlp_out", v.delta_row), ("resid_mid", v.y_row), ("resid_post", v.z_row),
