@@ -54,7 +54,7 @@ class FFNScene(StepScene):
         p = self.p = self.params.resolved()  # the checkpoint's widths with --weights
         self.numbers, self.look = numbers(p), Look(p.d_model, p.d_ff)
         pos = self.numbers.pos
-        plot = ActivationPlot(self.numbers.curves, p.act, self.numbers.window, pos["mlp_pre"], pos["mlp_post"],
+        plot = ActivationPlot(self.numbers.curves, p.act, self.numbers.window, pos["mlp_pre"], pos["mlp_act"],
                               pos["active"], dot_radius=0.06 if p.d_ff <= 64 else 0.025)
         norm = Readout(words.norm_text(self.numbers), TEXT_SIZE, theme().update,
                        update_norm=round(pos["update_norm"], 2))
