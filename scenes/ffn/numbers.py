@@ -60,8 +60,8 @@ def ffn_position(trace: dict, p: int) -> dict:
     ln2_normalized, its normalised copy u = LN2(Y) (d,); mlp_pre, mlp_post, the
     hidden layer before / after the activation (d_ff,); mlp_out, the update Δ
     (d,); resid_post, Z = Y + Δ (d,). (A gated FFN's mlp_pre is its gate and mlp_post the activated
-    gate times the up projection; :func:`world_numbers` adds mlp_act, the activated gate alone.) And active: bool mask (d_ff,);
-    active_units: their 1-based numbers; n_active; update_norm: |Δ|.
+    gate times the up projection; :func:`world_numbers` adds mlp_act, the activated gate alone.)
+    And active: bool mask (d_ff,); active_units: their 1-based numbers; n_active; update_norm: |Δ|.
     """
     n = trace["mlp_out"].shape[0]
     if not 0 <= p < n:
