@@ -183,3 +183,56 @@ def test_by_name_from_the_cache(tmp_path, monkeypatch, family):
     inp = trained.trained_input(name, layer=1, text="the cat sees the dog")
     assert inp.strings == ("the", "cat", "sees", "the", "dog")
     trained.checkpoint.cache_clear()
+
+
+# -- every topic that takes --weights, on every family (the numbers each scene draws) -----------------------
+
+
+@pytest.fixture
+def hub(tmp_path, monkeypatch):
+    """A Hugging Face cache holding a random model of every family, as test-org/tiny-FAMILY."""
+    monkeypatch.setenv("HF_HUB_CACHE", str(tmp_path / "hub"))
+    for family in fam.FAMILIES:
+        fam.into_cache(fam.folder(family, tmp_path / "made"), tmp_path / "hub", f"test-org/tiny-{family}")
+    trained.checkpoint.cache_clear()
+    trained.vocabulary.cache_clear()
+    yield tmp_path / "hub"
+    trained.checkpoint.cache_clear()
+    trained.vocabulary.cache_clear()
+
+
+@pytest.mark.parametrize("family", fam.FAMILIES)
+def test_every_weights_topic_runs_on_every_family(hub, family):
+    from scenes.attribution.numbers import numbers as attribution_numbers
+    from scenes.attribution.params import Params as AttributionParams
+    from scenes.ffn.numbers import numbers as ffn_numbers
+    from scenes.ffn.params import Params as FFNParams
+    from scenes.heads.numbers import numbers as heads_numbers
+    from scenes.heads.params import Params as HeadsParams
+    from scenes.induction.numbers import numbers as induction_numbers
+    from scenes.induction.params import Params as InductionParams
+    from scenes.ledger.numbers import numbers as ledger_numbers
+    from scenes.ledger.params import Params as LedgerParams
+    from scenes.rope.numbers import numbers as rope_numbers
+    from scenes.rope.params import Params as RopeParams
+
+    name = f"test-org/tiny-{family}"
+    ckpt = load(name)
+    c = ckpt.config
+    heads = heads_numbers(HeadsParams(weights=name, layer=1, text="the cat sees the dog"))
+    assert heads.view["pattern"].shape == (min(4, c.n_heads), 5)
+    assert heads.grouped == (c.kv_heads < c.n_heads) and len(heads.kv_of) == c.n_heads
+    assert heads.kv_of.tolist() == [r // c.group for r in range(c.n_heads)]
+    ffn = ffn_numbers(FFNParams(weights=name, layer=1, text="the cat sees the dog"))
+    up = ffn.trace["mlp_pre_linear"][ffn.index] if c.ffn == "gated" else 1.0  # (d_ff,)
+    np.testing.assert_array_equal(ffn.pos["mlp_act"] * up, ffn.pos["mlp_post"])
+    rope = RopeParams(weights=name).resolved()
+    assert (rope.base, rope.pairing, rope.d_head) == (c.rope_base, "half", c.rotary)
+    assert rope_numbers(RopeParams(weights=name)) is not None
+    induction = induction_numbers(InductionParams(weights=name))
+    assert induction.name == name and all(s.isalpha() for s in induction.strings[1:])
+    attribution = attribution_numbers(AttributionParams(weights=name))
+    logit = ckpt.forward(attribution.ids)[0][attribution.index, attribution.predicted]
+    assert sum(attribution.attrs.values()) == pytest.approx(logit, abs=1e-9)  # the bars sum to the logit
+    ledger = ledger_numbers(LedgerParams(weights=name))
+    assert ledger.checkpoint["total"] == sum(int(np.prod(s)) for s in ckpt.store.shapes.values())
