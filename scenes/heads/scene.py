@@ -166,7 +166,7 @@ class HeadsScene(StepScene):
                 g = int(self.numbers.kv_of[r])
                 shared = formula(f"K_{g}, V_{g}", LABEL_SIZE, head_color(int(self.numbers.kv_first[g])))
                 shared.scale_to_fit_height(name.height * 1.1)  # as large as the name (a subscript hangs lower)
-                name = VGroup(name, shared.next_to(name, DOWN, buff=0.06, aligned_edge=LEFT))  # the name stays on its row
+                name = VGroup(name, shared.next_to(name, DOWN, buff=0.06, aligned_edge=LEFT))  # name on its row
             names.add(name)
             fans.add(Line(tiles[r + 1].get_right(), name.get_left() + LEFT * 0.06, color=head_color(r),
                           stroke_width=2.5))
