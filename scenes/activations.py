@@ -13,7 +13,7 @@ import numpy as np
 
 from tblock.layers import activation
 
-ACT_NAMES = {"gelu": "GELU", "gelu_tanh": "tanh-GELU", "relu": "ReLU"}  # as captions and formulas write them
+ACT_NAMES = {"gelu": "GELU", "gelu_tanh": "tanh-GELU", "relu": "ReLU", "silu": "SiLU"}  # as captions write them
 
 
 def sample_activation(act: str, lo: float, hi: float, samples: int = 121) -> tuple[np.ndarray, np.ndarray]:

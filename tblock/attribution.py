@@ -86,7 +86,8 @@ class Cache:
 
 
 def hooked_block(x: np.ndarray, w: BlockWeights, cfg: BlockConfig, hooks: dict[str, Hook]) -> tuple[np.ndarray, dict]:
-    """One pre-norm block like ``block_forward``, with ``hooks['result']`` / ``hooks['mlp_out']`` applied."""
+    """One pre-norm (or parallel) block like ``block_forward``, with ``hooks['result']`` / ``hooks['mlp_out']``
+    applied."""
     if cfg.placement != "pre" or not cfg.residual:
         raise ValueError("attribution needs a pre-norm block with residuals (the stream is then a sum of terms)")
     keep: Hook = lambda v: v  # noqa: E731
@@ -95,7 +96,7 @@ def hooked_block(x: np.ndarray, w: BlockWeights, cfg: BlockConfig, hooks: dict[s
     result = hooks.get("result", keep)(trace["result"])  # (n, h, d)
     attn_out = result.sum(axis=1) + w.b_O  # (n, h, d) -> (n, d)
     resid_mid = x + attn_out  # (n, d)
-    ln2 = normalize(resid_mid, w.ln2_w, w.ln2_b, cfg)  # (n, d)
+    ln2 = normalize(x if cfg.parallel else resid_mid, w.ln2_w, w.ln2_b, cfg)  # (n, d): parallel FFNs read x
     mlp_out, mlp_trace = mlp(ln2, w, cfg)  # (n, d)
     mlp_out = hooks.get("mlp_out", keep)(mlp_out)  # (n, d)
     resid_post = resid_mid + mlp_out  # (n, d)
@@ -153,8 +154,11 @@ def logit_lens(ckpt: Checkpoint, resid: np.ndarray) -> np.ndarray:
     return softmax(ckpt.unembed(resid), axis=-1)  # (k, d) -> (k, V)
 
 
-def final_scale(stream: np.ndarray, eps: float) -> float:
-    """The final LayerNorm's divisor on the full stream, sqrt(var + eps): fixed, it makes the norm linear."""
+def final_scale(stream: np.ndarray, eps: float, norm: str = "layer") -> float:
+    """The final norm's divisor on the full stream, fixed, so the norm is linear: sqrt(var + eps) for
+    LayerNorm, sqrt(mean(x²) + eps) for RMSNorm."""
+    if norm == "rms":
+        return float(np.sqrt(np.mean(stream * stream) + eps))
     return float(np.sqrt(stream.var() + eps))
 
 
@@ -168,17 +172,19 @@ def logit_direction(ckpt: Checkpoint, token: int, against: int | None = None) ->
 
 
 def logit_attrs(names: tuple[str, ...], stack: np.ndarray, stream: np.ndarray, ln_w: np.ndarray,
-                ln_b: np.ndarray, eps: float, direction: np.ndarray, bias: float = 0.0) -> dict[str, float]:
+                ln_b: np.ndarray, eps: float, direction: np.ndarray, bias: float = 0.0, norm: str = "layer",
+                offset: float = 0.0) -> dict[str, float]:
     """Each term's direct contribution to the logit (difference) ``direction`` reads, summing to that logit.
 
     LN(x) · u + b_U = Σ_c (x_c · ln_w ⊙ u) / s - mean(x) (ln_w · u) / s + ln_b · u + b_U with s the
     final norm's scale on the full stream; the centring and the bias terms are their own entries
-    ('centring', 'ln_final.b', and 'b_U' when the unembedding has a bias).
+    ('centring', 'ln_final.b', and 'b_U' when the unembedding has a bias). An RMSNorm (norm 'rms', gain
+    offset + ln_w) neither centres nor has a bias: those two entries are 0.
     """
-    s = final_scale(stream, eps)
-    read = ln_w * direction / s  # (d,)
+    s = final_scale(stream, eps, norm)
+    read = (offset + ln_w) * direction / s  # (d,)
     attrs = dict(zip(names, (stack @ read).tolist()))  # (c, d) @ (d,) -> (c,)
-    attrs["centring"] = float(-stream.mean() * read.sum())
+    attrs["centring"] = 0.0 if norm == "rms" else float(-stream.mean() * read.sum())
     attrs["ln_final.b"] = float(ln_b @ direction)
     if bias:
         attrs["b_U"] = bias

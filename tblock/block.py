@@ -2,6 +2,7 @@
 
 Pre-norm (default):   Y = X + attn(LN1(X));   Z = Y + mlp(LN2(Y))
 Post-norm:            Y = LN1(X + attn(X));   Z = LN2(Y + mlp(Y))
+Parallel (GPT-NeoX):  Y = X + attn(LN1(X));   Z = Y + mlp(LN2(X))
 
 In post-norm the trace's ln1_normalized / ln2_normalized hold those
 normalised sums (so resid_mid == ln1_normalized, resid_post == ln2_normalized).
@@ -25,7 +26,17 @@ TRACE_KEYS = (
 
 
 def mlp(u: np.ndarray, w: BlockWeights, cfg: BlockConfig) -> tuple[np.ndarray, dict]:
-    """The position-wise FFN: act(u W_in + b_in) W_out + b_out. Trace: mlp_pre, mlp_post, mlp_out."""
+    """The position-wise FFN: act(u W_in + b_in) W_out + b_out. Trace: mlp_pre, mlp_post, mlp_out.
+
+    Gated (cfg.ffn == 'gated', SwiGLU / GeGLU): act(u W_gate) * (u W_in + b_in), then W_out; as in
+    TransformerLens, mlp_pre is the gate before its activation and mlp_pre_linear the 'up' product.
+    """
+    if cfg.ffn == "gated":
+        mlp_pre = u @ w.W_gate  # (n, d) -> (n, d_ff)
+        mlp_pre_linear = u @ w.W_in + w.b_in  # (n, d) -> (n, d_ff)
+        mlp_post = activation(mlp_pre, cfg.act) * mlp_pre_linear  # (n, d_ff)
+        mlp_out = mlp_post @ w.W_out + w.b_out  # (n, d_ff) -> (n, d)
+        return mlp_out, dict(mlp_pre=mlp_pre, mlp_pre_linear=mlp_pre_linear, mlp_post=mlp_post, mlp_out=mlp_out)
     mlp_pre = u @ w.W_in + w.b_in  # (n, d) -> (n, d_ff)
     mlp_post = activation(mlp_pre, cfg.act)  # (n, d_ff)
     mlp_out = mlp_post @ w.W_out + w.b_out  # (n, d_ff) -> (n, d)
@@ -52,7 +63,14 @@ def block_forward(
     """
     if x.ndim != 2 or x.shape[1] != cfg.d_model:
         raise ValueError(f"x must have shape (n, {cfg.d_model}), got {x.shape}")
-    if cfg.placement == "pre":
+    if cfg.parallel:  # both sublayers read x; resid_mid is x + attn_out, for the record
+        ln1 = normalize(x, w.ln1_w, w.ln1_b, cfg)  # (n, d)
+        attn_out, attn_trace = attention(ln1, w, cfg, positions)  # (n, d)
+        resid_mid = add(x, attn_out, cfg)  # (n, d)
+        ln2 = normalize(x, w.ln2_w, w.ln2_b, cfg)  # (n, d)
+        mlp_out, mlp_trace = mlp(ln2, w, cfg)  # (n, d)
+        resid_post = add(resid_mid, mlp_out, cfg)  # (n, d)
+    elif cfg.placement == "pre":
         ln1 = normalize(x, w.ln1_w, w.ln1_b, cfg)  # (n, d)
         attn_out, attn_trace = attention(ln1, w, cfg, positions)  # (n, d)
         resid_mid = add(x, attn_out, cfg)  # (n, d)
@@ -73,6 +91,9 @@ def forward_untraced(
     x: np.ndarray, w: BlockWeights, cfg: BlockConfig, positions: np.ndarray | None = None
 ) -> np.ndarray:
     """block_forward's maths without keeping a trace (for speed)."""
+    if cfg.parallel:
+        y = add(x, attention_untraced(normalize(x, w.ln1_w, w.ln1_b, cfg), w, cfg, positions), cfg)  # (n, d)
+        return add(y, mlp(normalize(x, w.ln2_w, w.ln2_b, cfg), w, cfg)[0], cfg)  # (n, d)
     if cfg.placement == "pre":
         y = add(x, attention_untraced(normalize(x, w.ln1_w, w.ln1_b, cfg), w, cfg, positions), cfg)  # (n, d)
         return add(y, mlp(normalize(y, w.ln2_w, w.ln2_b, cfg), w, cfg)[0], cfg)  # (n, d)

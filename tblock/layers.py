@@ -15,16 +15,19 @@ def layer_norm(x: np.ndarray, w: np.ndarray, b: np.ndarray, eps: float = 1e-5) -
     return w * (x - mean) / np.sqrt(var + eps) + b
 
 
-def rms_norm(x: np.ndarray, w: np.ndarray, eps: float = 1e-6) -> np.ndarray:
-    """RMSNorm over the last axis: divide by the root mean square, then w * . (no bias, no centring)."""
-    rms = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)  # (n, d) -> (n, 1)
-    return w * (x / rms)
+def rms_norm(x: np.ndarray, w: np.ndarray, eps: float = 1e-6, offset: float = 0.0) -> np.ndarray:
+    """RMSNorm over the last axis: divide by the root mean square, then (offset + w) * . (no bias, no centring).
+
+    offset 1 is Gemma's gain 1 + w.
+    """
+    rms = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + eps)  # (..., d) -> (..., 1)
+    return (offset + w) * (x / rms)
 
 
 def normalize(x: np.ndarray, w: np.ndarray, b: np.ndarray, cfg: BlockConfig) -> np.ndarray:
     """The norm cfg asks for. RMSNorm ignores the bias b, as llama-style models have none."""
     if cfg.norm == "rms":
-        return rms_norm(x, w, cfg.eps)
+        return rms_norm(x, w, cfg.eps, cfg.norm_offset)
     return layer_norm(x, w, b, cfg.eps)
 
 
@@ -43,11 +46,16 @@ def relu(x: np.ndarray) -> np.ndarray:
     return np.maximum(x, 0.0)
 
 
-ACTIVATION_FUNCTIONS = {"gelu": gelu, "gelu_tanh": gelu_tanh, "relu": relu}
+def silu(x: np.ndarray) -> np.ndarray:
+    """SiLU (swish), x * sigmoid(x): the gate of SwiGLU."""
+    return x / (1.0 + np.exp(-x))
+
+
+ACTIVATION_FUNCTIONS = {"gelu": gelu, "gelu_tanh": gelu_tanh, "relu": relu, "silu": silu}
 
 
 def activation(x: np.ndarray, name: str) -> np.ndarray:
-    """Apply the activation called name ('gelu' | 'gelu_tanh' | 'relu')."""
+    """Apply the activation called name ('gelu' | 'gelu_tanh' | 'relu' | 'silu')."""
     if name not in ACTIVATION_FUNCTIONS:
         raise ValueError(f"act must be one of {', '.join(map(repr, ACTIVATION_FUNCTIONS))}, got {name!r}")
     return ACTIVATION_FUNCTIONS[name](x)

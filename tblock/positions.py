@@ -23,10 +23,29 @@ def rope_frequencies(d_head: int, base: float = 10000.0) -> np.ndarray:
     return base ** (-np.arange(0, d_head // 2) * 2.0 / d_head)  # (d_head/2,)
 
 
-def rope_angles(positions: np.ndarray, d_head: int, base: float = 10000.0) -> np.ndarray:
-    """Rotation angle of every coordinate pair at every position: p * theta_i."""
+def scaled_frequencies(theta: np.ndarray, scaling: tuple = ()) -> np.ndarray:
+    """RoPE's frequencies after a config's rope_scaling: () none; ('linear', f) all / f; ('llama3', f, low, high,
+    original_max_positions) as Llama 3.1: long wavelengths / f, short ones kept, a smooth blend between."""
+    if not scaling or scaling[0] == "none":
+        return theta
+    if scaling[0] == "linear":
+        return theta / scaling[1]
+    if scaling[0] == "llama3":
+        factor, low, high, original = (float(v) for v in scaling[1:5])
+        wavelen = 2 * np.pi / theta  # (d/2,)
+        smooth = (original / wavelen - low) / (high - low)  # (d/2,)
+        blended = (1 - smooth) * theta / factor + smooth * theta  # (d/2,)
+        out = np.where(wavelen > original / low, theta / factor, theta)  # (d/2,)
+        middle = (wavelen >= original / high) & (wavelen <= original / low)
+        return np.where(middle, blended, out)  # (d/2,)
+    raise ValueError(f"rope_scaling {scaling[0]!r} is not supported (supported: linear, llama3)")
+
+
+def rope_angles(positions: np.ndarray, d_head: int, base: float = 10000.0, scaling: tuple = ()) -> np.ndarray:
+    """Rotation angle of every coordinate pair at every position: p * theta_i (theta after rope_scaling)."""
     positions = np.asarray(positions, dtype=np.float64)  # (n,)
-    return positions[:, None] * rope_frequencies(d_head, base)[None, :]  # (n,) x (d_head/2,) -> (n, d_head/2)
+    theta = scaled_frequencies(rope_frequencies(d_head, base), scaling)  # (d_head/2,)
+    return positions[:, None] * theta[None, :]  # (n,) x (d_head/2,) -> (n, d_head/2)
 
 
 def rope_pairs(d_head: int, pairing: str = "interleaved") -> np.ndarray:
@@ -51,15 +70,20 @@ def rope_pairs(d_head: int, pairing: str = "interleaved") -> np.ndarray:
 
 
 def apply_rope(
-    x: np.ndarray, positions: np.ndarray, base: float = 10000.0, pairing: str = "interleaved"
+    x: np.ndarray, positions: np.ndarray, base: float = 10000.0, pairing: str = "interleaved",
+    rotary_dim: int = 0, scaling: tuple = (),
 ) -> np.ndarray:
     """Rotate each coordinate pair of x (the planes of :func:`rope_pairs`) by its position's angle.
 
-    x is (n, h, d_head) or (n, d_head).
+    x is (n, h, d_head) or (n, d_head). rotary_dim > 0 turns only the first rotary_dim coordinates
+    (partial rotary, GPT-NeoX) and passes the rest through; scaling is a config's rope_scaling.
     """
+    if rotary_dim and rotary_dim < x.shape[-1]:
+        turned = apply_rope(x[..., :rotary_dim], positions, base, pairing, 0, scaling)  # (..., rotary_dim)
+        return np.concatenate([turned, x[..., rotary_dim:]], axis=-1)  # (..., d_head)
     d_head = x.shape[-1]
     i, j = rope_pairs(d_head, pairing).T  # (d_head/2, 2) -> 2 x (d_head/2,)
-    ang = rope_angles(positions, d_head, base)  # (n, d_head/2)
+    ang = rope_angles(positions, d_head, base, scaling)  # (n, d_head/2)
     if x.ndim == 3:
         ang = ang[:, None, :]  # (n, d_head/2) -> (n, 1, d_head/2)
     cos, sin = np.cos(ang), np.sin(ang)

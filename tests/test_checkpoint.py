@@ -264,7 +264,7 @@ def test_config_disagreeing_with_tensors(tmp_path, change, needle):
 @pytest.mark.parametrize(("change", "needle"), [
     ({"n_head": 3}, "not a multiple of n_head 3"),
     ({"activation_function": "swish"}, "activation_function 'swish'"),
-    ({"model_type": "llama"}, "model_type 'llama'"),
+    ({"model_type": "bert"}, "model_type 'bert' is not supported; supported families: gpt2, llama, mistral"),
     ({"n_layer": None}, "'n_layer' must be a positive integer"),
 ])  # fmt: skip
 def test_bad_config_fields(tmp_path, change, needle):

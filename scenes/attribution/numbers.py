@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from scenes.induction.numbers import BOS, words
+from scenes.induction.numbers import probe
 from tblock.attribution import (
     ablatable,
     ablate,
@@ -33,7 +33,6 @@ from tblock.attribution import (
 )
 from tblock.checkpoint import Checkpoint
 from tblock.layers import softmax
-from tblock.scores import repeated_random_tokens
 from tblock.worlds.trained import UNKNOWN_TOKENS, checkpoint, display, trained_input
 
 MAX_TERMS = 10  # rows of the sum drawn at the readable size; more terms fold their smallest into one "others" row
@@ -47,7 +46,7 @@ OTHERS = "others"
 
 def induction_sequence(ckpt: Checkpoint, period: int, seed: int) -> np.ndarray:
     """The induction topic's probe: BOS, ``period`` random words, the same words less the last: (2p,)."""
-    return repeated_random_tokens(words(ckpt), period, seed=seed, bos=BOS)[:-1]
+    return probe(ckpt, period, seed)[:-1]
 
 
 @lru_cache(maxsize=8)
@@ -218,7 +217,8 @@ def attribution_numbers(weights: str = "tiny", text: str = "", token_ids: str = 
     names, stack = decompose_resid(cache, index)  # (c, d)
     resid_final = cache.resid_final[index]  # (n, d) -> (d,)
     direction, bias = logit_direction(ckpt, predicted, other)
-    attrs = logit_attrs(names, stack, resid_final, *ckpt.final_norm(), ckpt.config.eps, direction, bias)
+    c = ckpt.config
+    attrs = logit_attrs(names, stack, resid_final, *ckpt.final_norm(), c.eps, direction, bias, c.norm, c.norm_offset)
     logits = cache.logits[index]
     logit = float(logits[predicted] - (0.0 if other is None else logits[other]))
     lens = logit_lens(ckpt, accumulated_resid(cache, index))  # (L + 1, V)

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from scenes.activations import ACT_NAMES, sample_activation  # noqa: F401  (ACT_NAMES re-exported)
-from tblock import block_forward, mlp
+from tblock import activation, block_forward, mlp
 from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
 from tblock.worlds import Example, ffn_world
@@ -35,8 +35,8 @@ if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) 
     from scenes.ffn.params import Params
 
 # How each activation is named on screen and in speech; the GELU a curve plot draws for each.
-ACT_SPOKEN = {"gelu": "GELU", "gelu_tanh": "the tanh approximation of GELU", "relu": "ReLU"}
-GELU_VARIANT = {"gelu": "gelu", "gelu_tanh": "gelu_tanh", "relu": "gelu"}
+ACT_SPOKEN = {"gelu": "GELU", "gelu_tanh": "the tanh approximation of GELU", "relu": "ReLU", "silu": "SiLU"}
+GELU_VARIANT = {"gelu": "gelu", "gelu_tanh": "gelu_tanh", "relu": "gelu", "silu": "silu"}  # SiLU: SwiGLU's gate
 
 
 def ffn_run(ex: Example) -> tuple[np.ndarray, dict]:
@@ -59,8 +59,9 @@ def ffn_position(trace: dict, p: int) -> dict:
     The trace's keys at p: resid_mid, the stream after attention, Y (d,);
     ln2_normalized, its normalised copy u = LN2(Y) (d,); mlp_pre, mlp_post, the
     hidden layer before / after the activation (d_ff,); mlp_out, the update Δ
-    (d,); resid_post, Z = Y + Δ (d,). And active: bool mask (d_ff,);
-    active_units: their 1-based numbers; n_active; update_norm: |Δ|.
+    (d,); resid_post, Z = Y + Δ (d,). (A gated FFN's mlp_pre is its gate and mlp_post the activated
+    gate times the up projection; :func:`world_numbers` adds mlp_act, the activated gate alone.)
+    And active: bool mask (d_ff,); active_units: their 1-based numbers; n_active; update_norm: |Δ|.
     """
     n = trace["mlp_out"].shape[0]
     if not 0 <= p < n:
@@ -165,6 +166,7 @@ def world_numbers(world: Example, index: int, trained: TrainedInput | None = Non
     n_tokens = len(world.tokens)
     _, trace = ffn_run(world)
     pos = ffn_position(trace, index)
+    pos["mlp_act"] = activation(pos["mlp_pre"], world.cfg.act)  # (d_ff,): on the curve (mlp_post unless gated)
     check = permutation_check(trace["ln2_normalized"], world.weights, world.cfg, cyclic_permutation(n_tokens))
     window = curve_window(pos["mlp_pre"])
     curves = activation_curves(curve_names(world.cfg.act), *window)

@@ -33,7 +33,7 @@ class Params(TopicParams):
                             "a wider one as a heat strip", low=2, high=1024, unused_with="weights")
     d_ff: int = param(16, "the FFN's hidden width (4 x d in GPT-2); at least --d-model", high=4096,
                       shown_range="--d-model .. 4096", unused_with="weights")
-    act: str = param("gelu", "the activation between W1 and W2", choices=("gelu", "gelu_tanh", "relu"),
+    act: str = param("gelu", "the activation between W1 and W2", choices=("gelu", "gelu_tanh", "relu", "silu"),
                      unused_with="weights")
     n_tokens: int = param(4, "how many positions (rows) the stream holds", low=2, high=MAX_TOKENS,
                           unused_with="weights")

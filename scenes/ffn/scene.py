@@ -54,12 +54,12 @@ class FFNScene(StepScene):
         p = self.p = self.params.resolved()  # the checkpoint's widths with --weights
         self.numbers, self.look = numbers(p), Look(p.d_model, p.d_ff)
         pos = self.numbers.pos
-        plot = ActivationPlot(self.numbers.curves, p.act, self.numbers.window, pos["mlp_pre"], pos["mlp_post"],
+        plot = ActivationPlot(self.numbers.curves, p.act, self.numbers.window, pos["mlp_pre"], pos["mlp_act"],
                               pos["active"], dot_radius=0.06 if p.d_ff <= 64 else 0.025)
         norm = Readout(words.norm_text(self.numbers), TEXT_SIZE, theme().update,
                        update_norm=round(pos["update_norm"], 2))
-        self.view = OnePosition(pos, self.look, words.row_labels(p, self.numbers), *words.matrix_texts(p), norm,
-                                plot)
+        self.view = OnePosition(pos, self.look, words.row_labels(p, self.numbers),
+                                *words.matrix_texts(p, self.numbers), norm, plot)
         v = self.view
         for name, part in (("ln2_normalized", v.u_row), ("mlp_pre", v.pre_row), ("mlp_post", v.post_row),
                            ("mlp_out", v.delta_row), ("resid_mid", v.y_row), ("resid_post", v.z_row),

@@ -207,15 +207,34 @@ def row_labels(p: Params, nums: FFNNumbers) -> dict[str, tuple[str, str]]:
     where = _("token {token} · d = {d}", token=nums.token, d=d)
     return {"y_top": (_("Y, the stream"), where), "u": ("u = LN₂(Y)", where),
             "pre": (hidden_in(nums), _("d_ff = {count} numbers", count=p.d_ff)),
-            "post": (f"h = {act}({hidden_in(nums)})", _("{count} of {total} active", count=pos["n_active"],
-                                                         total=p.d_ff)),
-            "delta": ("Δ = h·W₂" + (" + b₂" if np.any(nums.world.weights.b_out) else ""), f"d = {d}"),
+            "post": (hidden_out(nums, act), _("{count} of {total} active", count=pos["n_active"],
+                                              total=p.d_ff)),
+            "delta": (f"Δ = h·{second(nums)}" + (" + b₂" if np.any(nums.world.weights.b_out) else ""), f"d = {d}"),
             "y": ("+ Y", _("the stream")), "z": ("= Z = Y + Δ", _("the new stream"))}
 
 
-def matrix_texts(p: Params) -> tuple[str, str]:
-    """The funnels' names: W1 and W2 with their shapes."""
+def gated(nums: FFNNumbers) -> bool:
+    """Is the block's FFN gated (SwiGLU, GeGLU: act(u·W_gate) ⊙ u·W_up, then W_down)?"""
+    return nums.world.cfg.ffn == "gated"
+
+
+def second(nums: FFNNumbers) -> str:
+    """The contracting matrix's name: W₂, or W_down in a gated FFN."""
+    return "W_down" if gated(nums) else "W₂"
+
+
+def matrix_texts(p: Params, nums: FFNNumbers | None = None) -> tuple[str, str]:
+    """The funnels' names: W1 and W2 with their shapes (a gated FFN's: W_gate and W_up, then W_down)."""
+    if nums is not None and gated(nums):
+        return (f"× W_gate, × W_up   ({p.d_model} × {p.d_ff} each)", f"× W_down   ({p.d_ff} × {p.d_model})")
     return f"× W₁   ({p.d_model} × {p.d_ff})", f"× W₂   ({p.d_ff} × {p.d_model})"
+
+
+def hidden_out(nums: FFNNumbers, act: str) -> str:
+    """The hidden row after the activation: h = act(u·W₁), or the gate times the up projection when gated."""
+    if gated(nums):
+        return f"h = {act}(u·W_gate) ⊙ (u·W_up{' + b' if np.any(nums.world.weights.b_in) else ''})"
+    return f"h = {act}({hidden_in(nums)})"
 
 
 def norm_text(nums: FFNNumbers) -> str:
@@ -224,7 +243,10 @@ def norm_text(nums: FFNNumbers) -> str:
 
 
 def hidden_in(nums: FFNNumbers) -> str:
-    """What the activation reads: u·W₁, plus b₁ when the weights have one (trained checkpoints do)."""
+    """What the activation reads: u·W₁, plus b₁ when the weights have one (trained checkpoints do); the gate
+    u·W_gate in a gated FFN."""
+    if gated(nums):
+        return "g = u·W_gate"
     return "u·W₁" + (" + b₁" if np.any(nums.world.weights.b_in) else "")
 
 

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from tblock.attention import concat_then_project
+from tblock.attention import concat_then_project, kv_head_of
 from tblock.block import block_forward
 from tblock.weights import BlockWeights
 from tblock.worlds.heads import WORLD_SPEC, HeadsWorld, heads_world, heads_world_from
@@ -130,6 +130,21 @@ class HeadsNumbers:
     changed_view: dict | None = None
     trained: TrainedInput | None = None  # the checkpoint and layer, when not the seeded world
     world_file: World | None = None  # the world file, when the numbers are a teacher's own
+
+    @property
+    def grouped(self) -> bool:
+        """Do groups of query heads share K/V heads (grouped-query or multi-query attention)?"""
+        return self.world.cfg.kv_heads < self.world.cfg.n_heads
+
+    @property
+    def kv_of(self) -> np.ndarray:
+        """The K/V head each query head reads: (h,), e.g. [0, 0, 1, 1] for 4 query heads sharing 2."""
+        return kv_head_of(self.world.cfg.n_heads, self.world.cfg.kv_heads)
+
+    @property
+    def kv_first(self) -> np.ndarray:
+        """The first query head of each K/V head's group (whose colour the group's K, V label takes): (kv,)."""
+        return np.arange(self.world.cfg.kv_heads) * self.world.cfg.group
 
     @property
     def folded(self) -> int:

@@ -162,9 +162,14 @@ class HeadsScene(StepScene):
                 name = wrapped(head_name(r), LABEL_SIZE, C.attention.left - 0.08 - X_NAME, head_color(r),
                                aligned_edge=LEFT)
             name.move_to([X_NAME, self.row_y(r), 0], aligned_edge=LEFT)
+            end = name.get_left() + LEFT * 0.06  # the fan reaches the name itself, level with its row
+            if self.numbers.grouped:  # grouped-query attention: the K/V head this query head reads
+                g = int(self.numbers.kv_of[r])
+                shared = formula(f"K_{g}, V_{g}", LABEL_SIZE, head_color(int(self.numbers.kv_first[g])))
+                shared.scale_to_fit_height(name.height * 1.1)  # as large as the name (a subscript hangs lower)
+                name = VGroup(name, shared.next_to(name, DOWN, buff=0.06, aligned_edge=LEFT))  # name on its row
             names.add(name)
-            fans.add(Line(tiles[r + 1].get_right(), name.get_left() + LEFT * 0.06, color=head_color(r),
-                          stroke_width=2.5))
+            fans.add(Line(tiles[r + 1].get_right(), end, color=head_color(r), stroke_width=2.5))
         if self.more:
             name = label(more_heads(self.more), LABEL_SIZE, theme().muted)
             names.add(name.move_to([X_NAME, self.layout.row_y[-1], 0], aligned_edge=LEFT))

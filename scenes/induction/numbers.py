@@ -34,8 +34,19 @@ BOS = 0
 
 
 def words(ckpt: Checkpoint) -> np.ndarray:
-    """The ids of the vocabulary's words (alphabetic tokens: no BOS, unknown token or punctuation)."""
-    return np.array([i for i in range(ckpt.vocab_size) if ckpt.token_strings([i])[0].isalpha()])
+    """The ids of the vocabulary's words (alphabetic tokens, a leading space allowed: no BOS, unknown token or
+    punctuation)."""
+    strings = ckpt.token_strings(np.arange(ckpt.vocab_size))
+    return np.array([i for i, s in enumerate(strings) if s.strip().isalpha() and i != ckpt.bos_id], dtype=np.int64)
+
+
+def probe(ckpt: Checkpoint, period: int, seed: int) -> np.ndarray:
+    """BOS (the checkpoint's own, else id 0), period random words of its vocabulary, the same words again: (2p + 1,)."""
+    vocabulary = words(ckpt)
+    if len(vocabulary) < period:
+        raise ValueError(f"{ckpt.name} has {len(vocabulary)} word tokens, fewer than --period {period}")
+    bos = BOS if ckpt.bos_id is None else ckpt.bos_id
+    return repeated_random_tokens(vocabulary, period, seed=seed, bos=bos)  # (2p + 1,)
 
 
 def softmax(z: np.ndarray) -> np.ndarray:
@@ -111,7 +122,7 @@ class InductionNumbers:
 def induction_numbers(period: int = 6, seed: int = 0, top: int = 3, weights: str = WEIGHTS) -> InductionNumbers:
     """Run the checkpoint on BOS + period random words + the same words less the last; read both heads."""
     ckpt = checkpoint(weights)
-    full = repeated_random_tokens(words(ckpt), period, seed=seed, bos=BOS)  # (2p + 1,)
+    full = probe(ckpt, period, seed)  # (2p + 1,)
     ids = full[:-1]  # (2p,): the last position is the second occurrence of word p - 1
     logits, traces = ckpt.forward(ids)  # (n, V), one trace per layer
     n = len(ids)
@@ -130,4 +141,4 @@ def induction_numbers(period: int = 6, seed: int = 0, top: int = 3, weights: str
 
 def numbers(p: Params) -> InductionNumbers:
     """The numbers for these flags (the script and the scene ask the same)."""
-    return induction_numbers(p.period, p.seed, p.top)
+    return induction_numbers(p.period, p.seed, p.top, p.weights)

@@ -189,11 +189,22 @@ def ledger_numbers(s: Shapes, n: int = 1024, ckpt=None) -> LedgerNumbers:
 
 
 def checkpoint_shapes(ckpt) -> Shapes:
-    """The shapes a checkpoint's config gives (GPT-2 family: dense FFN, a key/value pair per head)."""
+    """The shapes a checkpoint's config gives: its K/V heads (grouped-query attention), its FFN (a gated
+    one's width as the dense width it stands for, :func:`tblock.ledger.gated_width`), and a position
+    table only when it has learned positions (context 0 with RoPE)."""
     c = ckpt.config
     tied = checkpoint_counts(ckpt)["tied"]
-    return Shapes(c.d_model, c.n_heads, c.d_head, c.d_ff, ckpt.n_layers, ckpt.vocab_size, ckpt.n_positions,
-                  c.n_heads, "dense", tied, ckpt.layout.unembed_b is not None, c.norm)
+    gated = c.ffn == "gated"
+    d_ff = dense_width(c.d_ff) if gated else c.d_ff
+    context = ckpt.n_positions if ckpt.layout.pos else 0
+    return Shapes(c.d_model, c.n_heads, c.d_head, d_ff, ckpt.n_layers, ckpt.vocab_size, context,
+                  c.kv_heads, "gated" if gated else "dense", tied, ckpt.layout.unembed_b is not None, c.norm)
+
+
+def dense_width(gated: int) -> int:
+    """The dense width whose :func:`tblock.ledger.gated_width` is this gated width: 3 f / 2, and the
+    nearest that rounds back to it for an odd f."""
+    return next(w for w in (3 * gated // 2, 3 * gated // 2 + 1, 3 * gated // 2 - 1) if gated_width(w) == gated)
 
 
 def shapes(p: Params) -> Shapes:

@@ -281,7 +281,8 @@ def contents_numbers(query_pos: int, key_pos: int, deg_per_pos: float, shift: in
 
 def numbers(p: Params) -> RopeNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same); with
-    ``--world``, the file's names and contents."""
+    ``--world``, the file's names and contents; with ``--weights``, the checkpoint's base, pairing and width."""
+    p = p.resolved() if p.weights else p
     if p.world is not None:
         file = load_world(p.world, ROPE_SPEC)
         return contents_numbers(p.query_pos, p.key_pos, p.deg_per_pos, p.shift, file.arrays, p.base, p.pairing,

@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import ClassVar
 
 from scenes.kit import TopicParams, param, world_param
-from tblock.config import ROPE_PAIRINGS
+from tblock.config import ROPE_PAIRINGS, BlockConfig
 from tblock.worlds.rope import ROPE_SPEC, key_turn
+from tblock.worlds.trained import checkpoint
 from tblock.worlds.world_file import load_world
 
 MAX_POS = 10000
@@ -26,11 +27,14 @@ class Params(TopicParams):
     key_content: float = param(-45.0, "direction of the second key's content, in degrees from the first key's",
                                low=-180.0, high=180.0)
     d_head: int = param(8, "head width for the many-frequency part (even: d_head/2 rotation planes)",
-                        low=2, high=128)
+                        low=2, high=128, unused_with="weights")
     base: float = param(10000.0, "RoPE base: plane i turns base^(-2i/d_head) radians per position",
-                        low=1.0, high=1e7)
+                        low=1.0, high=1e7, unused_with="weights")
     pairing: str = param("interleaved", "which coordinates form a plane: (2i, 2i+1) or (i, i + d_head/2)",
-                         choices=ROPE_PAIRINGS)
+                         choices=ROPE_PAIRINGS, unused_with="weights")
+    weights: str = param("", "a RoPE checkpoint (a model in the local Hugging Face cache or a folder: Llama, "
+                         "Mistral, Qwen, Gemma, Pythia, Phi-3): its θ base, pairing and rotated width (the "
+                         "rotary fraction of d_head) replace --base, --pairing and --d-head")
     world: Path | None = world_param("rope")
 
     WORLD_GIVES: ClassVar[tuple[str, ...]] = WORLD_GIVES  # the flags a world file replaces (refused beside it)
@@ -38,6 +42,10 @@ class Params(TopicParams):
     def check(self) -> None:
         if self.world is not None:
             self.check_world()
+        if self.weights:
+            if self.world is not None:
+                raise ValueError("--weights: not with --world (each gives the head's width)")
+            rope_config(self.weights)  # one line for a checkpoint that cannot be read or has no RoPE
         if self.d_head % 2:
             raise ValueError(f"--d-head must be even, since RoPE rotates coordinate pairs; got {self.d_head}")
         if not self.base > 1:
@@ -67,7 +75,25 @@ class Params(TopicParams):
     def resolved(self) -> Params:
         """These flags with the world file's head width and its second key's turn from the first, in degrees
         (themselves without --world): what the captions and the ledger say."""
+        if self.weights:
+            return rope_of_checkpoint(self)
         if self.world is None:
             return self
         world = load_world(self.world, ROPE_SPEC)
         return dataclasses.replace(self, d_head=world.sizes["d_head"], key_content=key_turn(world))
+
+
+def rope_config(weights: str) -> BlockConfig:
+    """The block config of a checkpoint with RoPE; ValueError (one line) when it has none."""
+    ckpt = checkpoint(weights)
+    if ckpt.config.positions != "rope":
+        raise ValueError(f"--weights {weights}: {ckpt.family} has no RoPE (learned positions are added below "
+                         "the stack); pick a Llama, Mistral, Qwen, Gemma, Pythia or Phi-3 model")
+    return ckpt.config
+
+
+def rope_of_checkpoint(p: Params) -> Params:
+    """The flags with a checkpoint's RoPE: its base, its pairing and the width it turns (d_head times the
+    rotary fraction)."""
+    c = rope_config(p.weights)
+    return dataclasses.replace(p, d_head=c.rotary, base=float(c.rope_base), pairing=c.rope_pairing)

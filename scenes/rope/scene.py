@@ -180,7 +180,7 @@ class RopeScene(StepScene):
 
     @step
     def many_frequencies(self) -> None:
-        p = self.params
+        p = self.params.resolved()  # with --weights: the checkpoint's base, pairing and rotated width
         self.clear_stage()
         self.planes = planes = PlanePanels(self.numbers.multi_content, p.base, p.pairing, self.numbers.drawn)
         self.play(FadeIn(planes.header), run_time=0.8)
