@@ -54,6 +54,7 @@ SKIP_CHILD = r"""
 import json, sys, time
 from pathlib import Path
 sys.path[:0] = [{root!r}, {tests!r}]
+from dataclasses import replace
 from scenes.pipeline import ranges
 from scenes.pipeline.options import RenderOptions
 if __name__ == "__main__":
@@ -67,7 +68,7 @@ if __name__ == "__main__":
     planned = time.perf_counter() - started
     k = len(plan.played) // 2
     started = time.perf_counter()
-    part = ranges.render_range(ranges.replace(job, work=work / "one"), k, k + 1)
+    part = ranges.render_range(replace(job, work=work / "one"), k, k + 1)
     one = time.perf_counter() - started
     segments = sorted(Path({steps!r}).glob("*.mp4"))
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Step-parallel rendering (scenes/pipeline/ranges.py, pool.py, cluster.py, parallel.py).
+"""Step-parallel rendering (scenes/pipeline/ranges/, pool.py, cluster.py, parallel.py).
 
 Fast: the split of animations into ranges, the shares of ``all --jobs N``, the predicted speed-up,
 the checks of --jobs and --cluster. Render tier: every topic rendered with ``--jobs 2`` is the serial

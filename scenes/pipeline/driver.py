@@ -4,7 +4,7 @@
 own glyph caches, the per-animation step cache, the segment encoders), runs the scene with tblock's
 segment encoder (scenes/pipeline/encoder.py), and returns a :class:`SceneRecord`: the files Manim
 wrote and what the scene showed and said. A render drawn in ranges by several workers
-(scenes/pipeline/ranges.py) returns the same record, so the render job (scenes/pipeline/job.py)
+(scenes/pipeline/ranges/) returns the same record, so the render job (scenes/pipeline/job.py)
 stages and publishes either the same way.
 
 Example::
@@ -123,7 +123,7 @@ class Section:
 @dataclass(frozen=True)
 class SceneRecord:
     """What one run of a topic's scene made, drawn by one process (:func:`run_scene`) or in ranges by
-    several (scenes/pipeline/ranges.py): the render job stages, narrates and publishes it.
+    several (scenes/pipeline/ranges/): the render job stages, narrates and publishes it.
 
     ``primary``: the whole video (or the still) as Manim wrote it; ``sections``: one clip per step,
     in order (``--sections``; else empty); ``steps``: each step's name, caption, start and end in

@@ -3,7 +3,7 @@
 The render runs in a work folder under ``OUT/.cache/work/`` that this process owns
 (scenes/pipeline/fsutil.py). Its ideas live in their own modules: the options and the output's
 name (scenes/pipeline/options.py, naming.py), the up-to-date key (scenes/pipeline/uptodate.py), the Manim
-driver (scenes/pipeline/driver.py, or the ranges of scenes/pipeline/ranges.py: both return a
+driver (scenes/pipeline/driver.py, or the ranges of scenes/pipeline/ranges/: both return a
 ``SceneRecord``) and the publish transaction (scenes/pipeline/publish.py). Here they are put in
 order, and what the driver made is staged under its final names: the video converted as asked, its
 narration mixed in, the .srt, the section clips, and a manifest listing each file's size and SHA-256

@@ -1,7 +1,7 @@
 """Where a render's ranges are drawn: local worker processes (``--jobs N``) or a Dask cluster
 (``--cluster``); one topic, or every topic sharing the workers (``all --jobs N``).
 
-The ranges themselves (plan, split, draw, join) are scenes/pipeline/ranges.py; the workers are
+The ranges themselves (plan, split, draw, join) are scenes/pipeline/ranges/; the workers are
 scenes/pipeline/pool.py (processes) and scenes/pipeline/cluster.py (Dask). docs/parallel.md tells
 how to use them.
 """
