@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
-from ..driver import SceneRecord
+from ..driver import SceneRecord, SceneRun
 from .balance import costs_of, split, write_record
 from .course import Course
 from .draw import render_range
@@ -19,20 +19,22 @@ from .join import assemble
 from .tasks import Job, Plan, RangeFailed
 
 
-def job_for(topic: Any, params: Any, opts: Any, name: str, work: Path | None, caches: dict | None,
-            steps: Path | None, voice_cache: Path | None, as_bytes: bool = False) -> Job:
-    """The :class:`Job` of a topic's render (its scene module is imported by name in the worker)."""
-    return Job(topic.Scene.__module__, topic.slug, params, replace(opts, out=Path("."), verbose=False),
-               name, work, caches, steps, voice_cache, as_bytes=as_bytes)
+def job_for(run: SceneRun, as_bytes: bool = False) -> Job:
+    """The :class:`Job` of a run of a topic's scene, in the run's folders (its work folder, its glyph
+    caches to seed from and merge into, its step cache and voice cache); the scene module is imported
+    by name in the worker."""
+    return Job(run.topic.Scene.__module__, run.topic.slug, run.params,
+               replace(run.opts, out=Path("."), verbose=False), run.name, run.work,
+               {"Tex": run.tex, "texts": run.text}, run.steps, run.voice_cache, as_bytes=as_bytes)
 
 
-def render_in_ranges(backend: Any, topic: Any, params: Any, opts: Any, name: str, work: Path, tex: Path,
-                     text: Path, steps: Path, voice_cache: Path, course: Course | None = None) -> SceneRecord:
+def render_in_ranges(backend: Any, run: SceneRun, course: Course | None = None) -> SceneRecord:
     """Plan, draw the ranges on ``backend`` (``submit(fn, *args) -> future``), join: the scene record.
     With a ``course`` (``all --jobs N``), the topic gets its share of the workers."""
     # workers seed their glyph caches from this job's own and merge back into it (the render job
     # merges that into the shared cache after), so the plan's Tex is compiled once for all ranges
-    local = job_for(topic, params, opts, name, work / "plan", {"Tex": tex, "texts": text}, steps, voice_cache)
+    work, steps = run.work, run.steps
+    local = job_for(replace(run, work=work / "plan"))
     try:
         plan = backend.plan(local)
     except BaseException:
@@ -54,9 +56,9 @@ def render_in_ranges(backend: Any, topic: Any, params: Any, opts: Any, name: str
     except Exception as err:  # noqa: BLE001 - a worker that died: say which steps it was drawing
         k = next((i for i, f in enumerate(futures) if f.done() and not f.cancelled() and f.exception()), 0)
         start, stop = ranges[k]
-        raise RangeFailed(f"{topic.slug}: {err} while drawing {steps_of(plan, start, stop)}") from None
+        raise RangeFailed(f"{run.topic.slug}: {err} while drawing {steps_of(plan, start, stop)}") from None
     write_record(steps, plan, parts)
-    return assemble(plan, parts, opts, name, work, steps)
+    return assemble(plan, parts, run.opts, run.name, work, steps)
 
 
 def steps_of(plan: Plan, start: int, stop: int) -> str:
@@ -74,10 +76,9 @@ def steps_of(plan: Plan, start: int, stop: int) -> str:
 
 
 def runner(backend: Any, course: Course | None = None) -> Any:
-    """A :func:`driver.run_scene` in ranges on ``backend``: the same arguments, the same ``SceneRecord``."""
+    """A :func:`driver.run_scene` in ranges on ``backend``: the same :class:`SceneRun`, the same ``SceneRecord``."""
 
-    def run(topic: Any, params: Any, opts: Any, name: str, work: Path, tex: Path, text: Path, steps: Path,
-            voice_cache: Path) -> SceneRecord:
-        return render_in_ranges(backend, topic, params, opts, name, work, tex, text, steps, voice_cache, course)
+    def run(scene_run: SceneRun) -> SceneRecord:
+        return render_in_ranges(backend, scene_run, course)
 
     return run

@@ -16,7 +16,7 @@ from typing import Any
 
 from scenes.kit.manim_patches import noting_plays
 
-from ..driver import play
+from ..driver import SceneRun, play
 from ..fsutil import merge_cache, seed_cache
 from .tasks import Job, Played, RangeFailed, topic_in
 
@@ -71,12 +71,12 @@ def run_skipping(job: Job, work: Path, private: dict[str, Path], steps: Path, ex
                  log: list[Played], holder: dict) -> Any:
     """Play ``job``'s scene with Manim's ``extra`` settings (which animations to skip), every play
     noted in ``log``; the Manim scene, or one :class:`RangeFailed` line naming the step."""
-    topic = topic_in(job.module, job.slug)
+    run = SceneRun(topic_in(job.module, job.slug), job.params, job.opts, job.name, work, private["Tex"],
+                   private["texts"], steps, job.voice_cache or work / "voice")
     extra = {"save_sections": False, "progress_bar": "none", **extra}
     with watched(log, holder):
         try:
-            return play(topic, job.params, job.opts, job.name, work, private["Tex"], private["texts"],
-                        steps, job.voice_cache or work / "voice", extra=extra, narrator=narrator)
+            return play(run, extra=extra, narrator=narrator)
         except RangeFailed:
             raise
         except Exception as err:  # noqa: BLE001 - one line naming the step, for the parent
