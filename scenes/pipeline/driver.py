@@ -31,6 +31,7 @@ from manim import tempconfig
 
 from scenes.kit.i18n import in_language
 from scenes.kit.narration import PiperService
+from scenes.once import one_render
 
 from .encoder import installed
 from .options import QUALITIES, RenderOptions
@@ -176,7 +177,7 @@ def play(run: SceneRun, *, extra: dict | None = None, narrator: Any = None) -> A
     settings = {**manim_settings(run), **(extra or {})}
     if narrator is None:
         narrator = narrator_for(opts, run.voice_cache)
-    with tempconfig(settings), installed(), in_language(opts.lang):
+    with tempconfig(settings), installed(), in_language(opts.lang), one_render():  # the topic's numbers once
         scene = run.topic.Scene(params=run.params, theme_name=opts.theme, burn_captions=opts.burn_captions,
                                 narrator=narrator, speech=opts.script, pause=opts.pause, captions=opts.captions)
         scene.render()
