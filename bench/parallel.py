@@ -54,20 +54,23 @@ SKIP_CHILD = r"""
 import json, sys, time
 from pathlib import Path
 sys.path[:0] = [{root!r}, {tests!r}]
+from dataclasses import replace
 from scenes.pipeline import ranges
+from scenes.pipeline.driver import SceneRun
 from scenes.pipeline.options import RenderOptions
 if __name__ == "__main__":
     topic = ranges.topic_in({module!r}, {slug!r})
     work = Path({work!r})
     opts = RenderOptions(quality={quality!r})
-    job = ranges.job_for(topic, topic.Params(), opts, {slug!r}, work / "plan",
-                         {{"Tex": work / "Tex", "texts": work / "texts"}}, None, None)
+    # an empty step cache of its own: the middle animation is drawn, not found among the render's segments
+    job = ranges.job_for(SceneRun(topic, topic.Params(), opts, {slug!r}, work / "plan", work / "Tex",
+                                  work / "texts", work / "steps", work / "voice"))
     started = time.perf_counter()
     plan = ranges.plan_scene(job)
     planned = time.perf_counter() - started
     k = len(plan.played) // 2
     started = time.perf_counter()
-    part = ranges.render_range(ranges.replace(job, work=work / "one"), k, k + 1)
+    part = ranges.render_range(replace(job, work=work / "one"), k, k + 1)
     one = time.perf_counter() - started
     segments = sorted(Path({steps!r}).glob("*.mp4"))
     started = time.perf_counter()

@@ -1,4 +1,4 @@
-"""Step-parallel rendering (scenes/pipeline/ranges.py, pool.py, cluster.py, parallel.py).
+"""Step-parallel rendering (scenes/pipeline/ranges/, pool.py, cluster.py, parallel.py).
 
 Fast: the split of animations into ranges, the shares of ``all --jobs N``, the predicted speed-up,
 the checks of --jobs and --cluster. Render tier: every topic rendered with ``--jobs 2`` is the serial
@@ -258,16 +258,16 @@ def cache_keys(keys: list[str]) -> Iterator[None]:
 def skipped_run_keys(slug: str, out: Path) -> list[str]:
     """Every play's cache key in a run of the topic that skips every animation (the plan of a --jobs
     render): the key a worker whose range starts at that play gives it."""
-    from scenes.pipeline.driver import text_cache
+    from scenes.pipeline.driver import SceneRun, text_cache
     from scenes.pipeline.naming import output_name
     from scenes.pipeline.ranges import job_for, plan_scene
 
     topic = api.topic_named(slug)
     params = api.make_params(topic, EVERY_TOPIC[slug])
     opts = api.make_options(voice=slug in NARRATED, out=out)
-    shared = text_cache(out / ".cache")
-    job = job_for(topic, params, opts, output_name(slug, params, opts), None,
-                  {kind: shared / kind / slug for kind in ("Tex", "texts")}, None, out / ".cache" / "voice")
+    shared, work = text_cache(out / ".cache"), out.parent / f"keys-{slug}"  # work: beside the render's folder
+    job = job_for(SceneRun(topic, params, opts, output_name(slug, params, opts), work, shared / "Tex" / slug,
+                           shared / "texts" / slug, work / "steps", out / ".cache" / "voice"))
     keys: list[str] = []
     with cache_keys(keys):
         plan_scene(job)

@@ -20,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from scenes.induction.numbers import BOS, words
+from scenes.once import once_per_render
 from tblock.attribution import (
     ablatable,
     ablate,
@@ -235,6 +236,7 @@ def attribution_numbers(weights: str = "tiny", text: str = "", token_ids: str = 
     )
 
 
+@once_per_render
 def numbers(p) -> AttributionNumbers:
     """What the video shows for the flags ``p`` (cached); without --text / --token-ids, the induction topic's
     default sequence (``p.period``, ``p.seed``).

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from scenes.activations import ACT_NAMES  # noqa: F401  (re-exported for the scene and script)
+from scenes.once import once_per_render
 from tblock import block_forward
 from tblock.worlds import Example, contribution_shares, run_example, tiny, token_shares
 from tblock.worlds.lessons import TINY_SPEC, tiny_from
@@ -301,6 +302,7 @@ def block_numbers(seed: int = 0, norm: str = "rms", act: str = "gelu", placement
         token_shares=token_shares(ex.x, tr["attn_out"], tr["mlp_out"]), compare=both, world_file=file)
 
 
+@once_per_render
 def numbers(p: Params) -> BlockNumbers:
     """The numbers of the video these flags render."""
     file = None if p.world is None else load_world(p.world, TINY_SPEC)

@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from scenes.activations import ACT_NAMES, sample_activation  # noqa: F401  (ACT_NAMES re-exported)
+from scenes.once import once_per_render
 from tblock import block_forward, mlp
 from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
@@ -171,6 +172,7 @@ def world_numbers(world: Example, index: int, trained: TrainedInput | None = Non
     return FFNNumbers(world, trace, index, pos, check, window, curves, trained, file)
 
 
+@once_per_render
 def numbers(p: Params) -> FFNNumbers:
     """The numbers these flags show: a checkpoint's layer with --weights, else the seeded world."""
     if p.world is not None:

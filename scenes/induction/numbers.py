@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scenes.once import once_per_render
 from tblock.checkpoint import Checkpoint
 from tblock.names import head_label
 from tblock.scores import induction_score, induction_targets, previous_token_score, repeated_random_tokens
@@ -128,6 +129,7 @@ def induction_numbers(period: int = 6, seed: int = 0, top: int = 3, weights: str
     )
 
 
+@once_per_render
 def numbers(p: Params) -> InductionNumbers:
     """The numbers for these flags (the script and the scene ask the same)."""
     return induction_numbers(p.period, p.seed, p.top)

@@ -78,7 +78,7 @@ class Glyph(Formula):
         super().__init__(glyph.removeprefix("^"), **kwargs)
 
 
-# -- what a formula writes as a number (kit/layout.py: the readability floor) ------------------------------------
+# -- what a formula writes as a number (kit/measure.py: the readability floor) -----------------------------------
 
 _INDEX = re.compile(r"[_^](\([^()]*(\([^()]*\)[^()]*)*\)|\"(?:[^\"\\]|\\.)*\"|[A-Za-z0-9]+)")
 

@@ -197,7 +197,7 @@ _plays_lock = threading.Lock()  # the patches below are on classes: one block at
 
 @contextlib.contextmanager
 def noting_plays(before: Callable[[Any], None], after: Callable[[Any, Any, float], None]) -> Iterator[None]:
-    """Inside the block (scenes/pipeline/ranges.py, a render drawn in ranges), three of Manim's
+    """Inside the block (scenes/pipeline/ranges/, a render drawn in ranges), three of Manim's
     behaviours change:
 
     - ``CairoRenderer.play`` tells ``before(scene)`` of every play and ``after(renderer, scene,

@@ -23,7 +23,7 @@ from .layout import LABEL_SIZE, MIN_DIGIT_HEIGHT, NUMBER_SIZE
 from .parts import label, with_power
 from .vector import READABLE_CELL, shows_numbers
 
-# one source: the floor and its sizes are the layout's (kit/layout.py); these names are the ones
+# one source: the floor and its sizes are kit/measure.py's; these names are the ones
 # ffn and bank were written with
 FLOOR = MIN_DIGIT_HEIGHT  # frame units: 3% of the frame's 8-unit height, about 22 px at 720p
 TEXT_SIZE = LABEL_SIZE  # a label's digits at 24 are 0.243-0.252 units tall

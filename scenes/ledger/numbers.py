@@ -21,6 +21,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scenes.once import once_per_render
 from tblock.config import BlockConfig
 from tblock.ledger import (
     block_matrices,
@@ -211,6 +212,7 @@ def length(p: Params) -> int:
 
 
 @lru_cache(maxsize=8)
+@once_per_render
 def numbers(p: Params) -> LedgerNumbers:
     """The numbers these flags show (cached: the script and the scene ask the same)."""
     return ledger_numbers(shapes(p), length(p), checkpoint(p.weights) if p.weights else None)

@@ -1,19 +1,20 @@
 """The Manim driver: run a topic's scene under Manim with a render's settings, and report what it made.
 
-:func:`run_scene` sets Manim's configuration for one render (size, frame rate, container, the job's
+:func:`run_scene` plays one :class:`SceneRun` (what to play and the folders it works in): it sets
+Manim's configuration for one render (size, frame rate, container, the job's
 own glyph caches, the per-animation step cache, the segment encoders), runs the scene with tblock's
 segment encoder (scenes/pipeline/encoder.py), and returns a :class:`SceneRecord`: the files Manim
 wrote and what the scene showed and said. A render drawn in ranges by several workers
-(scenes/pipeline/ranges.py) returns the same record, so the render job (scenes/pipeline/job.py)
+(scenes/pipeline/ranges/) returns the same record, so the render job (scenes/pipeline/job.py)
 stages and publishes either the same way.
 
 Example::
 
     from scenes.topics import load_topics
-    from scenes.pipeline.driver import run_scene
+    from scenes.pipeline.driver import SceneRun, run_scene
     from scenes.pipeline.options import RenderOptions
     topic = load_topics()["residual"]
-    record = run_scene(topic, topic.Params(), RenderOptions(), "residual", work, tex, text, steps, voice)
+    record = run_scene(SceneRun(topic, topic.Params(), RenderOptions(), "residual", work, tex, text, steps, voice))
     print(record.primary, record.time, [s["name"] for s in record.steps])
 """
 
@@ -30,6 +31,7 @@ from manim import tempconfig
 
 from scenes.kit.i18n import in_language
 from scenes.kit.narration import PiperService
+from scenes.once import one_render
 
 from .encoder import installed
 from .options import QUALITIES, RenderOptions
@@ -86,25 +88,48 @@ def manim_format(opts: RenderOptions) -> str:
     return "mp4" if opts.format == "gif" else opts.format
 
 
-def manim_settings(opts: RenderOptions, name: str, work: Path, tex_dir: Path, text_dir: Path,
-                   steps: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class SceneRun:
+    """One run of a topic's scene: what it plays and the folders it works in.
+
+    ``topic``, ``params``, ``opts``: the scene and how to render it; ``name``: the output's name
+    (scenes/pipeline/naming.py); ``work``: the render's own work folder; ``tex``, ``text``: its
+    private glyph caches (seeded from the shared ones, merged back after); ``steps``: Manim's
+    per-animation step cache (:func:`step_cache_dir`, locked by the caller); ``voice_cache``: where
+    the narration's audio is kept. The render job makes one (scenes/pipeline/job.py) and hands it
+    to the driver (:func:`run_scene`) or to the ranges (scenes/pipeline/ranges/runner.py).
+    """
+
+    topic: Any
+    params: Any
+    opts: RenderOptions
+    name: str
+    work: Path
+    tex: Path
+    text: Path
+    steps: Path
+    voice_cache: Path
+
+
+def manim_settings(run: SceneRun) -> dict[str, Any]:
     """Manim's settings for one run of a topic's scene (the caller holds the step cache's lock)."""
+    opts = run.opts
     width, height, fps = QUALITIES[opts.quality]
     return {
-        "media_dir": str(work / "manim"),
+        "media_dir": str(run.work / "manim"),
         # the job's own glyph caches, seeded from and merged back into the shared ones
-        "tex_dir": str(tex_dir),
-        "text_dir": str(text_dir),
+        "tex_dir": str(run.tex),
+        "text_dir": str(run.text),
         "pixel_width": width,
         "pixel_height": height,
         "frame_rate": fps,
         "format": manim_format(opts),
         "transparent": opts.transparent,
         "save_sections": opts.sections,
-        "output_file": name,
+        "output_file": run.name,
         # Manim's per-animation cache, kept per topic/quality/theme (the caller holds its lock)
         "disable_caching": False,
-        "partial_movie_dir": str(steps),
+        "partial_movie_dir": str(run.steps),
         "max_files_cached": STEPS_KEPT,
         **encoder_settings(opts),
         "verbosity": "INFO" if opts.verbose else "WARNING",
@@ -123,7 +148,7 @@ class Section:
 @dataclass(frozen=True)
 class SceneRecord:
     """What one run of a topic's scene made, drawn by one process (:func:`run_scene`) or in ranges by
-    several (scenes/pipeline/ranges.py): the render job stages, narrates and publishes it.
+    several (scenes/pipeline/ranges/): the render job stages, narrates and publishes it.
 
     ``primary``: the whole video (or the still) as Manim wrote it; ``sections``: one clip per step,
     in order (``--sections``; else empty); ``steps``: each step's name, caption, start and end in
@@ -145,16 +170,16 @@ def narrator_for(opts: RenderOptions, voice_cache: Path) -> Any:
     return PiperService(voice_cache, opts.voice_model) if opts.voice else None
 
 
-def play(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, tex_dir: Path, text_dir: Path,
-         steps: Path, voice_cache: Path, *, extra: dict | None = None, narrator: Any = None) -> Any:
-    """Run the scene under Manim with this render's settings (``extra`` overrides some); the Manim scene.
-    ``narrator``: the speech service to use, else piper when ``opts.voice``."""
-    settings = {**manim_settings(opts, name, work, tex_dir, text_dir, steps), **(extra or {})}
+def play(run: SceneRun, *, extra: dict | None = None, narrator: Any = None) -> Any:
+    """Run the scene under Manim with this run's settings (``extra`` overrides some); the Manim scene.
+    ``narrator``: the speech service to use, else piper when ``run.opts.voice``."""
+    opts = run.opts
+    settings = {**manim_settings(run), **(extra or {})}
     if narrator is None:
-        narrator = narrator_for(opts, voice_cache)
-    with tempconfig(settings), installed(), in_language(opts.lang):
-        scene = topic.Scene(params=params, theme_name=opts.theme, burn_captions=opts.burn_captions,
-                            narrator=narrator, speech=opts.script, pause=opts.pause, captions=opts.captions)
+        narrator = narrator_for(opts, run.voice_cache)
+    with tempconfig(settings), installed(), in_language(opts.lang), one_render():  # the topic's numbers once
+        scene = run.topic.Scene(params=run.params, theme_name=opts.theme, burn_captions=opts.burn_captions,
+                                narrator=narrator, speech=opts.script, pause=opts.pause, captions=opts.captions)
         scene.render()
     return scene
 
@@ -172,8 +197,6 @@ def record_of(scene: Any, sections: bool) -> SceneRecord:
                        voice=scene.narrator.stats() if scene.narrator is not None else None)
 
 
-def run_scene(topic: Any, params: Any, opts: RenderOptions, name: str, work: Path, tex_dir: Path,
-              text_dir: Path, steps: Path, voice_cache: Path) -> SceneRecord:
+def run_scene(run: SceneRun) -> SceneRecord:
     """Render the scene in this process (:func:`play`); its :class:`SceneRecord`."""
-    scene = play(topic, params, opts, name, work, tex_dir, text_dir, steps, voice_cache)
-    return record_of(scene, opts.sections)
+    return record_of(play(run), run.opts.sections)

@@ -3,7 +3,7 @@
 The render runs in a work folder under ``OUT/.cache/work/`` that this process owns
 (scenes/pipeline/fsutil.py). Its ideas live in their own modules: the options and the output's
 name (scenes/pipeline/options.py, naming.py), the up-to-date key (scenes/pipeline/uptodate.py), the Manim
-driver (scenes/pipeline/driver.py, or the ranges of scenes/pipeline/ranges.py: both return a
+driver (scenes/pipeline/driver.py, or the ranges of scenes/pipeline/ranges/: both return a
 ``SceneRecord``) and the publish transaction (scenes/pipeline/publish.py). Here they are put in
 order, and what the driver made is staged under its final names: the video converted as asked, its
 narration mixed in, the .srt, the section clips, and a manifest listing each file's size and SHA-256
@@ -35,7 +35,7 @@ from typing import Any
 import tblock
 
 from . import exports, soundtrack
-from .driver import SceneRecord, run_scene, step_cache_dir, text_cache
+from .driver import SceneRecord, SceneRun, run_scene, step_cache_dir, text_cache
 from .fsutil import file_lock, merge_cache, owned_dir, seed_cache
 from .manifest import FileRecord, Manifest, StepRecord
 from .naming import output_name
@@ -44,7 +44,7 @@ from .publish import publish_output, recover
 from .subtitles import cues_of, to_srt
 from .uptodate import input_key, up_to_date
 
-Runner = Callable[..., SceneRecord]  # (topic, params, opts, name, work, tex, text, steps, voice_cache)
+Runner = Callable[[SceneRun], SceneRecord]  # driver.run_scene, or the ranges' (scenes/pipeline/ranges/)
 
 
 @dataclass(frozen=True)
@@ -94,8 +94,8 @@ def render_or_skip(topic: Any, params: Any, opts: RenderOptions, run: Runner | N
             seed_cache(common, private)
         steps = step_cache_dir(cache, topic.slug, opts)
         with file_lock(steps.with_name(steps.name + ".lock")):  # one job per step cache at a time
-            record = (run or run_scene)(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1],
-                                        steps, cache / "voice")
+            record = (run or run_scene)(SceneRun(topic, params, opts, name, work, caches["Tex"][1],
+                                                 caches["texts"][1], steps, cache / "voice"))
         stage = work / "stage"
         stage.mkdir()
         files = stage_outputs(record, opts, name, stage)

@@ -1,7 +1,7 @@
 """Where a render's ranges are drawn: local worker processes (``--jobs N``) or a Dask cluster
 (``--cluster``); one topic, or every topic sharing the workers (``all --jobs N``).
 
-The ranges themselves (plan, split, draw, join) are scenes/pipeline/ranges.py; the workers are
+The ranges themselves (plan, split, draw, join) are scenes/pipeline/ranges/; the workers are
 scenes/pipeline/pool.py (processes) and scenes/pipeline/cluster.py (Dask). docs/parallel.md tells
 how to use them.
 """
@@ -16,6 +16,7 @@ from typing import Any
 
 from . import signals
 from .cluster import ClusterBackend
+from .driver import SceneRecord, SceneRun
 from .fsutil import WORK
 from .job import render_or_skip
 from .pool import LocalBackend
@@ -37,9 +38,9 @@ def backend_for(opts: Any) -> Any:
 def run_scene(opts: Any) -> Any:
     """The render job's way of running a scene, in ranges on workers made for this one render."""
 
-    def run(*args: Any, **kwargs: Any) -> Any:
+    def run(scene_run: SceneRun) -> SceneRecord:
         with backend_for(opts) as backend:
-            return runner(backend)(*args, **kwargs)
+            return runner(backend)(scene_run)
 
     return run
 

@@ -1,6 +1,6 @@
 """Worker processes: whole topics for ``all --jobs N`` with ``--last-frame`` (:func:`render_all`), and
 the persistent workers that draw ranges of animations (:class:`TaskPool`, :class:`LocalBackend`;
-scenes/pipeline/ranges.py).
+scenes/pipeline/ranges/).
 
 The parent coordinates: workers ignore SIGINT, stop cleanly on SIGTERM (their work folder removed,
 nothing published) and stop by themselves when the parent dies. Workers import this module by name
@@ -169,7 +169,7 @@ def render_each(renders: list[tuple[str, Any, Any, RenderOptions]], jobs: int, r
     return failures
 
 
-# -- persistent workers for range tasks (scenes/pipeline/ranges.py) ----------------------------------
+# -- persistent workers for range tasks (scenes/pipeline/ranges/) ----------------------------------
 
 def _serve(parent: int, conn: Any) -> None:
     """A worker process: run the tasks the parent sends (``(id, module, function, args)``) one at a

@@ -36,6 +36,7 @@ from typing import Any
 import tblock
 from scenes.kit.i18n import in_language
 from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
+from scenes.once import one_render
 
 from .api import RenderFailed, make_options, make_params, topic_named
 from .driver import text_cache
@@ -135,7 +136,7 @@ def draw(topic: Any, params: Any, opts: RenderOptions, folder: Path, cache: Path
             "frame_rate": fps, "dry_run": True, "disable_caching": True, "verbosity": "WARNING",
             "progress_bar": "none",
         }
-        with tempconfig(settings), sharing_parsed_paths(), in_language(opts.lang):
+        with tempconfig(settings), sharing_parsed_paths(), in_language(opts.lang), one_render():
             scene_class = frames_scene(topic.Scene)
             scene = scene_class(params=params, theme_name=opts.theme, on_step_end=step_ended,
                                 renderer=SkippingRenderer())

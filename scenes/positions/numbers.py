@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scenes.once import once_per_render
 from tblock.attention import attention_scores, slopes_of
 from tblock.block import block_forward
 from tblock.config import BlockConfig
@@ -295,6 +296,7 @@ def block_world(p: Params) -> World:
     return checkpoint_world(p.weights, inp.ids, inp.strings, 0, p.alibi_slopes(inp.ckpt.config.n_heads))
 
 
+@once_per_render
 def numbers(p: Params) -> PositionsNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
     return positions_numbers(block_world(p), p.order, p.shift, p.schemes)

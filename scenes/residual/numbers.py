@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scenes.once import once_per_render
 from tblock.worlds import Example, eiffel, eiffel_update
 from tblock.worlds.lessons import EIFFEL_SPEC, eiffel_from
 from tblock.worlds.world_file import World, WorldSpec, load_world
@@ -87,6 +88,7 @@ def residual_numbers(wo: str, receiver: int, file: World | None = None) -> Resid
     return ResidualNumbers(world.tokens, world.dims, world.x, receiver, updates(wo, receiver, file), file)
 
 
+@once_per_render
 def numbers(p: Params) -> ResidualNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
     file = None if p.world is None else load_world(p.world, EIFFEL_SPEC)

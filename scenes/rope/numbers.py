@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scenes.once import once_per_render
 from tblock.positions import (
     apply_rope,
     rope_2d_score,
@@ -279,6 +280,7 @@ def contents_numbers(query_pos: int, key_pos: int, deg_per_pos: float, shift: in
     )
 
 
+@once_per_render
 def numbers(p: Params) -> RopeNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same); with
     ``--world``, the file's names and contents."""
