@@ -193,6 +193,7 @@ def test_preview_manifest_numbers(cli, tmp_path):
 
 
 from scenes.attribution.scene import AttributionScene  # noqa: E402  (manim scenes after the fast tests' imports)
+from tests.subtitle_checks import assert_subtitles_are_the_words  # noqa: E402
 
 
 class DarkAttributionScene(AttributionScene):
@@ -218,7 +219,7 @@ def test_narrated_video_keeps_to_its_voice(cli, tmp_path):
     assert [s["name"] for s in steps] == STEPS
     for s in steps:
         assert s["audio_start"] >= s["start"] - 1e-6 and s["end"] >= s["audio_start"] + s["audio_duration"], s
-    assert (out / "attribution" / "v.srt").read_text().count(" --> ") == 4
+    assert_subtitles_are_the_words((out / "attribution" / "v.srt").read_text(), steps)
     assert manifest["numbers"]["ablated"]["L1H2"]["top_token"] == ","
 
 

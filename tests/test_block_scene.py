@@ -28,6 +28,7 @@ from scenes.block.params import ORDERS, STEPS, Params
 from scenes.block.scene import BlockScene
 from scenes.block.script import script
 from tblock.worlds import run_example, tiny
+from tests.subtitle_checks import assert_subtitles_are_the_words
 
 # The lesson's printed input and its RMSNorm (unit gains), three decimals: "Input (3 tokens, 4 dimensions)"
 # and "After RMSNorm (normalized input)" in worked-example-token-by-token.
@@ -211,7 +212,7 @@ def test_stage_stops_a_short_video(render_topic_cli):
     for ext in ("mp4", "srt", "json"):
         assert (folder / f"block_stage-norm1.{ext}").stat().st_size > 0
     assert [s["name"] for s in manifest["steps"]] == ["outline", "input", "norm1"]
-    assert (folder / "block_stage-norm1.srt").read_text().count(" --> ") == 3
+    assert_subtitles_are_the_words((folder / "block_stage-norm1.srt").read_text(), manifest["steps"])
     np.testing.assert_allclose(manifest["numbers"]["ln1_normalized"], np.round(LESSON_NORM1, 2), atol=1e-9)
     assert "resid_post" not in manifest["numbers"]  # the video stops before the output exists
 

@@ -28,6 +28,7 @@ from scenes.ffn.scene import FFNScene
 from scenes.ffn.script import script
 from tblock import BlockConfig, BlockWeights, mlp
 from tblock.worlds import ffn_world
+from tests.subtitle_checks import assert_subtitles_are_the_words
 
 STEPS = ["show_input", "expand", "bend", "contract", "add_to_stream", "every_position", "permute_rows"]
 
@@ -289,7 +290,7 @@ def test_video_srt_and_manifest(render_topic_cli):
     assert [s["name"] for s in manifest["steps"]] == STEPS
     lines = script(Params(**flags))
     assert [s["caption"] for s in manifest["steps"]] == [lines[name].caption for name in STEPS]
-    assert (folder / f"{manifest['name']}.srt").read_text().count(" --> ") == len(STEPS)
+    assert_subtitles_are_the_words((folder / f"{manifest['name']}.srt").read_text(), manifest["steps"])
     assert 20 < manifest["duration"] < 90
     assert_shown_numbers_match(manifest["numbers"], **flags)
 

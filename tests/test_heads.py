@@ -212,7 +212,8 @@ def test_toy_video_srt_manifest_and_numbers(render_heads, out_dir):
     check_numbers(drawn, heads_world(4, 2, 2, TOKENS, seed=0, mask="causal"), receiver=2, shown=2, places=2)
     assert "changed" not in drawn and "change_wo" not in [s["name"] for s in manifest["steps"]]
     srt = (out_dir / "heads" / "toy.srt").read_text()
-    assert srt.count(" --> ") == len(manifest["steps"]) == 8
+    assert len(manifest["steps"]) == 8
+    assert_subtitles_are_the_words(srt, manifest["steps"])
 
 
 @pytest.mark.render
@@ -235,6 +236,7 @@ def test_model_scale_last_frame_numbers_and_the_old_receiver_flag(render_heads, 
 
 
 from scenes.heads.scene import HeadsScene  # noqa: E402  (manim scenes after the fast tests' imports)
+from tests.subtitle_checks import assert_subtitles_are_the_words  # noqa: E402
 
 
 @pytest.mark.render

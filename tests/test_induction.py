@@ -193,6 +193,7 @@ def test_a_pattern_too_fine_for_every_word_labels_every_other_row_at_the_floor(p
 
 
 from scenes.induction.scene import InductionScene  # noqa: E402  (manim scenes after the fast tests' imports)
+from tests.subtitle_checks import assert_subtitles_are_the_words  # noqa: E402
 
 
 class DarkInductionScene(InductionScene):
@@ -215,7 +216,7 @@ def test_video_and_srt(cli, tmp_path):
     assert result.exit_code == 0, result.output
     manifest = json.loads((out / "induction" / "v.json").read_text())
     assert [s["name"] for s in manifest["steps"]] == ["show_sequence", "previous_token", "induction_head", "predict"]
-    assert (out / "induction" / "v.srt").read_text().count(" --> ") == 4
+    assert_subtitles_are_the_words((out / "induction" / "v.srt").read_text(), manifest["steps"])
     n = induction_numbers(4, 1)
     assert manifest["numbers"]["induction_score"] == pytest.approx(n.induction.score, abs=5e-4)
 

@@ -156,5 +156,5 @@ def test_the_voice_hears_respelled_words_and_the_text_keeps_the_written_ones(tmp
     assert heard == ["rope turns q.", "Eight rel-oo units fire.", "Fifty percent on the word thee."]
     assert speech.text.startswith("RoPE turns q.")
     key = voice.key("RoPE turns q.")
-    monkeypatch.setattr(narration, "PRONOUNCE", narration.PRONOUNCE[:1])
+    monkeypatch.setitem(narration.LEXICON, "en", narration.LEXICON["en"][:1])
     assert voice.key("RoPE turns q.") != key  # a changed lexicon makes the audio again

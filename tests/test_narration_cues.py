@@ -27,9 +27,9 @@ FPS = 15
 
 
 class PacedVoice(SpeechService):
-    """A stand-in voice paced like piper's joe: each sentence is silence of 0.06 s per character
-    plus 0.09 s (fitted to 275 sentences the joe voice said; half are within 0.3 s, nine in ten
-    within 0.7 s)."""
+    """A stand-in voice paced like piper's joe: each sentence is silence of 0.068 s per character
+    plus 0.099 s (fitted to 275 sentences the joe voice said at piper's length 1.0, then scaled by 1.141,
+    what LENGTH_SCALE 1.25 took residual's narration from 73.7 s to 84.1 s)."""
 
     @property
     def voice(self):
@@ -37,7 +37,7 @@ class PacedVoice(SpeechService):
 
     def synthesize(self, sentence):
         rate = 8000
-        return np.zeros(round((0.0598 * len(pronounce(sentence)) + 0.087) * rate), np.float32), rate
+        return np.zeros(round((0.0682 * len(pronounce(sentence)) + 0.0993) * rate), np.float32), rate
 
 
 def render(scene_type, tmp_path, narrator=None, **kwargs):

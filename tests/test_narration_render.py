@@ -15,6 +15,8 @@ from scenes.pipeline.manifest import Manifest
 sys.path.insert(0, str(Path(__file__).parent))
 from narration_demo import DEMO  # noqa: E402
 
+from tests.subtitle_checks import assert_subtitles_are_the_words, srt_cues
+
 pytestmark = pytest.mark.render
 SILENCE = 0.01  # RMS: the soundtrack between phrases is digital silence; speech peaks above 0.1
 
@@ -55,18 +57,10 @@ def test_the_soundtrack_spans_the_video_and_each_step_speaks(narrated):
 def test_srt_and_soft_captions_follow_the_manifest(narrated):
     out, manifest = narrated
     srt = (out / "demo" / "demo_voice.srt").read_text()
-    times = [line for line in srt.splitlines() if "-->" in line]
-    expected = [f"{soundtrack_time(s['start'])} --> {soundtrack_time(s['end'])}" for s in manifest["steps"]]
-    assert times == expected
+    assert_subtitles_are_the_words(srt, manifest["steps"])  # the voice's sentences, in short cues
     cues = soundtrack.subtitles_of(out / "demo" / "demo_voice.mp4")
-    assert [c[2] for c in cues] == [s["caption"] for s in manifest["steps"]]
-    assert [c[0] for c in cues] == pytest.approx([s["start"] for s in manifest["steps"]], abs=0.002)
-
-
-def soundtrack_time(seconds):
-    from scenes.pipeline.job import _srt_time
-
-    return _srt_time(seconds)
+    assert [c[2] for c in cues] == [c[2] for c in srt_cues(srt)]
+    assert [c[0] for c in cues] == pytest.approx([c[0] for c in srt_cues(srt)], abs=0.002)
 
 
 def test_each_section_clip_carries_its_steps_narration(narrated):

@@ -39,6 +39,7 @@ from .manifest import FileRecord, Manifest, StepRecord, parameters_json
 from .naming import output_name
 from .options import QUALITIES, RenderOptions, validate_options
 from .publish import publish_output, recover
+from .subtitles import cues_of, to_srt
 from .uptodate import input_key, up_to_date
 
 Runner = Callable[[SceneRun], SceneRecord]  # driver.run_scene, or the ranges' (scenes/pipeline/ranges/)
@@ -162,19 +163,8 @@ def finish_clip(path: Path, opts: RenderOptions, whole: bool) -> list[Path]:
 
 
 def steps_to_srt(steps: list[dict]) -> str:
-    """The step captions as SubRip subtitles, each spanning its step."""
-    blocks = []
-    for i, s in enumerate(st for st in steps if st.get("caption")):
-        blocks.append(f"{i + 1}\n{_srt_time(s['start'])} --> {_srt_time(s['end'])}\n{s['caption']}\n")
-    return "\n".join(blocks)
-
-
-def _srt_time(seconds: float) -> str:
-    ms = int(round(seconds * 1000))
-    h, ms = divmod(ms, 3_600_000)
-    m, ms = divmod(ms, 60_000)
-    s, ms = divmod(ms, 1000)
-    return f"{h:02d}:{m:02d}:{s:02d},{ms:03d}"
+    """The video's subtitles as SubRip: the spoken sentences with a voice, else the captions, in short cues."""
+    return to_srt(cues_of(steps))
 
 
 def manifest_of(topic: Any, params: Any, opts: RenderOptions, name: str, record: SceneRecord,

@@ -28,6 +28,8 @@ import numpy as np
 
 from scenes.kit.narration import read_wav
 
+from .subtitles import clipped, cues_of
+
 RATE = 22050  # the soundtrack's sample rate (piper voices speak at 16 or 22.05 kHz)
 AUDIO = {  # container -> (audio codec, its sample rate, subtitle codec or None)
     ".mp4": ("aac", 44100, "mov_text"),
@@ -74,15 +76,9 @@ def resample(samples: np.ndarray, src: int, dst: int) -> np.ndarray:
 
 
 def cues(steps: list[dict], start: float = 0.0, end: float | None = None) -> list[tuple[float, float, str]]:
-    """The captions as (start, end, text) on a clip's clock covering [start, end] of the video."""
-    found = []
-    for s in steps:
-        if not s.get("caption") or s.get("end") is None:
-            continue
-        a, b = max(s["start"], start) - start, (min(s["end"], end) if end is not None else s["end"]) - start
-        if b > a + 1e-3:
-            found.append((a, b, s["caption"]))
-    return found
+    """The subtitles (the spoken sentences, or the captions when silent) as (start, end, text) on a clip's
+    clock covering [start, end] of the video (:mod:`scenes.pipeline.subtitles`)."""
+    return [(c.start, c.end, c.text) for c in clipped(cues_of(steps), start, end)]
 
 
 def video_duration(path: Path) -> float:
