@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit.base import flag_text
-from tblock.worlds.world_file import MAX_FILE, WorldError, checked_table, dump_world
+from tblock.worlds.world_file import MAX_FILE, WorldError, checked_table, dump_world, typed_table
 
 from .api import RenderError
 from .fsutil import write_text
@@ -44,7 +44,7 @@ def saved_world(topic: Any, table: Any, out: Path) -> Path:
     spec = topic.world(topic.Params())[0]
     where = f"{topic.slug}-world.toml"
     try:
-        world = checked_table(table, spec, where)
+        world = checked_table(typed_table(table, spec), spec, where)
     except WorldError as err:
         raise RenderError(str(err)) from None
     text = dump_world(spec, world.tokens, world.dims, world.arrays)

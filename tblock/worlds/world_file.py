@@ -122,21 +122,33 @@ class World:
 
 
 def load_world(path: str | Path, spec: WorldSpec) -> World:
-    """The checked world in the file at ``path`` (:class:`WorldError` with one line otherwise)."""
+    """The checked world in the file at ``path`` (:class:`WorldError` with one line otherwise).
+
+    The file is read and parsed once while it stays as it is: a topic's Params ask for their world on
+    every property, so the world is kept by the file's path, size and change times (an edit in place
+    is read again)."""
     where = str(path)
     try:
-        size = Path(path).stat().st_size
-        if size > MAX_FILE:
-            raise WorldError(f"{where}: {size:,} bytes; a world file holds at most {MAX_FILE:,}")
-        data = Path(path).read_bytes()
+        stat = Path(path).stat()
+    except OSError as err:
+        raise WorldError(f"{where}: cannot read it ({err.strerror or err})") from None
+    if stat.st_size > MAX_FILE:
+        raise WorldError(f"{where}: {stat.st_size:,} bytes; a world file holds at most {MAX_FILE:,}")
+    return _read(where, spec, (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
+
+
+@functools.lru_cache(maxsize=32)
+def _read(where: str, spec: WorldSpec, version: tuple[int, ...]) -> World:
+    """The file at ``where`` read and parsed, kept for this ``version`` of it (inode, size, change times)."""
+    try:
+        data = Path(where).read_bytes()
     except OSError as err:
         raise WorldError(f"{where}: cannot read it ({err.strerror or err})") from None
     return _parsed(data, spec, where)
 
 
-@functools.lru_cache(maxsize=32)
 def _parsed(data: bytes, spec: WorldSpec, where: str) -> World:
-    """:func:`parse_world` of the bytes, kept: the params' check and the numbers read one file twice."""
+    """:func:`parse_world` of the file's bytes."""
     try:
         text = data.decode("utf-8")
     except UnicodeDecodeError:
@@ -158,10 +170,8 @@ def checked_table(table: dict, spec: WorldSpec, where: str, sha256: str = "") ->
     :func:`parse_world`, each one line starting with ``where``."""
     if not isinstance(table, dict):
         raise WorldError(f"{where}: must be a table of keys, {', '.join(spec.keys)}")
+    _check_topic(table, spec, where)
     _check_keys(table, spec, where)
-    if table["topic"] != spec.topic:
-        raise WorldError(f"{where}: topic: this world is for {table['topic']!r}, not {spec.topic!r}; "
-                         f"write one with: tblock world {spec.topic}")
     tokens = _words(table, "tokens", where, spec)
     sizes = dict(spec.fixed) | {"n": len(tokens)}
     arrays = {key: _array(table[key], key, where, spec) for key in spec.arrays}
@@ -177,6 +187,40 @@ def checked_table(table: dict, spec: WorldSpec, where: str, sha256: str = "") ->
     return world
 
 
+def typed_table(table: object, spec: WorldSpec) -> object:
+    """A world typed into a table of text boxes (the studio's JSON), its number cells read as TOML reads a
+    number: ``"-0.8"`` -> -0.8; a text TOML does not read as a number is kept, so the checks refuse it as
+    they refuse it in a file."""
+    if not isinstance(table, dict):
+        return table
+    return {k: _typed(v) if k in spec.arrays else v for k, v in table.items()}
+
+
+def _typed(value: object) -> object:
+    if isinstance(value, list):
+        return [_typed(v) for v in value]
+    if isinstance(value, str):
+        try:
+            number = tomllib.loads(f"v = {value.strip()}")["v"]
+        except tomllib.TOMLDecodeError:
+            return value
+        return number if isinstance(number, (int, float)) and not isinstance(number, bool) else value
+    return value
+
+
+def _check_topic(table: dict, spec: WorldSpec, where: str) -> None:
+    """The file's ``topic`` names this topic: checked before any other key, so that another topic's world
+    is refused for what it is, not for the first key this topic does not know."""
+    if "topic" not in table:
+        raise WorldError(f"{where}: topic: missing; the first key of a world file names its topic, "
+                         f"topic = {_text(spec.topic)}")
+    if not isinstance(table["topic"], str):
+        raise WorldError(f"{where}: topic: must be a text, the topic's name; got {table['topic']!r}")
+    if table["topic"] != spec.topic:
+        raise WorldError(f"{where}: topic: this world is for {table['topic']}, not {spec.topic}; write a "
+                         f"{spec.topic} world with: tblock world {spec.topic}")
+
+
 def _check_keys(table: dict, spec: WorldSpec, where: str) -> None:
     unknown = [k for k in table if k not in spec.keys]
     if unknown:
@@ -187,8 +231,6 @@ def _check_keys(table: dict, spec: WorldSpec, where: str) -> None:
         key = missing[0]
         what = f" {shape_text(spec.arrays[key][0])}: {spec.arrays[key][1]}" if key in spec.arrays else ""
         raise WorldError(f"{where}: {key}: missing{what}")
-    if not isinstance(table["topic"], str):
-        raise WorldError(f"{where}: topic: must be a text, the topic's name; got {table['topic']!r}")
 
 
 def _words(table: dict, key: str, where: str, spec: WorldSpec) -> tuple[str, ...]:
@@ -205,14 +247,19 @@ def _words(table: dict, key: str, where: str, spec: WorldSpec) -> tuple[str, ...
 
 
 def _array(value: object, key: str, where: str, spec: WorldSpec) -> np.ndarray:
-    """The key's value as a float array: numbers in rectangular lists, finite, within the limit."""
+    """The key's value as a float array: TOML numbers (never a text or a truth value) in rectangular
+    lists, finite, within the limit."""
+    not_number = _first_non_number(value)
+    if not_number is not None:
+        entry, index = not_number
+        what = "a text" if isinstance(entry, str) else "true or false" if isinstance(entry, bool) else "not a number"
+        raise WorldError(f"{where}: {key}: {_toml_value(entry)}{_place(index)} is {what}; write every value as a "
+                         f"TOML number, without quotes (e.g. -0.8)")
     try:
         arr = np.array(value, dtype=float)
     except (TypeError, ValueError):
         raise WorldError(f"{where}: {key}: must be numbers in lists of equal length "
                          f"{shape_text(spec.arrays[key][0])}") from None
-    if _holds_bools(value):
-        raise WorldError(f"{where}: {key}: must be numbers; got true or false")
     bad = ~np.isfinite(arr)
     if bad.any():
         raise WorldError(f"{where}: {key}: holds NaN or infinity{_at(bad)}; every value must be a finite number")
@@ -224,19 +271,39 @@ def _array(value: object, key: str, where: str, spec: WorldSpec) -> np.ndarray:
     return arr
 
 
-def _holds_bools(value: object) -> bool:
+def _first_non_number(value: object, index: tuple[int, ...] = ()) -> tuple[object, tuple[int, ...]] | None:
+    """The first leaf of nested lists that is not a TOML number (int or float), with its 0-based index."""
+    if isinstance(value, list):
+        for i, v in enumerate(value):
+            found = _first_non_number(v, (*index, i))
+            if found is not None:
+                return found
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return value, index
+    return None
+
+
+def _toml_value(value: object) -> str:
+    """A value as the file wrote it: a text quoted, true/false in TOML's words, anything else as Python shows it."""
+    if isinstance(value, str):
+        return _text(value)
     if isinstance(value, bool):
-        return True
-    return isinstance(value, list) and any(_holds_bools(v) for v in value)
+        return "true" if value else "false"
+    return repr(value)
+
+
+def _place(index: tuple[int, ...]) -> str:
+    """A 0-based index, 1-based in words: ' (entry 2)', ' (row 2, column 3)', ' (block 1, row 2, ...)'."""
+    names = {1: ("entry",), 2: ("row", "column"), 3: ("block", "row", "column")}.get(len(index), ())
+    return " (" + ", ".join(f"{n} {i + 1}" for n, i in zip(names, index)) + ")" if names else ""
 
 
 def _at(mask: np.ndarray) -> str:
-    """Where the first True of ``mask`` is, 1-based: ' (entry 2)', ' (row 2, column 3)', ' (block 1, row 2, ...)'."""
+    """Where the first True of ``mask`` is, 1-based (see :func:`_place`)."""
     if mask.ndim == 0:
         return ""
-    first = np.argwhere(mask)[0] + 1
-    names = {1: ("entry",), 2: ("row", "column"), 3: ("block", "row", "column")}.get(len(first), ())
-    return " (" + ", ".join(f"{n} {i}" for n, i in zip(names, first)) + ")" if names else ""
+    return _place(tuple(int(i) for i in np.argwhere(mask)[0]))
 
 
 def _check_shapes(arrays: dict[str, np.ndarray], spec: WorldSpec, sizes: dict[str, int], where: str) -> None:
