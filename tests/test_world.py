@@ -138,6 +138,15 @@ def test_a_missing_key_names_its_shape_and_meaning(bank_file, tmp_path):
         load_world(path, WORLD_SPEC)
 
 
+@pytest.mark.parametrize("topic", ["residual", "heads", "ffn", "block", "rope", "positions"])
+def test_a_bank_world_given_to_another_topic_says_whom_it_is_for(bank_file, topic):
+    spec = api.topic_named(topic).world(api.topic_named(topic).Params())[0]
+    with pytest.raises(WorldError) as caught:
+        load_world(bank_file, spec)
+    assert str(caught.value) == (f"{bank_file}: topic: this world is for bank, not {topic}; write a {topic} "
+                                 f"world with: tblock world {topic}")
+
+
 def test_params_read_their_world_file_once_until_it_changes(bank_file, tmp_path, monkeypatch):
     """Every Params property asks for the world; the file is read and parsed once, and again after an edit."""
     import tblock.worlds.world_file as world_file
