@@ -26,10 +26,10 @@ def world_toml(topic: Any, params: Any) -> str:
     :class:`RenderError` when the topic reads no world file or the world is too large for one."""
     if topic.world is None:
         raise RenderError(f"{topic.slug} reads no world file")
-    spec, tokens, dims, arrays = topic.world(params)
+    spec, tokens, dims, arrays, *architecture = topic.world(params)  # a block's topic adds its Architecture
     replaced = ("world", *getattr(params, "WORLD_GIVES", ()))
     flags = " ".join(flag_text(k, v) for k, v in params.changed().items() if k not in replaced)
-    text = dump_world(spec, tokens, dims, arrays, flags)
+    text = dump_world(spec, tokens, dims, arrays, flags, *architecture)
     if len(text.encode()) > MAX_FILE:
         raise RenderError(f"this world is {len(text.encode()):,} bytes; a world file holds at most {MAX_FILE:,}: "
                           "choose smaller widths")

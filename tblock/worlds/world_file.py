@@ -25,6 +25,7 @@ demo.toml: x: 1e+09 (row 2, column 2) is too large to show; every value must lie
 
 from __future__ import annotations
 
+import dataclasses
 import functools
 import hashlib
 from collections.abc import Callable, Mapping
@@ -33,6 +34,8 @@ from pathlib import Path
 
 import numpy as np
 import tomllib
+
+from tblock.config import BlockConfig
 
 LIMIT = 100.0  # the largest |value| a topic draws by default: two decimals of it still fit a cell
 WORD_CHARS = 12  # the longest token or dimension name a label holds
@@ -87,6 +90,8 @@ class WorldSpec:
     word_chars: int = WORD_CHARS
     note: str = ""  # a line for the file's header: how the topic's flags act on the file
     check: Callable[[World], object] | None = None  # the topic's own checks of a read world (WorldError)
+    bounds: Mapping[str, tuple[int, int]] = field(default_factory=dict)  # a free size's range, e.g. d: (2, 8)
+    size_names: Mapping[str, str] = field(default_factory=dict)  # what a bounded size counts, e.g. d: "stream"
 
     @property
     def keys(self) -> tuple[str, ...]:
@@ -308,16 +313,34 @@ def _at(mask: np.ndarray) -> str:
 
 def _check_shapes(arrays: dict[str, np.ndarray], spec: WorldSpec, sizes: dict[str, int], where: str) -> None:
     """Every array's shape agrees with the sizes the tokens, the topic and the arrays before it imply
-    (``sizes`` gains each symbol the first array holding it gives)."""
+    (``sizes`` gains each symbol the first array holding it gives, within the spec's bounds)."""
     for key, (symbols, _) in spec.arrays.items():
         shape = arrays[key].shape
         implied = tuple(sizes.get(s) for s in symbols)
         if len(shape) == len(symbols) and all(i is None or i == s for i, s in zip(implied, shape)):
+            for symbol, size in zip(symbols, shape):
+                if symbol not in sizes:
+                    _check_bound(spec, symbol, size, key, where)
             sizes.update(zip(symbols, shape))
             continue
         wanted = ", ".join("?" if i is None else str(i) for i in implied)
+        fixed = [(s, spec.fixed[s]) for s, got in zip(symbols, shape)
+                 if s in spec.fixed and spec.fixed[s] != got and not s.isdigit()]
+        if len(shape) == len(symbols) and fixed:
+            symbol, size = fixed[0]
+            raise WorldError(f"{where}: {key}: shape {_shape_of(shape)}, but {spec.topic} fixes {symbol} = {size}; "
+                             f"{key} is {shape_text(symbols)} = ({wanted}{',' if len(implied) == 1 else ''})")
         raise WorldError(f"{where}: {key}: shape {_shape_of(shape)}, but the other arrays imply "
                          f"{shape_text(symbols)} = ({wanted}{',' if len(implied) == 1 else ''})")
+
+
+def _check_bound(spec: WorldSpec, symbol: str, size: int, key: str, where: str) -> None:
+    """A size the file chooses (the first array holding its symbol gives it) lies within the spec's bounds."""
+    if symbol in spec.bounds:
+        low, high = spec.bounds[symbol]
+        if not low <= size <= high:
+            what = spec.size_names.get(symbol, symbol)
+            raise WorldError(f"{where}: {key}: {symbol} = {size}; {spec.topic}'s {what} is {low} to {high} wide")
 
 
 def _shape_of(shape: tuple[int, ...]) -> str:
@@ -329,18 +352,94 @@ def shape_text(symbols: tuple[str, ...]) -> str:
     return "(" + ", ".join(symbols) + ("," if len(symbols) == 1 else "") + ")"
 
 
+# -- the architecture a file runs under --------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """What a world file does not hold but runs under: the engine's block config, how many blocks run
+    (``tied``: one block's weights at every depth) and which token the topic follows."""
+
+    cfg: BlockConfig
+    blocks: int = 1
+    tied: bool = False
+    followed: str = ""  # e.g. "the last token"
+
+
+# what each choice of the config means, for a reader checking a file by hand (the values come from the config)
+MEANING = {
+    ("norm", "layer"): "LayerNorm: w * (x - mean(x)) / sqrt(var(x) + eps) + b, over each row",
+    ("norm", "rms"): "RMSNorm: w * x / sqrt(mean(x²) + eps), over each row (the ln*_b biases are unused)",
+    ("placement", "pre"): "each sublayer reads a normalised copy: x + F(norm(x))",
+    ("placement", "post"): "the norm follows each addition: norm(x + F(x))",
+    ("act", "gelu"): "the FFN's hidden activation: GELU, x * Φ(x) (erf)",
+    ("act", "gelu_tanh"): "the FFN's hidden activation: GELU's tanh approximation",
+    ("act", "relu"): "the FFN's hidden activation: ReLU, max(0, x)",
+    ("mask", "causal"): "token i attends to tokens 0..i only (scores above the diagonal are -inf)",
+    ("mask", "full"): "every token attends to every token",
+    ("positions", "none"): "no position signal: attention sees the tokens' vectors only",
+    ("positions", "sinusoidal"): "a sinusoidal table added to x once, below the first block",
+    ("positions", "rope"): "queries and keys rotated by their positions (RoPE)",
+    ("positions", "alibi"): "a bias -m_r * (i - j) added to head r's scores (ALiBi)",
+    ("residual", True): "each sublayer's output is added to the stream: x + Δ",
+    ("residual", False): "each sublayer's output replaces the stream: x <- Δ",
+}
+UNUSED = {"rope_pairing": ("rope",), "rope_base": ("rope",), "alibi_slopes": ("alibi",)}  # fields read only with
+
+
+def architecture_lines(arch: Architecture) -> list[str]:
+    """The header's account of the architecture: every field of the block config as a TOML line after
+    ``#   `` (strip it and the lines read back as the config), with what each choice means; then the
+    attention's scaling, the FFN, and how the blocks stack."""
+    cfg = arch.cfg
+    lines = ["# The architecture this file runs under (the engine's block config; not read from this file):"]
+    for f in dataclasses.fields(cfg):
+        value = getattr(cfg, f.name)
+        if f.name in UNUSED and cfg.positions not in UNUSED[f.name]:
+            continue
+        meaning = MEANING.get((f.name, value), "")
+        lines.append(f"#   {f.name} = {_toml(value)}" + (f"  # {meaning}" if meaning else ""))
+    read = "norm(x)" if cfg.placement == "pre" else "x"
+    lines += [f"# Attention, per head r: q = {read} @ W_Q[r] + b_Q[r] (k and v alike);",
+              "# its weights: softmax over each row of q·k / sqrt(d_head); Δ = Σ_r (weights @ v) @ W_O[r] + b_O."]
+    lines.append(f"# FFN: Δ = act({read} @ W_in + b_in) @ W_out + b_out.")
+    stack = (f"{arch.blocks} block{'s' if arch.blocks != 1 else ''}" +
+             (", tied: the same weights in every block" if arch.tied and arch.blocks > 1 else ""))
+    lines.append(f"# Stack: {stack}" + (f"; followed at {arch.followed}" if arch.followed else "") + ".")
+    return lines
+
+
+def header_config(text: str) -> dict:
+    """The block config a world file's header states, read back from its ``#   key = value`` lines."""
+    lines = [line[4:] for line in text.splitlines() if line.startswith("#   ") and " = " in line]
+    return tomllib.loads("\n".join(lines))
+
+
+def _toml(value: object) -> str:
+    """A config value as TOML writes it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return _text(value)
+    if isinstance(value, tuple):
+        return "[" + ", ".join(_toml(v) for v in value) + "]"
+    return repr(value)
+
+
 # -- writing -----------------------------------------------------------------------------------------
 
 
 def dump_world(spec: WorldSpec, tokens: tuple[str, ...], dims: tuple[str, ...] | None,
-               arrays: Mapping[str, np.ndarray], flags: str = "") -> str:
-    """The world as TOML: a header, the tokens, the dimension names, then each array as an array of
-    rows under a comment giving its shape and meaning. Numbers are written to 12 significant digits
-    (below 1e-12 as 0), so the file's world is the topic's to within 1e-12."""
+               arrays: Mapping[str, np.ndarray], flags: str = "", architecture: Architecture | None = None) -> str:
+    """The world as TOML: a header (with the ``architecture`` it runs under, when given), the tokens, the
+    dimension names, then each array as an array of rows under a comment giving its shape and meaning.
+    Numbers are written to 12 significant digits (below 1e-12 as 0), so the file's world is the topic's to
+    within 1e-12."""
     lines = [f"# The {spec.topic} topic's world: edit the numbers and names, then render it with",
              f"#   tblock {spec.topic} {flags + ' ' if flags else ''}--world THIS_FILE.toml",
              f"# Every value must lie within ±{spec.limit:g}; at most {spec.max_tokens} tokens.",
              *([f"# {spec.note}"] if spec.note else []),
+             *(["#"] + architecture_lines(architecture) if architecture is not None else []),
              "", f"topic = {_text(spec.topic)}", "",
              f"# n = {len(tokens)} tokens (at most {spec.max_tokens}), each at most {spec.word_chars} characters",
              f"tokens = [{', '.join(_text(t) for t in tokens)}]"]
