@@ -60,6 +60,7 @@ from scenes.kit import (
     theme,
     tick_step,
 )
+from scenes.kit.theme import veil_opacity
 from scenes.kit.i18n import _
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
 
@@ -218,7 +219,7 @@ class BlockPanel(VGroup):
         halves = {"attn": (PANEL_MID + 0.05, PANEL_TOP - 0.55), "ffn": (PANEL_BOTTOM + 0.05, PANEL_MID - 0.05)}
         for name, (y0, y1) in halves.items():
             veil = Rectangle(width=width - 0.1, height=y1 - y0, stroke_width=0, fill_color=theme().background,
-                             fill_opacity=0.72).set_z_index(5)
+                             fill_opacity=veil_opacity()).set_z_index(5)  # the content keeps 3:1 (theme.py)
             self.veils[name] = veil.move_to([cx, (y0 + y1) / 2, 0])
         self.veiled: str | None = None
         self.bars = WeightBars(tokens, weights, head_color(0), **BARS)
