@@ -65,7 +65,8 @@ def test_a_second_head_is_refused_as_the_blocks_not_the_arrays(tmp_path):
 
     with pytest.raises(WorldError) as caught:
         checked_table(table, WORLD_SPEC, "two.toml")
-    assert str(caught.value) == "two.toml: W_Q: shape (2, 3, 3), but bank fixes h = 1; W_Q is (h, d, d_head) = (1, 3, ?)"
+    assert str(caught.value) == ("two.toml: W_Q: shape (2, 3, 3), but bank fixes h = 1; "
+                                 "W_Q is (h, d, d_head) = (1, 3, ?)")
 
 
 # -- the header: the architecture, from the config the numbers use -------------------------------------

@@ -60,9 +60,10 @@ from scenes.kit import (
     theme,
     tick_step,
 )
-from scenes.kit.theme import veil_opacity
 from scenes.kit.i18n import _
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
+from scenes.kit.sums import shown_sum
+from scenes.kit.theme import veil_opacity
 
 # -- where the walk's parts sit (content stays in the kit's safe area, SAFE_LEFT..SAFE_RIGHT, above SAFE_BOTTOM) --
 SENTENCE_Y = 3.4
@@ -400,7 +401,9 @@ class SumRow(VGroup):
         self.result = VectorColumn(final, title=formula(f"x_{depth}", 34, theme().accent),
                                    **size)
         self.signs = VGroup(*[formula("+", 34) for _ in terms[1:]])
-        self.equals = formula("=", 40)
+        # residual on, the columns are an equation of rounded numbers: '=' when their digits add up, else '≈'
+        self.added = shown_sum([t.vector for t in terms], final) if residual else None
+        self.equals = formula(self.added.typst if self.added else "=", 40)
         row = VGroup()
         for i, col in enumerate(self.cols):
             row.add(col)
@@ -430,6 +433,11 @@ class SumRow(VGroup):
                                 Line(first.get_corner(DOWN + LEFT), first.get_corner(UP + RIGHT)))
             self.cross.set_stroke(theme().negative, 5)
         self.note.next_to(whole, DOWN, buff=0.9)
+        self.approx = VGroup()  # why the equation reads ≈, said once under the note
+        if self.added is not None and not self.added.adds_up:
+            self.approx = wrapped(self.added.note(), TEXT_SIZE, SAFE_RIGHT - SAFE_LEFT, theme().muted)
+            self.approx.next_to(self.note, DOWN, buff=0.25)
+            self.note = VGroup(self.note, self.approx)
         self.add(self.heading, whole, self.note, self.cross)
 
     @property
@@ -438,6 +446,7 @@ class SumRow(VGroup):
                  "final": self.result.displayed.tolist()}
         if self.residual:
             shown["total"] = np.round(self.total, 2).tolist()  # the note's numbers
+            shown["relation"] = self.added.relation
         else:
             shown["last_output"] = self.cols[-1].displayed.tolist()
         return shown

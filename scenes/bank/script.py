@@ -18,6 +18,7 @@ from scenes.bank.numbers import BankNumbers, numbers
 from scenes.bank.params import Params
 from scenes.kit import Line, fmt, fmt_vec, pct, say_int, say_number, say_percent
 from scenes.kit.i18n import N_, _
+from scenes.kit.sums import approx_note, shown_sum
 
 DIMS = (N_("geographic"), N_("financial"), N_("function-word"), N_("bank identity"))  # the lesson's names
 
@@ -36,7 +37,29 @@ def script(p: Params) -> dict[str, Line]:
     lines["depth_map"] = depth_map(nums, verdict=not p.compare)
     if p.compare:
         lines["compare_maps"] = compare_maps(nums)
+    loose = first_loose_addition(nums)
+    if loose is not None:  # said once: the first step whose shown digits of x + Δ do not add up
+        lines[loose] = Line(f"{lines[loose].caption} {approx_note(2)}", lines[loose].speech)
     return lines
+
+
+def walk_additions(nums: BankNumbers) -> list[tuple[str, list[np.ndarray], np.ndarray]]:
+    """The walk's additions x + Δ as the stream column shows them, in order: (the step that shows it, the
+    addends, the sum); none with the residual off (each Δ overwrites the stream)."""
+    if not nums.residual:
+        return []
+    found, x = [], nums.x0
+    for b, blk in enumerate(nums.run.blocks):
+        for key, after, step in (("attn_out", "resid_mid", "first_attention"), ("mlp_out", "resid_post", "first_ffn")):
+            found.append((step if b == 0 else "later_blocks", [x, blk[key]], blk[after]))
+            x = blk[after]
+    return found
+
+
+def first_loose_addition(nums: BankNumbers) -> str | None:
+    """The first step whose addition's shown digits do not add up (see scenes.kit.sums), or None."""
+    return next((step for step, addends, total in walk_additions(nums) if not shown_sum(addends, total).adds_up),
+                None)
 
 
 def capital(text: str) -> str:
