@@ -90,16 +90,13 @@ def test_banks_sum_row_holds_with_its_shown_digits_or_reads_approximately(flags)
 # -- heads: Y[i] = X[i] + Δ_attn[i] ------------------------------------------------------------------------------
 
 
-def heads_record(**flags) -> dict:
-    """The heads scene's manifest numbers (drawn with its animations skipped)."""
+def scene_record(scene_class: type, params) -> dict:
+    """A scene's manifest numbers (drawn with its animations skipped)."""
     from manim import tempconfig
-
-    from scenes.heads.params import Params
-    from scenes.heads.scene import HeadsScene
 
     found = {}
 
-    class Probe(HeadsScene):
+    class Probe(scene_class):
         def record_numbers(self) -> None:
             super().record_numbers()
             found.update(self.collect_numbers())
@@ -107,14 +104,35 @@ def heads_record(**flags) -> dict:
     with TemporaryDirectory() as tmp, tempconfig({"media_dir": str(Path(tmp) / "m"), "write_to_movie": False,
                                                   "disable_caching": True, "pixel_width": 320, "pixel_height": 180,
                                                   "verbosity": "WARNING"}):
-        Probe(params=Params(**flags)).render()
+        Probe(params=params).render()
     return found
 
 
 @pytest.mark.render
 @pytest.mark.parametrize("seed", [0, 1, 2])
 def test_heads_stream_sum_holds_with_its_shown_digits_or_reads_approximately(seed):
-    shown = heads_record(seed=seed)
+    from scenes.heads.params import Params
+    from scenes.heads.scene import HeadsScene
+
+    shown = scene_record(HeadsScene, Params(seed=seed))
     x, delta, y = (np.round(np.array(shown[k]) * 100) for k in ("resid_pre", "attn_out", "resid_mid"))
     holds = bool(np.all(x + delta == y))
     assert shown["stream_sum"]["digits"] and shown["stream_sum"]["relation"] == (EQUALS if holds else APPROX)
+
+
+# -- positions: q·k + bias = scores (ALiBi) ---------------------------------------------------------------------
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("heads", [4, 3])
+def test_positions_alibi_sum_holds_with_its_shown_digits_or_reads_approximately(heads):
+    """Three heads give the paper's interpolated slopes (not multiples of 0.01): digits that may not add up."""
+    from scenes.positions.params import Params
+    from scenes.positions.scene import PositionsScene
+
+    shown = scene_record(PositionsScene, Params(scheme="relative", heads=heads, d_model=12 if heads == 3 else 8))
+    cols = shown["alibi_sum"]["columns"]
+    content, bias, total = (np.round(np.array(shown[k], dtype=float)[:, :cols] * 100)
+                            for k in ("alibi_content", "alibi_attn_bias", "alibi_attn_scores"))
+    holds = bool(np.all(content + bias == total))
+    assert cols > 0 and shown["alibi_sum"]["relation"] == (EQUALS if holds else APPROX)
