@@ -83,5 +83,5 @@ def shown_sum(addends: Sequence[Sequence[float]] | np.ndarray, total: Sequence[f
 
 def approx_note(places: int) -> str:
     """The note beside an equation drawn with ≈."""
-    return _("≈: each number is rounded to {places} decimals, so the shown digits need not add up exactly",
+    return _("≈: each number is rounded to {places} decimals, so the shown digits need not add up exactly.",
              places=places)
