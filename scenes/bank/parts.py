@@ -72,7 +72,7 @@ COL_Y = 1.0  # centre of the stream and Δ columns of the lesson's 4-wide stream
 CELL_GAP = 0.06  # between a column's cells (VectorColumn's)
 COLUMN_TOP = COL_Y + (4 * 0.55 + 3 * CELL_GAP) / 2  # a column's top: a wider stream's column grows downwards
 WALK_SPAN = 3.2  # the tallest the walk's columns get (8 cells), ending above the formula and the switch
-SUM_SPAN = 3.62  # the tallest the sum's columns get (8 cells)
+SUM_SPAN = 3.3  # the tallest the sum's columns get (8 cells), leaving room for two notes below
 STREAM_X = -3.9
 ADD_X = -2.9
 DELTA_X = -2.05
@@ -432,12 +432,16 @@ class SumRow(VGroup):
             self.cross = VGroup(Line(first.get_corner(UL), first.get_corner(DOWN + RIGHT)),
                                 Line(first.get_corner(DOWN + LEFT), first.get_corner(UP + RIGHT)))
             self.cross.set_stroke(theme().negative, 5)
-        self.note.next_to(whole, DOWN, buff=0.9)
         self.approx = VGroup()  # why the equation reads ≈, said once under the note
         if self.added is not None and not self.added.adds_up:
             self.approx = wrapped(self.added.note(), TEXT_SIZE, SAFE_RIGHT - SAFE_LEFT, theme().muted)
-            self.approx.next_to(self.note, DOWN, buff=0.25)
+            self.approx.next_to(self.note, DOWN, buff=0.2)
             self.note = VGroup(self.note, self.approx)
+        self.note.next_to(whole, DOWN, buff=0.9 if not len(self.approx) else 0.45)
+        low = SAFE_BOTTOM + 0.05 - self.note.get_bottom()[1]  # a tall row's notes: lift them, then the row
+        if low > 0:
+            room = self.heading.get_bottom()[1] - 0.15 - whole.get_top()[1]
+            VGroup(whole, self.note, self.cross).shift(UP * min(low, max(room, 0.0)))
         self.add(self.heading, whole, self.note, self.cross)
 
     @property
