@@ -118,6 +118,11 @@ def test_heads_stream_sum_holds_with_its_shown_digits_or_reads_approximately(see
     x, delta, y = (np.round(np.array(shown[k]) * 100) for k in ("resid_pre", "attn_out", "resid_mid"))
     holds = bool(np.all(x + delta == y))
     assert shown["stream_sum"]["digits"] and shown["stream_sum"]["relation"] == (EQUALS if holds else APPROX)
+    from scenes.heads.script import script as heads_script
+
+    captions = [line.caption for line in heads_script(Params(seed=seed)).values()]
+    noted = [c for c in captions if approx_note(2) in c]
+    assert len(noted) == (0 if holds else 1)  # said once, where the picture reads ≈
 
 
 # -- positions: q·k + bias = scores (ALiBi) ---------------------------------------------------------------------
