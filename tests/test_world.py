@@ -99,7 +99,15 @@ BAD = [  # (case, old text, new text, the line after "FILE: ")
     ("more tokens than the layout holds", '"bank"]', '"bank", "was", "muddy"]',
      "tokens: 6 tokens; bank lays out at most 4"),
     ("another topic's world", 'topic = "bank"', 'topic = "heads"',
-     "topic: this world is for 'heads', not 'bank'; write one with: tblock world bank"),
+     "topic: this world is for heads, not bank; write a bank world with: tblock world bank"),
+    ("a number written as a text", "  [0.3, 0.3, 0.0, 1.0],\n", '  ["-0.8", 0.3, 0.0, 1.0],\n',
+     'x: "-0.8" (row 4, column 1) is a text; write every value as a TOML number, without quotes (e.g. -0.8)'),
+    ("a weight written as a text", "ln1_w = [1.0, 1.0, 1.0, 1.0]", 'ln1_w = [1.0, "1", 1.0, 1.0]',
+     'ln1_w: "1" (entry 2) is a text; write every value as a TOML number, without quotes (e.g. -0.8)'),
+    ("a truth value", "ln1_w = [1.0, 1.0, 1.0, 1.0]", "ln1_w = [1.0, 1.0, true, 1.0]",
+     "ln1_w: true (entry 3) is true or false; write every value as a TOML number, without quotes (e.g. -0.8)"),
+    ("no topic", 'topic = "bank"\n', "",
+     'topic: missing; the first key of a world file names its topic, topic = "bank"'),
 ]
 
 
@@ -128,6 +136,43 @@ def test_a_missing_key_names_its_shape_and_meaning(bank_file, tmp_path):
     path.write_text(text[:start] + text[end + 2:])
     with pytest.raises(WorldError, match=r"no_b_out.toml: b_out: missing \(d,\): the feed-forward's output bias$"):
         load_world(path, WORLD_SPEC)
+
+
+@pytest.mark.parametrize("topic", ["residual", "heads", "ffn", "block", "rope", "positions"])
+def test_a_bank_world_given_to_another_topic_says_whom_it_is_for(bank_file, topic):
+    spec = api.topic_named(topic).world(api.topic_named(topic).Params())[0]
+    with pytest.raises(WorldError) as caught:
+        load_world(bank_file, spec)
+    assert str(caught.value) == (f"{bank_file}: topic: this world is for bank, not {topic}; write a {topic} "
+                                 f"world with: tblock world {topic}")
+
+
+def test_params_read_their_world_file_once_until_it_changes(bank_file, tmp_path, monkeypatch):
+    """Every Params property asks for the world; the file is read and parsed once, and again after an edit."""
+    import tblock.worlds.world_file as world_file
+
+    path = tmp_path / "once.toml"
+    path.write_text(bank_file.read_text())
+    reads, parses = [], []
+    read_bytes, parse = Path.read_bytes, world_file.parse_world
+    monkeypatch.setattr(Path, "read_bytes", lambda self: reads.append(self) or read_bytes(self))
+    monkeypatch.setattr(world_file, "parse_world", lambda *a, **k: parses.append(a) or parse(*a, **k))
+    p = Params(depth=2, world=path)
+    for _ in range(3):
+        assert p.tokens == ("by", "the", "river", "bank") and p.receiver_index == 3
+        numbers(p)
+    assert reads.count(path) == 1 and len(parses) == 1
+    path.write_text(path.read_text().replace('"river"', '"stream"'))
+    assert Params(depth=2, world=path).tokens == ("by", "the", "stream", "bank")
+    assert reads.count(path) == 2 and len(parses) == 2
+
+
+def test_the_studio_table_reads_typed_numbers_as_toml_does():
+    from tblock.worlds.world_file import typed_table
+
+    typed = typed_table({"topic": "bank", "tokens": ["1"], "x": [["-0.8", " 2 ", "1e-3", "1_0", "x", "true"]]},
+                        WORLD_SPEC)
+    assert typed == {"topic": "bank", "tokens": ["1"], "x": [[-0.8, 2, 0.001, 10, "x", "true"]]}
 
 
 # -- rendering an edited world ---------------------------------------------------------------------

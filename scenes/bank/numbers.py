@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING
 import numpy as np
 
 from tblock.worlds.bank import DIMS, TOKENS, WORLD_SPEC, bank, bank_config, bank_stack, depth_map
-from tblock.worlds.world_file import World, WorldSpec, load_world
+from tblock.worlds.world_file import Architecture, World, WorldSpec, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.bank.params import Params
@@ -129,6 +129,16 @@ IDENTITY = DIMS.index("bank identity")
 TRACKED = (GEOGRAPHIC, IDENTITY)  # the two dimensions of the running plot
 
 
+def tracked_dims(d: int) -> tuple[int, int]:
+    """The running plot's two dimensions of a d-wide stream: the first and the last (the lesson's world:
+    geographic and bank identity, :data:`TRACKED`).
+
+    >>> tracked_dims(4) == TRACKED, tracked_dims(2), tracked_dims(8)
+    (True, (0, 1), (0, 7))
+    """
+    return (0, d - 1)
+
+
 @dataclass(frozen=True, eq=False)
 class Run:
     """One residual setting of the stack at the followed position."""
@@ -188,9 +198,24 @@ class BankNumbers:
         return top_source(self.run.trace, self.position)
 
     @property
+    def geographic(self) -> int:
+        """The running plot's first dimension (the lesson's 'geographic')."""
+        return tracked_dims(len(self.dims))[0]
+
+    @property
+    def identity(self) -> int:
+        """The running plot's second dimension, the token's own identity (the lesson's 'bank identity')."""
+        return tracked_dims(len(self.dims))[1]
+
+    @property
+    def tracked_dims(self) -> tuple[int, int]:
+        """The running plot's two dimensions (:func:`tracked_dims`)."""
+        return (self.geographic, self.identity)
+
+    @property
     def tracked(self) -> np.ndarray:
-        """The running plot's values: (depth + 1, 2), the TRACKED dimensions per block."""
-        return self.run.per_block[:, TRACKED]
+        """The running plot's values: (depth + 1, 2), the tracked dimensions per block."""
+        return self.run.per_block[:, self.tracked_dims]
 
     @property
     def mlp_post_max(self) -> float:
@@ -214,7 +239,8 @@ def bank_numbers(depth: int, residual: bool, position: int, world: World | None 
                        bar_heights(st, position, on), folded_terms(st, position))
     if world is None:
         return BankNumbers(depth, residual, position, runs, bank_config().d_ff)
-    return BankNumbers(depth, residual, position, runs, bank_config().d_ff, world.tokens, world.dims, world)
+    return BankNumbers(depth, residual, position, runs, bank_config(world=world).d_ff, world.tokens, world.dims,
+                       world)
 
 
 def read_world(path) -> World:
@@ -228,9 +254,12 @@ def numbers(p: Params) -> BankNumbers:
     return bank_numbers(p.depth, p.residual, p.receiver_index, world)
 
 
-def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], tuple[str, ...], dict[str, np.ndarray]]:
-    """The world these flags use, as ``tblock world bank`` writes it: its spec, tokens, dimension names
-    and arrays (x, then the tied block's weights by the engine's names)."""
+def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], tuple[str, ...], dict[str, np.ndarray], Architecture]:
+    """The world these flags use, as ``tblock world bank`` writes it: its spec, tokens, dimension names,
+    arrays (x, then the tied block's weights by the engine's names) and the architecture it runs under
+    (the config the numbers use, ``depth`` tied blocks, the followed token)."""
     world = None if p.world is None else read_world(p.world)
     ex = bank(p.depth, p.residual, world)
-    return WORLD_SPEC, tuple(ex.tokens), tuple(ex.dims), {"x": ex.x, **ex.weights[0].to_dict()}
+    followed = f"token {p.receiver_index + 1} ({ex.tokens[p.receiver_index]!r}; --position)"
+    return (WORLD_SPEC, tuple(ex.tokens), tuple(ex.dims), {"x": ex.x, **ex.weights[0].to_dict()},
+            Architecture(ex.cfg, p.depth, tied=ex.weights[0] is ex.weights[-1], followed=followed))

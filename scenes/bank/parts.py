@@ -44,6 +44,7 @@ from manim import (
 from scenes.bank.numbers import Term
 from scenes.kit import (
     SAFE_BOTTOM,
+    SAFE_LEFT,
     SAFE_RIGHT,
     Formula,
     VectorColumn,
@@ -60,26 +61,36 @@ from scenes.kit import (
     tick_step,
 )
 from scenes.kit.i18n import _
-from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE
+from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
+from scenes.kit.sums import shown_sum
+from scenes.kit.theme import veil_opacity
 
 # -- where the walk's parts sit (content stays in the kit's safe area, SAFE_LEFT..SAFE_RIGHT, above SAFE_BOTTOM) --
 SENTENCE_Y = 3.4
 SENTENCE_X = -3.45
-COL_Y = 1.0  # centre of the stream and Δ columns
+COL_Y = 1.0  # centre of the stream and Δ columns of the lesson's 4-wide stream
+CELL_GAP = 0.06  # between a column's cells (VectorColumn's)
+COLUMN_TOP = COL_Y + (4 * 0.55 + 3 * CELL_GAP) / 2  # a column's top: a wider stream's column grows downwards
+WALK_SPAN = 3.2  # the tallest the walk's columns get (8 cells), ending above the formula and the switch
+SUM_SPAN = 3.3  # the tallest the sum's columns get (8 cells), leaving room for two notes below
 STREAM_X = -3.9
 ADD_X = -2.9
 DELTA_X = -2.05
 SWITCH_AT = (-4.9, -2.75)
-FORMULA_AT = (-4.0, -1.6)
+FORMULA_AT = (-4.0, -1.6)  # the update's formula, lowered below the status line of a tall column
+FORMULA_GAP = 0.45  # at least this from the status line's bottom to the formula's centre
 PANEL_LEFT, PANEL_RIGHT = -1.25, 3.45
 PANEL_TOP, PANEL_MID, PANEL_BOTTOM = 2.95, -0.2, -3.2
 PLOT_X = 5.25
 PLOT_RIGHT = SAFE_RIGHT - 0.1
+X_TICK_GAP = 0.2  # the block numbers below the plot: clear of the lowest value's label beside its corner
 CELL = dict(cell_width=1.1, cell_height=0.55, font_size=NUMBER_SIZE)  # the walk's stream-sized columns
 BARS = dict(bar_height=1.0, bar_width=0.5, gap=0.62, places=1, font_size=NUMBER_SIZE)  # attention weights
 WORD_SIZE = 26  # the attention bars' words (WeightBars draws them at its number size)
 RELU_LEFT, RELU_BASE_Y, RELU_SPAN, RELU_HEIGHT = 1.0, -2.45, 2.2, 1.55  # the ReLU units' row
 RELU_GAP_SHARE = 0.085 / 0.275  # the gap's share of each unit's pitch
+NORM_TOP, NORM_SPAN, NORM_CELL = -0.79, 1.98, 0.42  # the FFN's read: its top, the most it spans, the lesson's cell
+NORM_DIGITS_CELL = 0.28  # a lower cell holds no digits at the floor: the read is drawn as colours alone
 
 # -- the depth map ------------------------------------------------------------------------------------
 MAP_ROWS_LOW = -2.2  # the lowest block row's bottom
@@ -91,6 +102,18 @@ VERDICT_AT = (4.4, 0.5)  # beside a single map
 VERDICT_GAP = 0.4  # at least this between a single map (its values) and the sentence beside it
 CLOSING_Y = 3.5  # the closing sentence above two maps
 CLOSING_GAP = 0.15  # at least this much air between the closing sentence and the maps
+
+
+def cell_height(d: int, span: float, lesson: float = 0.55, most: float = 0.55) -> float:
+    """The height of each of a d-wide column's cells: the lesson's ``lesson`` for 4 cells; fewer cells grow
+    to fill its column (up to ``most``), more share ``span`` (never taller than ``lesson``).
+
+    >>> cell_height(4, 3.2), round(cell_height(8, 3.2), 3), cell_height(3, 3.2, most=0.75)
+    (0.55, 0.348, 0.75)
+    """
+    if d <= 4:
+        return min(most, (4 * lesson + 3 * CELL_GAP - (d - 1) * CELL_GAP) / d)
+    return min(lesson, (span - (d - 1) * CELL_GAP) / d)
 
 
 def sub(name: str) -> str:
@@ -143,14 +166,15 @@ class OverwriteNode(VGroup):
 
 
 class WalkColumn(VectorColumn):
-    """A stream-sized column centred at (x, COL_Y) that logs the values it settles on, by name.
+    """A stream-sized column at x, its top at COLUMN_TOP, that logs the values it settles on, by name; a
+    wider stream's cells are lower (:func:`cell_height`), so 2 to 8 of them fit the same place.
 
     ``displayed`` is {name: numbers as drawn} for every :meth:`log` call, in order.
     """
 
     def __init__(self, values: np.ndarray, x: float, **kwargs) -> None:
-        super().__init__(values, **CELL, **kwargs)
-        self.shift(np.array([x, COL_Y, 0]) - self.cells.get_center())
+        super().__init__(values, **(CELL | {"cell_height": cell_height(len(values), WALK_SPAN)}), **kwargs)
+        self.shift(np.array([x, COLUMN_TOP - self.cells.height / 2, 0]) - self.cells.get_center())
         for name in self.dim_labels:  # a longer language's dimension name shrinks to stay on screen
             fit_inside(name, right=name.get_right()[0])
         self.log_book: dict[str, list[float]] = {}
@@ -170,7 +194,8 @@ class BlockPanel(VGroup):
 
     Built from block 1's numbers; :meth:`show_block` and :meth:`show_ffn` move it to a later block.
     ``displayed`` is per block, under the engine's trace keys, the attention weights ``pattern`` (head 0's
-    row, in percent as drawn), the FFN's read ``ln2_normalized`` and its activations ``mlp_post``.
+    row, in percent as drawn), the FFN's read ``ln2_normalized`` (None when drawn as colours alone) and its
+    activations ``mlp_post``.
     """
 
     def __init__(self, depth: int, tokens: Sequence[str], weights: np.ndarray, read: np.ndarray,
@@ -195,7 +220,7 @@ class BlockPanel(VGroup):
         halves = {"attn": (PANEL_MID + 0.05, PANEL_TOP - 0.55), "ffn": (PANEL_BOTTOM + 0.05, PANEL_MID - 0.05)}
         for name, (y0, y1) in halves.items():
             veil = Rectangle(width=width - 0.1, height=y1 - y0, stroke_width=0, fill_color=theme().background,
-                             fill_opacity=0.72).set_z_index(5)
+                             fill_opacity=veil_opacity()).set_z_index(5)  # the content keeps 3:1 (theme.py)
             self.veils[name] = veil.move_to([cx, (y0 + y1) / 2, 0])
         self.veiled: str | None = None
         self.bars = WeightBars(tokens, weights, head_color(0), **BARS)
@@ -205,13 +230,22 @@ class BlockPanel(VGroup):
         self.build_ffn(read, mlp_post)
         self.add(self.frame, self.title, self.attn_title, self.ffn_title, self.bars, self.norm_col, self.norm_name,
                  self.relu_bars, self.relu_base, self.relu_name)
-        self.shown = [{"pattern": self.bars.displayed.tolist(), "ln2_normalized": self.norm_col.displayed.tolist(),
+        self.shown = [{"pattern": self.bars.displayed.tolist(), "ln2_normalized": self.read_shown(),
                        "mlp_post": np.asarray(mlp_post, dtype=float).tolist()}]
 
+    def read_shown(self) -> list[float] | None:
+        """The FFN's read as its cells print it; None when they show colours alone."""
+        return self.norm_col.displayed.tolist() if self.norm_digits else None
+
     def build_ffn(self, read: np.ndarray, mlp_post: np.ndarray) -> None:
-        """The feed-forward half: norm(x) as a small column, one bar per ReLU unit on a base line."""
-        self.norm_col = VectorColumn(read, cell_width=1.0, cell_height=0.42, font_size=NUMBER_SIZE, scale=2.0)
-        self.norm_col.move_to([PANEL_LEFT + 0.7, -1.72, 0])
+        """The feed-forward half: norm(x) as a small column, one bar per ReLU unit on a base line; a stream too
+        wide for digits in its cells (:data:`NORM_DIGITS_CELL`) shows the read as colours alone."""
+        height = cell_height(len(read), NORM_SPAN, lesson=NORM_CELL, most=NORM_CELL)
+        self.norm_col = VectorColumn(read, cell_width=1.0, cell_height=height, font_size=NUMBER_SIZE, scale=2.0)
+        self.norm_digits = height >= NORM_DIGITS_CELL
+        if not self.norm_digits:
+            self.norm_col.remove(self.norm_col.decimals)
+        self.norm_col.move_to([PANEL_LEFT + 0.7, NORM_TOP - self.norm_col.height / 2, 0])
         self.norm_name = label("norm(x)", TEXT_SIZE, theme().muted).next_to(self.norm_col, DOWN, buff=0.12)
         pitch = RELU_SPAN / (len(mlp_post) - RELU_GAP_SHARE)
         bar_w = pitch * (1 - RELU_GAP_SHARE)
@@ -233,14 +267,15 @@ class BlockPanel(VGroup):
 
     def attention_arrow(self, to: np.ndarray) -> Arrow:
         """The attention half's output arrow to the point ``to`` (the Δ column)."""
-        return Arrow([PANEL_LEFT + 0.05, COL_Y, 0], to, buff=0.05, color=theme().update, stroke_width=4,
+        return Arrow([PANEL_LEFT + 0.05, to[1], 0], to, buff=0.05, color=theme().update, stroke_width=4,
                      max_tip_length_to_length_ratio=0.35)
 
     def ffn_arrows(self, to: np.ndarray) -> tuple[Arrow, Arrow]:
         """The arrow from norm(x) into the units, and the FFN half's output arrow to the point ``to``."""
         into = Arrow(self.norm_col.get_right(), [RELU_LEFT - 0.1, self.norm_col.get_y(), 0], buff=0.08,
                      color=theme().muted, stroke_width=3, max_tip_length_to_length_ratio=0.3)
-        out = Arrow([PANEL_LEFT + 0.05, -0.9, 0], to, buff=0.1, color=theme().update, stroke_width=4,
+        start_y = min(-0.9, to[1] - 0.75)  # below a tall Δ column's corner, so the arrow still climbs to it
+        out = Arrow([PANEL_LEFT + 0.05, start_y, 0], to, buff=0.1, color=theme().update, stroke_width=4,
                     max_tip_length_to_length_ratio=0.2)
         return into, out
 
@@ -273,7 +308,7 @@ class BlockPanel(VGroup):
     def show_ffn(self, read: np.ndarray, mlp_post: np.ndarray) -> list:
         """The new read shows at once; animations resize the ReLU bars to the new activations."""
         self.norm_col.set_values(read)
-        self.shown[-1].update(ln2_normalized=self.norm_col.displayed.tolist(),
+        self.shown[-1].update(ln2_normalized=self.read_shown(),
                               mlp_post=np.asarray(mlp_post, dtype=float).tolist())
         return [bar.animate.stretch_to_fit_height(self.relu_height(h)).align_to(self.relu_base, DOWN)
                 for bar, h in zip(self.relu_bars, mlp_post)]
@@ -307,7 +342,7 @@ class RunningPlot(VGroup):
             ticks.add(label(fmt(v, 0 if step_y >= 1 else 1), TEXT_SIZE, theme().muted).next_to(
                 self.axes.c2p(0, v), LEFT, buff=0.12))
         for b in range(0, depth + 1, step_x):
-            ticks.add(label(str(b), TEXT_SIZE, theme().muted).next_to(self.axes.c2p(b, lo), DOWN, buff=0.12))
+            ticks.add(label(str(b), TEXT_SIZE, theme().muted).next_to(self.axes.c2p(b, lo), DOWN, buff=X_TICK_GAP))
         x_name = label(_("after block"), TEXT_SIZE, theme().muted).next_to(self.axes, DOWN, buff=0.5)
         self.colors = (theme().accent, theme().stream)
         legend = VGroup()
@@ -360,13 +395,15 @@ class SumRow(VGroup):
     def __init__(self, terms: list[Term], final: np.ndarray, dims: Sequence[str], token: str, residual: bool) -> None:
         super().__init__()
         self.terms, self.residual = terms, residual
-        size = dict(cell_width=0.95, cell_height=0.55, font_size=NUMBER_SIZE)
+        size = dict(cell_width=0.95, cell_height=cell_height(len(final), SUM_SPAN, most=1.1), font_size=NUMBER_SIZE)
         depth = terms[-1].last
         self.cols = VGroup(*[VectorColumn(t.vector, title=term_formula(t), **size) for t in terms])
         self.result = VectorColumn(final, title=formula(f"x_{depth}", 34, theme().accent),
                                    **size)
         self.signs = VGroup(*[formula("+", 34) for _ in terms[1:]])
-        self.equals = formula("=", 40)
+        # residual on, the columns are an equation of rounded numbers: '=' when their digits add up, else '≈'
+        self.added = shown_sum([t.vector for t in terms], final) if residual else None
+        self.equals = formula(self.added.typst if self.added else "=", 40)
         row = VGroup()
         for i, col in enumerate(self.cols):
             row.add(col)
@@ -385,8 +422,8 @@ class SumRow(VGroup):
         self.heading.move_to([0, 3.4, 0])
         self.total = np.sum([t.vector for t in terms], axis=0)  # (k, d) -> (d,)
         if residual:
-            self.note = label(_("x₀ + every correction = {total}  =  the stream", total=fmt_vec(self.total)), 24,
-                              theme().update)
+            self.note = wrapped(_("x₀ + every correction = {total}  =  the stream", total=fmt_vec(self.total)), 24,
+                                SAFE_RIGHT - SAFE_LEFT, theme().update)
             self.cross = VGroup()
         else:
             self.note = label(_("overwritten: only block {depth}'s last output is left", depth=depth), 24,
@@ -395,7 +432,16 @@ class SumRow(VGroup):
             self.cross = VGroup(Line(first.get_corner(UL), first.get_corner(DOWN + RIGHT)),
                                 Line(first.get_corner(DOWN + LEFT), first.get_corner(UP + RIGHT)))
             self.cross.set_stroke(theme().negative, 5)
-        self.note.next_to(whole, DOWN, buff=0.9)
+        self.approx = VGroup()  # why the equation reads ≈, said once under the note
+        if self.added is not None and not self.added.adds_up:
+            self.approx = wrapped(self.added.note(), TEXT_SIZE, SAFE_RIGHT - SAFE_LEFT, theme().muted)
+            self.approx.next_to(self.note, DOWN, buff=0.2)
+            self.note = VGroup(self.note, self.approx)
+        self.note.next_to(whole, DOWN, buff=0.9 if not len(self.approx) else 0.45)
+        low = SAFE_BOTTOM + 0.05 - self.note.get_bottom()[1]  # a tall row's notes: lift them, then the row
+        if low > 0:
+            room = self.heading.get_bottom()[1] - 0.15 - whole.get_top()[1]
+            VGroup(whole, self.note, self.cross).shift(UP * min(low, max(room, 0.0)))
         self.add(self.heading, whole, self.note, self.cross)
 
     @property
@@ -404,6 +450,7 @@ class SumRow(VGroup):
                  "final": self.result.displayed.tolist()}
         if self.residual:
             shown["total"] = np.round(self.total, 2).tolist()  # the note's numbers
+            shown["relation"] = self.added.relation
         else:
             shown["last_output"] = self.cols[-1].displayed.tolist()
         return shown

@@ -35,12 +35,13 @@ from manim import (
     Write,
 )
 
-from scenes.bank.numbers import IDENTITY, TRACKED, numbers, world_of
+from scenes.bank.numbers import numbers, world_of
 from scenes.bank.params import Params
 from scenes.bank.parts import (
     ADD_X,
     DELTA_X,
     FORMULA_AT,
+    FORMULA_GAP,
     STREAM_X,
     SWITCH_AT,
     BlockPanel,
@@ -106,7 +107,8 @@ class BankScene(StepScene):
         self.panel = self.track("panel", BlockPanel(self.numbers.depth, self.numbers.tokens, blk["pattern"][0],
                                                     blk["ln2_normalized"], blk["mlp_post"],
                                                     self.numbers.mlp_post_max))
-        self.plot = self.track("plot", RunningPlot(self.numbers.tracked, [_(self.numbers.dims[k]) for k in TRACKED]))
+        names = [_(self.numbers.dims[k]) for k in self.numbers.tracked_dims]
+        self.plot = self.track("plot", RunningPlot(self.numbers.tracked, names))
 
     @step
     def first_attention(self) -> None:
@@ -114,7 +116,8 @@ class BankScene(StepScene):
         self.delta = self.track("deltas", WalkColumn(
             blk["attn_out"], DELTA_X, title=formula(sub("attn"), 36, theme().update)))
         node = (AddNode(0.22, theme().text) if residual else OverwriteNode()).move_to([ADD_X, self.delta_y, 0])
-        self.formula = self.formula_for("attn").move_to([*FORMULA_AT, 0])
+        formula_y = min(FORMULA_AT[1], self.status.get_bottom()[1] - FORMULA_GAP)  # below a tall column's status
+        self.formula = self.formula_for("attn").move_to([FORMULA_AT[0], formula_y, 0])
         panel = self.panel
         self.add(panel.idle("ffn"))  # the FFN half is veiled at once: it has nothing to do yet
         self.play(FadeIn(panel.bars), self.words.frame(self.numbers.top).animate.set_stroke(head_color(0), width=3),
@@ -128,7 +131,8 @@ class BankScene(StepScene):
         self.combine(blk["resid_mid"], "0_resid_mid", entry_by_entry=True)
         self.status_to(_("after block {b} · attention", b=1))
         self.cue(3)
-        self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if residual else theme().negative))
+        self.play(Indicate(self.stream.entry(self.numbers.identity),
+                           color=theme().accent if residual else theme().negative))
 
     @step
     def first_ffn(self) -> None:
@@ -166,7 +170,7 @@ class BankScene(StepScene):
             self.status_to(_("after block {b}", b=b + 1), run_time=0.3 * speed)
             self.play(*self.plot.extend(b + 1), run_time=0.4 * speed)
         self.cue(-1)  # the sentence that reads the identity's range
-        self.play(Indicate(self.stream.entry(IDENTITY), color=theme().accent if self.numbers.residual
+        self.play(Indicate(self.stream.entry(self.numbers.identity), color=theme().accent if self.numbers.residual
                            else theme().negative))
 
     # -- the sum and the depth map ----------------------------------------------------------------------
@@ -293,7 +297,7 @@ class BankScene(StepScene):
         """The settings and names no part holds (the tracked parts' values reach the manifest themselves)."""
         self.record(token=self.numbers.token, index=self.numbers.position, depth=self.numbers.depth,
                     residual=self.numbers.residual, compare=self.params.compare, dims=list(self.numbers.dims),
-                    tracked_dims=list(TRACKED), attention_top=self.numbers.tokens[self.numbers.top],
+                    tracked_dims=list(self.numbers.tracked_dims), attention_top=self.numbers.tokens[self.numbers.top],
                     d_ff=self.numbers.d_ff)
 
 

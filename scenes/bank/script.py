@@ -14,10 +14,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from scenes.bank.numbers import GEOGRAPHIC, IDENTITY, BankNumbers, numbers
+from scenes.bank.numbers import BankNumbers, numbers
 from scenes.bank.params import Params
 from scenes.kit import Line, fmt, fmt_vec, pct, say_int, say_number, say_percent
 from scenes.kit.i18n import N_, _
+from scenes.kit.sums import approx_note, shown_sum
 
 DIMS = (N_("geographic"), N_("financial"), N_("function-word"), N_("bank identity"))  # the lesson's names
 
@@ -36,7 +37,29 @@ def script(p: Params) -> dict[str, Line]:
     lines["depth_map"] = depth_map(nums, verdict=not p.compare)
     if p.compare:
         lines["compare_maps"] = compare_maps(nums)
+    loose = first_loose_addition(nums)
+    if loose is not None:  # said once: the first step whose shown digits of x + Δ do not add up
+        lines[loose] = Line(f"{lines[loose].caption} {approx_note(2)}", lines[loose].speech)
     return lines
+
+
+def walk_additions(nums: BankNumbers) -> list[tuple[str, list[np.ndarray], np.ndarray]]:
+    """The walk's additions x + Δ as the stream column shows them, in order: (the step that shows it, the
+    addends, the sum); none with the residual off (each Δ overwrites the stream)."""
+    if not nums.residual:
+        return []
+    found, x = [], nums.x0
+    for b, blk in enumerate(nums.run.blocks):
+        for key, after, step in (("attn_out", "resid_mid", "first_attention"), ("mlp_out", "resid_post", "first_ffn")):
+            found.append((step if b == 0 else "later_blocks", [x, blk[key]], blk[after]))
+            x = blk[after]
+    return found
+
+
+def first_loose_addition(nums: BankNumbers) -> str | None:
+    """The first step whose addition's shown digits do not add up (see scenes.kit.sums), or None."""
+    return next((step for step, addends, total in walk_additions(nums) if not shown_sum(addends, total).adds_up),
+                None)
 
 
 def capital(text: str) -> str:
@@ -47,12 +70,13 @@ def capital(text: str) -> str:
 def identity_names(nums: BankNumbers) -> tuple[str, str]:
     """How the caption and the narration name the identity dimension: bank's own, or for another word
     the dimension's name."""
-    if nums.token == "bank" and nums.dims[IDENTITY] == "bank identity":
-        return (_("its identity (dimension {k})", k=IDENTITY),
-                _("its identity, dimension {k},", k=say_int(IDENTITY)))
-    name = _(nums.dims[IDENTITY])
-    return (_("the {name} dimension ({k})", name=name, k=IDENTITY),
-            _("the {name} dimension, dimension {k},", name=name, k=say_int(IDENTITY)))
+    k = nums.identity
+    if nums.token == "bank" and nums.dims[k] == "bank identity":
+        return (_("its identity (dimension {k})", k=k),
+                _("its identity, dimension {k},", k=say_int(k)))
+    name = _(nums.dims[k])
+    return (_("the {name} dimension ({k})", name=name, k=k),
+            _("the {name} dimension, dimension {k},", name=name, k=say_int(k)))
 
 
 def show_sentence(nums: BankNumbers) -> Line:
@@ -84,7 +108,7 @@ def first_attention(nums: BankNumbers) -> Line:
     blk = nums.run.blocks[0]
     weight = blk["pattern"][0][nums.top]
     source = nums.tokens[nums.top]
-    ident, spoken_ident = identity_change(nums, nums.x0[IDENTITY], blk["resid_mid"][IDENTITY])
+    ident, spoken_ident = identity_change(nums, nums.x0[nums.identity], blk["resid_mid"][nums.identity])
     how = _("added to") if nums.residual else _("written over")
     return Line(
         _("Block 1, attention: '{token}' puts {weight} of its weight on '{source}'. Its correction {delta} is "
@@ -123,7 +147,7 @@ def identity_tail(nums: BankNumbers, low: float, high: float) -> tuple[str, str]
     """What the identity did over the later blocks, written and spoken."""
     ident, spoken_ident = identity_names(nums)
     spoken_ident = (_("Its identity") if spoken_ident.startswith(_("its identity"))
-                    else _("The {name} dimension", name=_(nums.dims[IDENTITY])))
+                    else _("The {name} dimension", name=_(nums.dims[nums.identity])))
     if nums.residual:
         return (_("while {name} stays within {low} to {high}", name=ident, low=fmt(low), high=fmt(high)),
                 _("{name} stays between {low} and {high}", name=spoken_ident, low=say_number(low),
@@ -142,12 +166,12 @@ def later_blocks(nums: BankNumbers) -> Line:
     blocks = _("Block 2 repeats") if d == 2 else _("Blocks 2 to {depth} repeat", depth=d)
     spoken_blocks = (_("Block two repeats") if d == 2 else _("Blocks two and three repeat") if d == 3
                      else _("Blocks two to {depth} repeat", depth=say_int(d)))
-    geo = _(nums.dims[GEOGRAPHIC])
+    geo, k = _(nums.dims[nums.geographic]), nums.geographic
     return Line(
         _("{blocks} the pattern with the same weights. The {name} dimension ({k}) goes {track}, {tail}.",
-          blocks=blocks, name=geo, k=GEOGRAPHIC, track=dim0, tail=tail),
+          blocks=blocks, name=geo, k=k, track=dim0, tail=tail),
         _("{blocks} the pattern with the same weights. The {name} dimension, dimension {k}, goes {track}. "
-          "{tail}.", blocks=spoken_blocks, name=geo, k=say_int(GEOGRAPHIC), track=spoken_dim0, tail=spoken_tail))
+          "{tail}.", blocks=spoken_blocks, name=geo, k=say_int(k), track=spoken_dim0, tail=spoken_tail))
 
 
 def the_sum(nums: BankNumbers) -> Line:

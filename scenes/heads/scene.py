@@ -86,6 +86,7 @@ from scenes.kit import (
 from scenes.kit.i18n import N_, _
 from scenes.kit.layout import Column
 from scenes.kit.readable import wrapped
+from scenes.kit.sums import shown_sum
 
 C = COLUMNS  # short name: the grid's columns
 MIN_ZOOM = 1.5  # a view of the attention rows magnifying less shows little more and cuts the stream below: no move
@@ -375,7 +376,10 @@ class HeadsScene(StepScene):
             self.play(FadeOut(self.changed_tag), *self.wo_shows(self.numbers.world.weights), *self.count_to(v),
                       run_time=1.0)
         self.y_view = self.track("resid_mid", self.stream_vector(v["resid_pre"], C.y, self.scales.stream, Y_STREAM))
-        y_name = formula('Y[i] = X[i] + Delta_"attn" [i]', NUMBER_SIZE, theme().stream)
+        added = shown_sum([v["resid_pre"], v["running"][-1]], v["resid_mid"], self.y_view.places)  # digits add up?
+        relation = added.typst if self.y_view.numeric else "="  # a heat strip shows no digits to add
+        self.record(stream_sum=added.record() | {"digits": self.y_view.numeric})
+        y_name = formula(f'Y[i] {relation} X[i] + Delta_"attn" [i]', NUMBER_SIZE, theme().stream)
         fit_inside(y_name.next_to(self.y_view, DOWN, buff=0.12))
         carried = self.x_view.copy()  # X[i] rides the bypass to the far side of ⊕, unchanged
         self.cue(_("bypass"))

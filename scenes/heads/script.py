@@ -22,6 +22,8 @@ from scenes.kit import (
     shows_numbers,
 )
 from scenes.kit.i18n import _
+from scenes.kit.sums import shown_sum
+from scenes.kit.vector import READABLE_CELL
 from tblock.names import head_label
 
 
@@ -219,4 +221,7 @@ def add_to_stream(n: HeadsNumbers) -> Line:
     if restore:
         written = " ".join([_("Head 0's output matrix is restored."), written])
         spoken = " ".join([_("Head zero's output matrix is restored."), spoken])
+    added = shown_sum([v["resid_pre"], v["running"][-1]], v["resid_mid"])  # the picture's Y[i] = X[i] + Δ[i]
+    if shows_numbers(len(v["resid_mid"]), COLUMNS.y.width, READABLE_CELL) and not added.adds_up:
+        written = f"{written} {added.note()}"  # the picture reads ≈: said once, here
     return Line(written, spoken)

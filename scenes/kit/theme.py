@@ -78,6 +78,56 @@ LIGHT = Theme(
 THEMES = {"dark": DARK, "light": LIGHT}
 _active = DARK
 
+# -- dimmed panels: legible, at least 3:1 against the background (WCAG's contrast of relative luminances) --
+
+DIM_CONTRAST = 3.0  # the least contrast a dimmed panel's content keeps against the background
+DIMMED_ROLES = ("text", "muted", "positive")  # what a dimmed panel draws: numbers, words and lines, the FFN's bars
+MOST_DIM = 0.72  # the strongest veil: the idle half clearly set back where the colours allow it
+
+
+def relative_luminance(color: str) -> float:
+    """WCAG 2's relative luminance of a ``#RRGGBB`` colour: 0 (black) to 1 (white).
+
+    >>> relative_luminance("#FFFFFF"), relative_luminance("#000000")
+    (1.0, 0.0)
+    """
+    rgb = np.array([int(color.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4)]) / 255
+    linear = np.where(rgb <= 0.04045, rgb / 12.92, ((rgb + 0.055) / 1.055) ** 2.4)
+    return float(linear @ np.array([0.2126, 0.7152, 0.0722]))
+
+
+def contrast(a: str, b: str) -> float:
+    """WCAG 2's contrast ratio of two colours, 1 to 21.
+
+    >>> round(contrast("#FFFFFF", "#000000"), 1), contrast("#777777", "#777777")
+    (21.0, 1.0)
+    """
+    la, lb = sorted((relative_luminance(a), relative_luminance(b)), reverse=True)
+    return (la + 0.05) / (lb + 0.05)
+
+
+def through_veil(color: str, opacity: float, look: Theme) -> str:
+    """``color`` as it shows under a veil of ``look``'s background at ``opacity``, as ``#RRGGBB``."""
+    mixed = interpolate_color(ManimColor(color), ManimColor(look.background), opacity)
+    return mixed.to_hex().upper()[:7]
+
+
+def veil_opacity(look: Theme | None = None) -> float:
+    """The veil over a dimmed panel in ``look`` (the active theme): the strongest up to :data:`MOST_DIM`, in
+    steps of 0.01, under which every :data:`DIMMED_ROLES` colour keeps :data:`DIM_CONTRAST` against the
+    background. Computed from the theme's colours, so a changed colour moves the veil with it.
+
+    >>> veil_opacity(DARK) > veil_opacity(LIGHT)
+    True
+    """
+    look = look or theme()
+    for step in range(round(MOST_DIM * 100), -1, -1):
+        opacity = step / 100
+        if all(contrast(through_veil(getattr(look, role), opacity, look), look.background) >= DIM_CONTRAST
+               for role in DIMMED_ROLES):
+            return opacity
+    return 0.0
+
 
 def use_theme(name: str) -> Theme:
     """Make the theme called ``name`` the active one and return it."""

@@ -10,7 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit.base import flag_text
-from tblock.worlds.world_file import MAX_FILE, WorldError, checked_table, dump_world, parse_world
+from tblock.worlds.world_file import MAX_FILE, WorldError, checked_table, dump_world, parse_world, typed_table
 
 from .api import RenderError
 from .fsutil import write_text
@@ -27,10 +27,10 @@ def world_toml(topic: Any, params: Any) -> str:
     :class:`RenderError` when the topic reads no world file or the world is too large for one."""
     if topic.world is None:
         raise RenderError(f"{topic.slug} reads no world file")
-    spec, tokens, dims, arrays = topic.world(params)
+    spec, tokens, dims, arrays, *architecture = topic.world(params)  # a block's topic adds its Architecture
     replaced = ("world", *getattr(params, "WORLD_GIVES", ()))
     flags = " ".join(flag_text(k, v) for k, v in params.changed().items() if k not in replaced)
-    text = dump_world(spec, tokens, dims, arrays, flags)
+    text = dump_world(spec, tokens, dims, arrays, flags, *architecture)
     if len(text.encode()) > MAX_FILE:
         raise RenderError(f"this world is {len(text.encode()):,} bytes; a world file holds at most {MAX_FILE:,}: "
                           "choose smaller widths")
@@ -42,7 +42,7 @@ def saved_world(topic: Any, table: Any, out: Path) -> Path:
     under ``OUT/.cache/studio/worlds/`` named by its content. :class:`RenderError` with the file's line."""
     spec = world_spec(topic)
     try:
-        world = checked_table(table, spec, f"{topic.slug}-world.toml")
+        world = checked_table(typed_table(table, spec), spec, f"{topic.slug}-world.toml")
     except WorldError as err:
         raise RenderError(str(err)) from None
     return saved_text(topic, dump_world(spec, world.tokens, world.dims, world.arrays), out)

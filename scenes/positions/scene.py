@@ -36,6 +36,7 @@ from scenes.kit import (
 from scenes.kit.i18n import N_, _
 from scenes.kit.numerals import decimal_sign, list_separator
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
+from scenes.kit.sums import shown_sum
 from scenes.positions.numbers import inverse, numbers, world_of
 from scenes.positions.params import Params
 from scenes.positions.parts import PositionTable, Rows, Sentence, SummaryTable, connector, powered
@@ -238,7 +239,10 @@ class PositionsScene(StepScene):
                  for k, (m, title) in enumerate(zip((r.content, r.attn_bias, r.attn_scores), names))]
         self.track("alibi_content", grids[0])
         self.track("alibi_attn_bias", grids[1])
-        plus, equals = label("+", NUMBER_SIZE), label("=", NUMBER_SIZE)
+        cols = min(g.shown for g in grids) if all(g.numeric for g in grids) else 0  # the columns all three print
+        added = shown_sum([r.content[:, :cols], r.attn_bias[:, :cols]], r.attn_scores[:, :cols])  # digits add up?
+        self.record(alibi_sum=added.record() | {"columns": cols})
+        plus, equals = label("+", NUMBER_SIZE), label(added.relation, NUMBER_SIZE)
         row = Group(grids[0], plus, grids[1], equals, grids[2]).arrange(RIGHT, buff=0.25)
         for sign in (plus, equals):
             sign.set_y(grids[0].body.get_y())

@@ -6,6 +6,9 @@ sublayer (pre-norm), a ReLU FFN of width 8, a causal mask, no positions.
 The same block weights are reused at every depth (tied). The weights were
 fitted by scripts/fit_bank.py and ship in tblock/worlds/data/bank.npz.
 
+A world file keeps the block's kind (:data:`CONFIG`'s choices, one head) and chooses its widths: a
+stream of 2 to 8 named dimensions (:data:`WIDTHS`), the head's and the feed-forward's width.
+
 With the residual on, bank's stream passes the lesson's states,
 [0.3, 0.3, 0, 1] -> [1.0, 0.0, -0.2, 1.0] (after block 1's attention)
 -> [1.3, -0.1, -0.4, 1.2] -> [2.3, -0.6, -0.6, 1.4] -> [3.4, -1.2, -0.8, 1.5];
@@ -59,19 +62,31 @@ CONFIG = BlockConfig(
 )
 
 
-def bank_config(residual: bool = True) -> BlockConfig:
-    """The world's block config, with the residual connection on or off."""
-    return CONFIG.replace(residual=residual)
+def bank_config(residual: bool = True, world: World | None = None) -> BlockConfig:
+    """The world's block config, with the residual connection on or off; with a read world file, its widths
+    (d, d_head, d_ff) and the same choices.
+
+    >>> bank_config(False).d_model, bank_config(False).residual
+    (4, False)
+    """
+    cfg = CONFIG.replace(residual=residual)
+    if world is None:
+        return cfg
+    return cfg.replace(d_model=world.sizes["d"], d_head=world.sizes["d_head"], d_ff=world.sizes["d_ff"])
 
 
 MAX_TOKENS = 4  # the block panel's attention bars hold four words (six overflow it: looked at)
 WORD_CHARS = 6  # ... of six letters each ('grassy' beside 'bank' just fits)
 SHOWN_LIMIT = 99.99  # the largest |value| a stream cell shows (two decimals, one sign, two digits)
+# the widths a world file chooses: the stream's d (its column holds 2 to 8 cells), the head's, the FFN's
+WIDTHS = {"d": (2, 8), "d_head": (1, 8), "d_ff": (1, 32)}
 
 WORLD_SPEC = WorldSpec(
     "bank", {"x": (("n", "d"), "x0: each token's stream entering block 1, one row per token"), **block_arrays()},
-    fixed={"d": CONFIG.d_model, "h": CONFIG.n_heads, "d_head": CONFIG.d_head, "d_ff": CONFIG.d_ff},
-    dims=True, max_tokens=MAX_TOKENS, word_chars=WORD_CHARS, limit=10.0)
+    fixed={"h": CONFIG.n_heads}, bounds=WIDTHS, size_names={"d": "stream", "d_head": "head", "d_ff": "feed-forward"},
+    dims=True, max_tokens=MAX_TOKENS, word_chars=WORD_CHARS, limit=10.0,
+    note="The widths follow the arrays: " + ", ".join(f"{k} from {lo} to {hi}" for k, (lo, hi) in WIDTHS.items())
+    + f"; one head (n_heads = {CONFIG.n_heads}).")
 
 
 def check_world(world: World, depth: int) -> None:
@@ -100,8 +115,8 @@ def _check_depth(depth: int) -> None:
 
 def bank(depth: int = 3, residual: bool = True, world: World | None = None) -> Example:
     """The world as an Example: weights = [w] * depth (one object, tied), x = EMBEDDINGS (4, 4);
-    with a read world file, its x, tokens, dimension names and weights (same block config), followed
-    at its last token.
+    with a read world file, its x, tokens, dimension names and weights (the block config with its
+    widths, :func:`bank_config`), followed at its last token.
 
     >>> ex = bank(depth=2, residual=False)
     >>> ex.tokens[ex.receiver], ex.weights[0] is ex.weights[1], ex.cfg.residual
@@ -109,15 +124,16 @@ def bank(depth: int = 3, residual: bool = True, world: World | None = None) -> E
     """
     _check_depth(depth)
     if world is not None:
-        w = BlockWeights(**{k: np.array(world.arrays[k]) for k in block_arrays()}).validate(CONFIG)
+        cfg = bank_config(residual, world)
+        w = BlockWeights(**{k: np.array(world.arrays[k]) for k in block_arrays()}).validate(cfg)
         x = np.array(world.arrays["x"])  # (n, d)
-        return Example("bank", bank_config(residual), [w] * depth, x, world.tokens, world.dims, len(x) - 1)
+        return Example("bank", cfg, [w] * depth, x, world.tokens, world.dims, len(x) - 1)
     w = bank_weights()
     return Example("bank", bank_config(residual), [w] * depth, EMBEDDINGS.copy(), TOKENS, DIMS, RECEIVER)
 
 
 def bank_stack(depth: int = 3, residual: bool = True, world: World | None = None) -> tuple[np.ndarray, dict]:
-    """run_stack on the world (or a read world file): (out (n, 4), stack_trace)."""
+    """run_stack on the world (or a read world file): (out (n, d), stack_trace)."""
     ex = bank(depth, residual, world)
     return run_stack(ex.x, ex.weights, ex.cfg)
 
