@@ -16,6 +16,7 @@ import pytest
 from manim import tempconfig
 
 from scenes.kit.narration import PAUSE, SpeechService, pronounce
+from scenes.kit.pacing import pace_of
 from scenes.pipeline.manifest import SCHEMA, Cue, Manifest, StepRecord
 
 sys.path.insert(0, str(Path(__file__).parent))
@@ -38,6 +39,19 @@ class PacedVoice(SpeechService):
     def synthesize(self, sentence):
         rate = 8000
         return np.zeros(round((0.0682 * len(pronounce(sentence)) + 0.0993) * rate), np.float32), rate
+
+
+def moving_share(scene) -> float:
+    """The share of the time the voice speaks during which an animation plays (from the scene's plays)."""
+    moves, clock = [], 0.0
+    for beat in scene.beats:
+        if beat.kind == "move":
+            moves.append((clock, clock + beat.duration))
+        clock += beat.duration
+    spoken = [(s["audio"]["start"], s["audio"]["start"] + s["audio"]["duration"])
+              for s in scene.steps if s.get("audio")]
+    overlap = sum(max(0.0, min(b, d) - max(a, c)) for a, b in spoken for c, d in moves)
+    return overlap / sum(b - a for a, b in spoken)
 
 
 def render(scene_type, tmp_path, narrator=None, **kwargs):
@@ -145,7 +159,10 @@ def test_no_step_rests_long_after_its_last_animation(slug, flags, tmp_path):
 
     topic = load_topics()[slug]
     params = topic.Params(**flags)
-    scene = render(lambda **k: topic.Scene(params=params, **k), tmp_path, PacedVoice(tmp_path / "voice"))
+    make = lambda **k: topic.Scene(params=params, **k)  # noqa: E731
+    first = render(make, tmp_path, PacedVoice(tmp_path / "voice"))  # the pacing's run (scenes/pipeline/pacing.py)
+    scene = render(make, tmp_path, PacedVoice(tmp_path / "voice"), pace=pace_of(first.beats, PAUSE))
+    assert moving_share(scene) >= 0.5, f"the picture moves in {moving_share(scene):.0%} of the spoken time"
     steps = [StepRecord.from_scene(s) for s in scene.steps]
     late = {s.name: round(s.hold - PAUSE, 2) for s in steps if s.hold - PAUSE > MAX_TAIL}
     assert not late, f"narration runs more than {MAX_TAIL} s past the last animation: {late}"

@@ -47,6 +47,7 @@ from .camera import MAX_ZOOM, WHOLE, StepCamera, View, frame_points, place_in_vi
 from .captions import PagedCaption, page_mobject
 from .i18n import reading_words
 from .narration import PAUSE, speakable, split_sentences
+from .pacing import Beat
 from .theme import Theme, use_theme
 from .values import check_range, flag_of, kind_of, words_text
 
@@ -319,7 +320,7 @@ class StepScene(BurnedCaption, MovingCameraScene):
     def __init__(self, params: TopicParams | None = None, theme_name: str | None = None,
                  burn_captions: bool | None = None, narrator: Any = None,
                  speech: dict[str, str] | None = None, pause: float = PAUSE,
-                 captions: dict[str, str] | None = None, **kwargs: Any) -> None:
+                 captions: dict[str, str] | None = None, pace: tuple[float, ...] = (), **kwargs: Any) -> None:
         self.params = params if params is not None else self.Params()
         self.theme: Theme = use_theme(theme_name or "dark")
         if burn_captions is not None:
@@ -329,6 +330,9 @@ class StepScene(BurnedCaption, MovingCameraScene):
         self.captioned: dict[str, str] = dict(captions or {})  # edited captions (a lesson, --script's [captions])
         self.narrator = narrator  # a scenes.kit.narration.SpeechService, or None: a silent video
         self.pause = pause  # seconds a narrated step rests after its narration ends (render.py --pause)
+        self.pace = pace  # each animation's stretch factor (scenes/kit/pacing.py): narrated, from a first run
+        self.beats: list[Beat] = []  # every play as it went: what pace_of reads
+        self._waiting = "wait"  # what the next Wait is: "cue", "hold" or the scene's own "wait"
         if narrator is not None:  # the scripted texts are made while the scene draws
             narrator.prefetch([self.spoken.get(n) or line.speech for n, line in self.lines.items()
                                if self.spoken.get(n) or line.speech])
@@ -361,7 +365,12 @@ class StepScene(BurnedCaption, MovingCameraScene):
         renderer = self.renderer
         self._turn_pages()
         before = getattr(renderer, "time", None)
+        moving = not all(isinstance(a, Wait) for a in args)
+        index = sum(b.kind == "move" for b in self.beats)  # this animation's place among the scene's animations
+        if moving and index < len(self.pace) and self.pace[index] != 1.0:
+            args, kwargs = self._stretched(args, kwargs, self.pace[index])
         super().play(*args, **kwargs)
+        self.beats.append(Beat("move" if moving else self._waiting, self.duration))
         # A Wait adds an empty Mobject to the scene; left there, every later animation's cache key
         # counts the waits before it, and a narration edit that adds or drops a cue redraws every
         # step after it. Removed, a changed step is the only one drawn again.
@@ -380,9 +389,24 @@ class StepScene(BurnedCaption, MovingCameraScene):
                 for _ in range(len(np.arange(0, duration, dt))):
                     clock += 1 * dt
                 renderer.time = clock
-        if self.steps and not all(isinstance(a, Wait) for a in args):
+        if self.steps and moving:
             self.steps[-1]["settled"] = self.time  # the picture is complete when the last animation ends
         self._turn_pages()
+
+    def _stretched(self, args: tuple, kwargs: dict, factor: float) -> tuple[tuple, dict]:
+        """The play's animations, each ``factor`` times as long (its run_time and any run_time asked of play)."""
+        animations = self.compile_animations(*args, **kwargs)
+        for animation in animations:
+            animation.run_time *= factor
+        return tuple(animations), {k: v for k, v in kwargs.items() if k != "run_time"}
+
+    def _wait_as(self, kind: str, duration: float, frozen_frame: bool | None = None) -> None:
+        """A wait that pacing may fill with the animations before it: ``kind`` "cue" or "hold"."""
+        self._waiting = kind
+        try:
+            self.wait(duration, frozen_frame=frozen_frame)
+        finally:
+            self._waiting = "wait"
 
     # -- steps and captions -------------------------------------------------
 
@@ -451,7 +475,7 @@ class StepScene(BurnedCaption, MovingCameraScene):
             sentence = min(max(sentence, 0), len(starts) - 1)
             target = audio["start"] + starts[sentence]
             if target > self.time + 1e-6:
-                self.wait(whole_frames(target - self.time))
+                self._wait_as("cue", whole_frames(target - self.time))
         cues.append({"sentence": sentence, "mark": at if isinstance(at, str) else None, "time": self.time})
 
     def _cue_sentence(self, at: int | str, after: int | None, optional: bool = False) -> int | None:
@@ -481,7 +505,7 @@ class StepScene(BurnedCaption, MovingCameraScene):
             rest = whole_frames(audio["start"] + audio["duration"] + self.pause - self.time)
         else:
             rest = reading_words(current["caption"]) / READING_RATE - (self.time - current["start"])
-        self.wait(max(STEP_HOLD, rest), frozen_frame=True)
+        self._wait_as("hold", max(STEP_HOLD, rest), frozen_frame=True)
         current["end"] = self.time
         duration = current["end"] - current["start"]
         if current["caption"] and duration > 0:

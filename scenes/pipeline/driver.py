@@ -109,6 +109,7 @@ class SceneRun:
     text: Path
     steps: Path
     voice_cache: Path
+    pace: tuple[float, ...] = ()  # narrated: each play's stretch factor (scenes/pipeline/pacing.py)
 
 
 def manim_settings(run: SceneRun) -> dict[str, Any]:
@@ -179,7 +180,8 @@ def play(run: SceneRun, *, extra: dict | None = None, narrator: Any = None) -> A
         narrator = narrator_for(opts, run.voice_cache)
     with tempconfig(settings), installed(), in_language(opts.lang), one_render():  # the topic's numbers once
         scene = run.topic.Scene(params=run.params, theme_name=opts.theme, burn_captions=opts.burn_captions,
-                                narrator=narrator, speech=opts.script, pause=opts.pause, captions=opts.captions)
+                                narrator=narrator, speech=opts.script, pause=opts.pause, captions=opts.captions,
+                                pace=run.pace)
         scene.render()
     return scene
 

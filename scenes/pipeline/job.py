@@ -38,6 +38,7 @@ from .fsutil import file_lock, merge_cache, owned_dir, seed_cache
 from .manifest import FileRecord, Manifest, StepRecord, parameters_json
 from .naming import output_name
 from .options import QUALITIES, RenderOptions, validate_options
+from .pacing import paced
 from .publish import publish_output, recover
 from .subtitles import cues_of, to_srt
 from .uptodate import input_key, up_to_date
@@ -92,8 +93,9 @@ def render_or_skip(topic: Any, params: Any, opts: RenderOptions, run: Runner | N
             seed_cache(common, private)
         steps = step_cache_dir(cache, topic.slug, opts)
         with file_lock(steps.with_name(steps.name + ".lock")):  # one job per step cache at a time
-            record = (run or run_scene)(SceneRun(topic, params, opts, name, work, caches["Tex"][1],
-                                                 caches["texts"][1], steps, cache / "voice"))
+            scene_run = SceneRun(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1], steps,
+                                 cache / "voice")
+            record = (run or run_scene)(paced(scene_run))  # narrated: animations stretched over their sentences
         stage = work / "stage"
         stage.mkdir()
         files = stage_outputs(record, opts, name, stage)

@@ -34,4 +34,4 @@ def plan_scene(job: Job) -> Plan:
     return Plan(played=log, steps=scene.steps, time=float(scene.time), numbers=scene.collect_numbers(),
                 sections=sections, speech=recorder.table if recorder else {},
                 voice_stats=narrator.stats() if narrator is not None else None,
-                fps=QUALITIES[job.opts.quality][2], seconds=time.perf_counter() - started)
+                fps=QUALITIES[job.opts.quality][2], seconds=time.perf_counter() - started, beats=list(scene.beats))

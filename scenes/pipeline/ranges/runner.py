@@ -25,7 +25,7 @@ def job_for(run: SceneRun, as_bytes: bool = False) -> Job:
     by name in the worker."""
     return Job(run.topic.Scene.__module__, run.topic.slug, run.params,
                replace(run.opts, out=Path("."), verbose=False), run.name, run.work,
-               {"Tex": run.tex, "texts": run.text}, run.steps, run.voice_cache, as_bytes=as_bytes)
+               {"Tex": run.tex, "texts": run.text}, run.steps, run.voice_cache, as_bytes=as_bytes, pace=run.pace)
 
 
 def render_in_ranges(backend: Any, run: SceneRun, course: Course | None = None) -> SceneRecord:

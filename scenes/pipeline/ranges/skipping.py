@@ -72,7 +72,7 @@ def run_skipping(job: Job, work: Path, private: dict[str, Path], steps: Path, ex
     """Play ``job``'s scene with Manim's ``extra`` settings (which animations to skip), every play
     noted in ``log``; the Manim scene, or one :class:`RangeFailed` line naming the step."""
     run = SceneRun(topic_in(job.module, job.slug), job.params, job.opts, job.name, work, private["Tex"],
-                   private["texts"], steps, job.voice_cache or work / "voice")
+                   private["texts"], steps, job.voice_cache or work / "voice", job.pace)
     extra = {"save_sections": False, "progress_bar": "none", **extra}
     with watched(log, holder):
         try:

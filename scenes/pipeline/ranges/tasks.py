@@ -37,6 +37,7 @@ class Job:
     voice_cache: Path | None = None
     speech: dict[str, tuple[str, float, tuple[float, ...]]] = field(default_factory=dict)
     as_bytes: bool = False
+    pace: tuple[float, ...] = ()  # narrated: each play's stretch factor (scenes/pipeline/pacing.py)
 
 
 @dataclass
@@ -64,6 +65,7 @@ class Plan:
     voice_stats: dict | None
     fps: int
     seconds: float
+    beats: list = field(default_factory=list)  # every play as scenes.kit.pacing.Beat: what pacing reads
 
 
 @dataclass
