@@ -18,7 +18,7 @@ import numpy as np
 import pytest
 
 from tblock import decomposition_error, run_stack
-from tblock.weights import BlockWeights
+from tblock.weights import VARIANT_NAMES, BlockWeights
 from tblock.worlds.bank import (
     CONFIG,
     DATA_PATH,
@@ -215,7 +215,7 @@ def test_weights_ship_as_package_data():
     expected = {"W_Q": (1, d, d), "W_K": (1, d, d), "W_V": (1, d, d), "W_O": (1, d, d), "b_Q": (1, d),
                 "b_K": (1, d), "b_V": (1, d), "b_O": (d,), "W_in": (d, d_ff), "b_in": (d_ff,), "W_out": (d_ff, d),
                 "b_out": (d,), "ln1_w": (d,), "ln1_b": (d,), "ln2_w": (d,), "ln2_b": (d,)}  # one head of width d
-    assert set(expected) == {f.name for f in dataclasses.fields(BlockWeights)}
+    assert set(expected) == {f.name for f in dataclasses.fields(BlockWeights)} - set(VARIANT_NAMES)  # no gate, QK-norm
     with np.load(DATA_PATH, allow_pickle=False) as data:
         assert {k: data[k].shape for k in data.files} == expected
 
