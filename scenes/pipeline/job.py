@@ -26,7 +26,7 @@ from __future__ import annotations
 import datetime
 import shutil
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
@@ -95,7 +95,10 @@ def render_or_skip(topic: Any, params: Any, opts: RenderOptions, run: Runner | N
         with file_lock(steps.with_name(steps.name + ".lock")):  # one job per step cache at a time
             scene_run = SceneRun(topic, params, opts, name, work, caches["Tex"][1], caches["texts"][1], steps,
                                  cache / "voice")
-            record = (run or run_scene)(paced(scene_run))  # narrated: animations stretched over their sentences
+            scene_run, voice = paced(scene_run)  # narrated: animations stretched over their sentences
+            record = (run or run_scene)(scene_run)
+            if voice is not None:  # what the voice made and found is the pacing run's: the drawn one re-reads it
+                record = replace(record, voice=voice)
         stage = work / "stage"
         stage.mkdir()
         files = stage_outputs(record, opts, name, stage)

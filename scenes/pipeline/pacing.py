@@ -9,7 +9,7 @@ animations, and the render plays them that much longer. A silent render is left 
 Example::
 
     from scenes.pipeline.pacing import paced
-    run = paced(run)        # a SceneRun (scenes/pipeline/driver.py): narrated, run.pace is set
+    run, voice = paced(run)   # a SceneRun (scenes/pipeline/driver.py): narrated, run.pace is set
 """
 
 from __future__ import annotations
@@ -22,9 +22,10 @@ from .driver import SceneRun
 from .ranges import job_for, plan_scene
 
 
-def paced(run: SceneRun) -> SceneRun:
-    """``run`` with its pace when narrated (from a first run with every animation skipped), else ``run``."""
+def paced(run: SceneRun) -> tuple[SceneRun, dict | None]:
+    """``run`` with its pace when narrated (from a first run with every animation skipped), else ``run``;
+    and that first run's voice statistics (it made the speech: the drawn run finds all of it in the cache)."""
     if not run.opts.voice or run.pace:
-        return run
+        return run, None
     plan = plan_scene(job_for(replace(run, work=run.work / "pace")))
-    return replace(run, pace=pace_of(plan.beats, run.opts.pause))
+    return replace(run, pace=pace_of(plan.beats, run.opts.pause)), plan.voice_stats
