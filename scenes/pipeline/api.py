@@ -29,7 +29,7 @@ from scenes.kit.i18n import in_language
 from scenes.kit.values import BadValue, checked, cut_echoes, flag_of, kind_of
 from scenes.topics import load_topics
 
-from . import exports, pool, slides
+from . import exports, owned, pool, slides
 from .exports.titles import topic_title
 from .job import Outcome, render_or_skip
 from .manifest import Manifest
@@ -38,6 +38,7 @@ from .options import FIELDS as OPTION_FIELDS
 from .options import OptionError, RenderOptions, options_from, parallel, validate_name
 from .options import flags as option_flags
 from .parallel import render_course, run_scene
+from .publish import publish_file
 from .script_file import ScriptError, every_step, load_tables, step_names
 
 
@@ -244,6 +245,8 @@ def render_checked(topic: Any, params: Any, opts: RenderOptions) -> tuple[Outcom
         extra["run"] = run_scene(opts)
     try:
         outcome = render_or_skip(topic, params, opts, **extra)
+    except owned.NotOurs as err:  # a user's file where the output goes: bad input, nothing changed
+        raise RenderError(str(err)) from None
     except Exception as err:  # noqa: BLE001 - one line for the user, details with verbose
         if opts.verbose:
             raise
@@ -367,6 +370,8 @@ def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reu
     What ``tblock deck`` and the studio's exports make; the paths written, the deck's index.html last.
     ``report(video, how)`` hears each render as it is ready: ``reused``, ``up to date`` or ``rendered``."""
     check_deck(deck, list(load_topics()))
+    folder = Path(opts.out) / deck.name
+    refuse_foreign([folder])  # before anything renders
     opts = dataclasses.replace(opts, sections=True)
     renders = []
     for topic, params in parts:
@@ -375,7 +380,6 @@ def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reu
             how = "reused" if outcome is None else "up to date" if outcome.skipped else "rendered"
             report(Path(opts.out) / topic.slug / manifest.primary.path, how)
         renders.append((manifest, exports.section_clips(opts.out, manifest)))
-    folder = Path(opts.out) / deck.name
     where = slides.Slides(deck=folder, pdf=folder / f"{deck.name}.pdf" if deck.pdf else None,
                           pptx=folder / f"{deck.name}.pptx" if deck.pptx else None)
     look = slides.Look(title="tblock: " + ", ".join(topic.slug for topic, _ in parts),
@@ -387,6 +391,8 @@ def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reu
         paths = slides.build(renders, where, Path(opts.out) / ".cache", look)
     except exports.ExportError as err:
         raise RenderFailed(str(err)) from None
+    except owned.NotOurs as err:
+        raise RenderError(str(err)) from None
     return [*paths[1:], folder / "index.html"]
 
 
@@ -406,10 +412,25 @@ def storyboard(topic: Any, manifest: Manifest, out: Path, *, width: int | None =
     cannot be read."""
     folder = Path(out) / topic.slug
     png = folder / f"{manifest.name}_storyboard.png"
-    try:
+    refuse_foreign([png])
+
+    def write(staged: Path) -> None:
         with in_language(lang):
-            return exports.write_storyboard(folder / manifest.primary.path, manifest, png,
-                                            title=topic_title(topic.slug, topic.description),
-                                            width=width or SHEET_WIDTH, columns=columns)
+            exports.write_storyboard(folder / manifest.primary.path, manifest, staged,
+                                     title=topic_title(topic.slug, topic.description),
+                                     width=width or SHEET_WIDTH, columns=columns)
+
+    try:
+        return publish_file(Path(out) / ".cache", png, write)
     except exports.ExportError as err:
         raise RenderFailed(str(err)) from None
+    except owned.NotOurs as err:
+        raise RenderError(str(err)) from None
+
+
+def refuse_foreign(paths: list[Path]) -> None:
+    """:class:`RenderError` (one line) when one of ``paths`` holds a file tblock did not write."""
+    try:
+        owned.refuse_foreign(paths)
+    except owned.NotOurs as err:
+        raise RenderError(str(err)) from None

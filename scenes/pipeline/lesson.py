@@ -39,7 +39,7 @@ from scenes.kit.values import BadValue, checked
 from scenes.kit.values import shown as echoed
 from scenes.topics import load_topics
 
-from . import api, pool, slides
+from . import api, owned, pool, slides
 from .exports import section_clips
 from .fsutil import write_text
 from .manifest import Manifest
@@ -403,11 +403,21 @@ def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = 
 
     folder = lesson_dir(lesson, out).absolute()
     recover(folder / ".cache")
+    where = lesson_slides(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard)
+    _refuse_foreign([p for p in (where.deck, where.pptx, where.pdf, where.storyboards) if p is not None])
     manifests = render_clips(lesson, out, jobs=jobs, force=force, verbose=verbose, report=report)
     parts = [(clip, shown(clip, m, folder / clip.topic.slug)) for clip, m in zip(lesson.clips, manifests)]
     files = build_files(lesson, folder, parts, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard,
                         offline=offline)
     return LessonResult(lesson, manifests, files)
+
+
+def _refuse_foreign(paths: list[Path]) -> None:
+    """:class:`LessonError` when one of ``paths`` holds a file tblock did not write (nothing changed)."""
+    try:
+        owned.refuse_foreign(paths)
+    except owned.NotOurs as err:
+        raise LessonError(str(err)) from None
 
 
 def render_lesson(path: Any, out: Any = "media", **options: Any) -> list[Manifest]:
@@ -421,13 +431,22 @@ def build_files(lesson: Lesson, folder: Path, parts: list, *, deck: bool, pptx: 
                 storyboard: bool, offline: bool = False) -> list[Path]:
     """The deck, pptx, handout and storyboards of ``parts`` ([(clip, (manifest, clips))]) in ``folder``,
     published as one transaction (scenes/pipeline/slides.py); the published paths."""
-    where = slides.Slides(deck=folder / "deck" if deck else None,
-                          pptx=folder / f"{lesson.name}.pptx" if pptx else None,
-                          pdf=folder / f"{lesson.name}.pdf" if pdf else None,
-                          storyboards=folder / "storyboards" if storyboard else None)
+    where = lesson_slides(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard)
     look = slides.Look(title=lesson.title, titles=[clip.title for clip, _ in parts],
                        subtitles=[clip.flags for clip, _ in parts], offline=offline)
-    return slides.build([r for _, r in parts], where, folder / ".cache", look)
+    try:
+        return slides.build([r for _, r in parts], where, folder / ".cache", look)
+    except owned.NotOurs as err:
+        raise LessonError(str(err)) from None
+
+
+def lesson_slides(lesson: Lesson, folder: Path, *, deck: bool, pptx: bool, pdf: bool,
+                  storyboard: bool) -> slides.Slides:
+    """Where the lesson's files go in ``folder`` (OUT/<lesson-name>/), the ones asked for."""
+    return slides.Slides(deck=folder / "deck" if deck else None,
+                         pptx=folder / f"{lesson.name}.pptx" if pptx else None,
+                         pdf=folder / f"{lesson.name}.pdf" if pdf else None,
+                         storyboards=folder / "storyboards" if storyboard else None)
 
 
 # -- editing --------------------------------------------------------------------------------

@@ -85,7 +85,7 @@ def make(kind: str, renders: Sequence[Render], dst: Path, cache: Path, look: Loo
     dst.parent.mkdir(parents=True, exist_ok=True)
     if kind == "deck":
         exports.build_deck(renders, dst, title=look.title, offline=look.offline, reveal_src=look.reveal_src,
-                           cdn_url=look.cdn_url, loop=look.loop, cache=cache, titles=look.titles,
+                           cdn_url=look.cdn_url, loop=look.loop, titles=look.titles,
                            subtitles=look.subtitles)
     elif kind == "pptx":
         exports.write_pptx(renders, dst, loop=look.loop, titles=look.titles, subtitles=look.subtitles,
