@@ -403,8 +403,8 @@ def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = 
 
     folder = lesson_dir(lesson, out).absolute()
     recover(folder / ".cache")
-    where = lesson_slides(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard)
-    _refuse_foreign([p for p in (where.deck, where.pptx, where.pdf, where.storyboards) if p is not None])
+    where = lesson_deck(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard)
+    _refuse_foreign([path for _, path in where.places()])
     manifests = render_clips(lesson, out, jobs=jobs, force=force, verbose=verbose, report=report)
     parts = [(clip, shown(clip, m, folder / clip.topic.slug)) for clip, m in zip(lesson.clips, manifests)]
     files = build_files(lesson, folder, parts, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard,
@@ -431,22 +431,22 @@ def build_files(lesson: Lesson, folder: Path, parts: list, *, deck: bool, pptx: 
                 storyboard: bool, offline: bool = False) -> list[Path]:
     """The deck, pptx, handout and storyboards of ``parts`` ([(clip, (manifest, clips))]) in ``folder``,
     published as one transaction (scenes/pipeline/slides.py); the published paths."""
-    where = lesson_slides(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard)
-    look = slides.Look(title=lesson.title, titles=[clip.title for clip, _ in parts],
-                       subtitles=[clip.flags for clip, _ in parts], offline=offline)
+    where = lesson_deck(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard, offline=offline)
+    where = where.with_sections([clip.title for clip, _ in parts], [clip.flags for clip, _ in parts])
     try:
-        return slides.build([r for _, r in parts], where, folder / ".cache", look)
+        return slides.build([r for _, r in parts], where, folder / ".cache")
     except owned.NotOurs as err:
         raise LessonError(str(err)) from None
 
 
-def lesson_slides(lesson: Lesson, folder: Path, *, deck: bool, pptx: bool, pdf: bool,
-                  storyboard: bool) -> slides.Slides:
-    """Where the lesson's files go in ``folder`` (OUT/<lesson-name>/), the ones asked for."""
-    return slides.Slides(deck=folder / "deck" if deck else None,
-                         pptx=folder / f"{lesson.name}.pptx" if pptx else None,
-                         pdf=folder / f"{lesson.name}.pdf" if pdf else None,
-                         storyboards=folder / "storyboards" if storyboard else None)
+def lesson_deck(lesson: Lesson, folder: Path, *, deck: bool, pptx: bool, pdf: bool, storyboard: bool,
+                offline: bool = False) -> slides.Deck:
+    """The lesson's deck: its files in ``folder`` (OUT/<lesson-name>/), the ones asked for, titled as the lesson."""
+    return slides.Deck(folder=folder / "deck" if deck else None,
+                       pptx=folder / f"{lesson.name}.pptx" if pptx else None,
+                       pdf=folder / f"{lesson.name}.pdf" if pdf else None,
+                       storyboards=folder / "storyboards" if storyboard else None,
+                       title=lesson.title, offline=offline)
 
 
 # -- editing --------------------------------------------------------------------------------

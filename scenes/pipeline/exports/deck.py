@@ -95,6 +95,7 @@ DECK_TEMPLATE = """<!doctype html>
   <link rel="stylesheet" href="{reveal}/dist/reset.css">
   <link rel="stylesheet" href="{reveal}/dist/reveal.css">
   <link rel="stylesheet" href="{reveal}/dist/theme/{reveal_theme}.css">
+  <style>.reveal h1, .reveal h2, .reveal h3 {{ text-transform: none; }}  /* titles as typed */</style>
 </head>
 <body>
   <div class="reveal">
@@ -168,7 +169,7 @@ def deck_html(slides: Sequence[Slide], *, title: str, reveal: str, theme_name: s
 
 
 def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, title: str = "tblock",
-               offline: bool = False, reveal_src: Path | None = None, cdn_url: str = REVEAL_CDN,
+               offline: bool = False, reveal_js: Path | None = None, cdn_url: str = REVEAL_CDN,
                loop: bool = False, titles: Sequence[str] | None = None,
                subtitles: Sequence[str] | None = None) -> Path:
     """Write a self-contained deck into the new folder ``dest`` (a staged folder: scenes/pipeline/slides.py
@@ -177,9 +178,9 @@ def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, ti
     each render is a section of its own: a title slide (and its ``subtitles`` line), then its steps,
     its clips in ``clips/NN_<topic>/``."""
     if offline:
-        reveal_root = find_reveal_js(reveal_src)
+        reveal_root = find_reveal_js(reveal_js)
         if reveal_root is None:
-            where = f" (no reveal.js 5 copy at {reveal_src})" if reveal_src else ""
+            where = f" (no reveal.js 5 copy at {reveal_js})" if reveal_js else ""
             raise ExportError("--offline needs a local copy of reveal.js 5" + where + ": install the "
                               "slides extra (pip install -e '.[slides]', which brings sphinx-revealjs "
                               "and its copy), or pass --reveal-js DIR (an unpacked npm reveal.js@5)")
