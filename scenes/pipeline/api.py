@@ -280,10 +280,7 @@ def render(topic: Any, *, script: Any = None, on_done: Callable[[Outcome, float]
 
 # -- many renders: every topic, a render reused, storyboards ----------------------------------
 
-Report = Callable[[str, str, bool, float], None]  # (slug, path, skipped, seconds) as each render ends
-
-
-def render_all(topics: dict, opts: RenderOptions, report: Report,
+def render_all(topics: dict, opts: RenderOptions, report: pool.Report,
                announce: Callable[[str], None] = print) -> list[str]:
     """Render every topic of ``topics`` ({slug: Topic}) with its defaults: one after another, or with
     ``opts.jobs`` > 1 (or a cluster) on worker processes, in ranges of the animations where the options allow it

@@ -320,11 +320,11 @@ def check(lesson: Lesson, out: Any = "media") -> list[ClipState]:
     return states
 
 
-Report = Callable[[Clip, str, bool, float], None]  # the clip, its video, whether skipped, seconds
+ClipReport = Callable[[Clip, str, bool, float], None]  # pool.Report for a lesson: the clip, not its slug
 
 
 def render_clips(lesson: Lesson, out: Any = "media", *, jobs: int = 1, force: bool = False, verbose: bool = False,
-                 report: Report | None = None) -> list[Manifest]:
+                 report: ClipReport | None = None) -> list[Manifest]:
     """Render (or find up to date) every clip, ``jobs`` at a time; their manifests in lesson order."""
     plan = [(clip, clip_options(lesson, clip, out, force=force, verbose=verbose)) for clip in lesson.clips]
     if jobs <= 1 or len(plan) <= 1:
@@ -392,7 +392,7 @@ class LessonResult:
 
 def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = False, pdf: bool = False,
            storyboard: bool = False, offline: bool = False, jobs: int = 1, force: bool = False,
-           verbose: bool = False, report: Report | None = None) -> LessonResult:
+           verbose: bool = False, report: ClipReport | None = None) -> LessonResult:
     """Render every clip of ``lesson`` (a path or a :class:`Lesson`) and build, in lesson order, the
     files asked for, under ``OUT/<lesson-name>/``: ``deck/index.html``, ``<name>.pptx``, ``<name>.pdf``,
     ``storyboards/NN_<topic>.png``. Those files are published together or not at all. ``offline``: the
