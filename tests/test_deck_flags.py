@@ -1,4 +1,4 @@
-"""Decks with your flags in one command (issue 31, part 4): ``deck TOPIC [topic flags] [--pptx] [--pdf]``,
+"""Decks with your flags in one command: ``deck TOPIC [topic flags] [--pptx] [--pdf]``,
 more topics at their defaults, topic flags beside several topics refused in one line, and the command
 line the studio shows for an export making exactly what the export makes. Nothing renders here: the
 deck's maker is replaced by a recorder (tests/test_exports.py renders and opens the files)."""

@@ -2,7 +2,7 @@
 ulp, and with another BLAS thread count.
 
 A reference frame that prints a rounding residue digit for digit passes on the machine that made
-it and fails on the next CPU or BLAS kernel (issue 19). These tests change the last bits the way
+it and fails on the next CPU or BLAS kernel. These tests change the last bits the way
 another machine would, and render every reference scene again against the same control data:
 
 - ``ulp``: every NumPy input (weights, token vectors, RoPE's vectors) one ulp up where non-zero
@@ -69,7 +69,7 @@ def test_reference_frames_hold_on_another_machine(variant):
 
 # -- the rule itself, cheap -----------------------------------------------------------------------
 
-RESIDUES = [0.0, 5.7e-14, -1.4e-15, 1.8e-15, 3.5e-18]  # what issue 19 measured on two machines
+RESIDUES = [0.0, 5.7e-14, -1.4e-15, 1.8e-15, 3.5e-18]  # what was measured on two machines
 
 
 def test_a_rounding_residue_is_shown_and_said_as_its_bound():

@@ -141,7 +141,7 @@ def stack_below(mobs: Sequence[Any], top: float, gap: float = 0.2) -> None:
 
 # -- readable numbers ----------------------------------------------------------------------------
 
-MIN_DIGIT_HEIGHT = 0.03 * FRAME_HEIGHT  # 0.24 units: 3% of the frame's height, about 22 px at 720p (issue 32)
+MIN_DIGIT_HEIGHT = 0.03 * FRAME_HEIGHT  # 0.24 units: 3% of the frame's height, about 22 px at 720p
 DIGIT_PER_POINT = 0.344 / 48  # the height of a formula's "0" per point of font size (measured once)
 NUMBER_SIZE = 35  # the least font size of a number or formula at the floor: a "2" is 0.333 / 48 units per point
 LABEL_SIZE = 24  # the least font size of a label (the house font's "0" is 0.504 / 48 units per point)
@@ -232,7 +232,7 @@ def glyph_of(part: Any) -> str:
     return getattr(part, "glyph", None) or getattr(part, "text", "")
 
 
-# -- every text readable, the frame used, nothing off it, no text on text (issue 32) -------------------------------
+# -- every text readable, the frame used, nothing off it, no text on text -------------------------------
 
 FILL_HEIGHT, FILL_WIDTH = 0.80, 0.90  # a step's end spans this much of the safe area's height, or of its width
 OVERLAP_TOLERANCE = 0.02  # frame units (about 2 px at 720p) two texts' boxes may share: touching is not overlapping

@@ -90,7 +90,7 @@ def _mime(path: Path) -> str:
 
 def _pptx_autoplay(movie: Any, loop: bool) -> None:
     """Start the movie when its slide shows (and loop it), by editing the slide's timing XML as
-    manim-slides does (python-pptx issue 427)."""
+    manim-slides does (https://github.com/scanny/python-pptx/issues/427)."""
     from lxml import etree
 
     ns = {"p": "http://schemas.openxmlformats.org/presentationml/2006/main"}
