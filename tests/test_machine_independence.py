@@ -8,8 +8,8 @@ another machine would, and render every reference scene again against the same c
 - ``ulp``: every NumPy input (weights, token vectors, RoPE's vectors) one ulp up where non-zero
   (the plugin ``tests/ulp_inputs.py``);
 - ``one-thread``: OpenBLAS and OpenMP on one thread, which changes how large products are split
-  and summed. (The BLAS kernel itself, ``OPENBLAS_CORETYPE``, is the machine's to choose and is
-  never set here.)
+  and summed. (The BLAS kernel itself, ``OPENBLAS_CORETYPE``, is fixed when the process starts:
+  CI, ``.ci/run``, runs the reference tests a second time under ``OPENBLAS_CORETYPE=Prescott``.)
 
 The reference scenes are found from the control data itself, so a new reference is covered the
 day it is added. Tried against the old digit-for-digit display (``3.5e−18``): the ``ulp`` variant
