@@ -125,3 +125,21 @@ def test_the_ulp_plugin_moves_inputs_and_keeps_zeros():
             "assert np.all((w1.b_O == 0) == (w0.b_O == 0)) and np.any(w1.W_Q != w0.W_Q); print('nudged')")
     done = subprocess.run([sys.executable, "-c", code], cwd=TESTS.parent, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "nudged", done.stderr[-2000:]
+
+
+def test_the_cameras_image_placement_is_solved_the_same_on_any_blas():
+    """Manim's camera solves an image's perspective transform with ``np.linalg.solve``; the kit gives it
+    plain elimination instead (scenes/kit/manim_patches.py), which needs no BLAS and agrees with LAPACK."""
+    import manim.camera.camera as camera
+    import numpy as np
+
+    import scenes.kit  # noqa: F401 - installs the patches
+    from scenes.kit.manim_patches import _ExactLinalg
+
+    assert camera.np.linalg.solve is _ExactLinalg.solve and camera.np.zeros is np.zeros
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a, b = rng.normal(size=(8, 8)), rng.normal(size=8)
+        np.testing.assert_allclose(_ExactLinalg.solve(a, b), np.linalg.solve(a, b), rtol=1e-9, atol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError):
+        _ExactLinalg.solve(np.ones((3, 3)), np.ones(3))
