@@ -99,7 +99,7 @@ def test_parts_refuse_a_deck_flag_given_twice_differently_and_an_empty_part(cli,
         (("residual", "--name", "a", "--", "bank", "--name", "b"), "Error: --name is given twice with different "
          "values; a deck's own flags and the render options hold for every part: give them once, in any part"),
         (("residual", "--"), "Error: each part of a deck starts with its topic, as in 'deck residual --wo negate "
-         "-- heads --layer 1'"),
+         "-- bank --depth 2'"),
         (("residual", "--", "nosuch"), "Error: unknown topic 'nosuch'"),
         (("residual", "--", "bank", "--depth", "0"), "Error: --depth must be"),
     ]:

@@ -62,7 +62,7 @@ def split_parts(args: list[str]) -> list[list[str]]:
             parts[-1].append(arg)
     if any(not part or part[0].startswith("-") for part in parts):
         raise click.UsageError("each part of a deck starts with its topic, as in 'deck residual --wo negate -- "
-                               "heads --layer 1'")
+                               "bank --depth 2'")
     return parts
 
 
@@ -114,7 +114,7 @@ def deck_command(topic: Any | None) -> click.Command:
     run = click.argument("more", metavar="[TOPIC]...", nargs=-1)(run)
     what = "every topic" if topic is None else f"{slug} (with its flags; more topics after it use their defaults)"
     command = click.command(slug, help=f"The slide deck of {what}. More parts, each a topic with its own flags, "
-                            "follow `--`: deck residual --wo negate -- heads --layer 1.",
+                            "follow `--`: deck residual --wo negate -- bank --depth 2.",
                             short_help=f"deck of {slug}")(run)
     command.topic = topic
     return command
@@ -190,5 +190,5 @@ def deck() -> None:
     one slide per step playing its clip, the caption as speaker notes.
 
     python render.py deck residual --wo negate --pptx --pdf; deck residual heads (defaults); deck all;
-    deck residual --wo negate -- heads --layer 1 --pdf (parts, each with its own flags).
+    deck residual --wo negate -- bank --depth 2 --pdf (parts, each with its own flags).
     """
