@@ -8,7 +8,7 @@ every package the set pulls, down to libc), and the installed sizes of those pac
 (``Installed-Size`` from ``dpkg-query`` where the package is installed here, else from ``apt-cache
 show``; KiB, printed as MB of 10^6 bytes). The sets:
 
-- before: what ``scripts/setup.sh`` installed for every command until issue 30 (TeX Live, dvisvgm,
+- before: what ``scripts/setup.sh`` installed for every command while formulas went through LaTeX (TeX Live, dvisvgm,
   chromium, LibreOffice Impress and poppler along with the libraries);
 - render: ``bash run.sh render`` now; test: ``bash run.sh test`` now.
 
@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 FRESH = ["gcc", "python3-venv", "python3-dev"]  # setup.sh adds these on a machine with only Python
 BEFORE = ["libcairo2-dev", "libpango1.0-dev", "pkg-config", "texlive-latex-base", "texlive-latex-recommended",
           "texlive-latex-extra", "texlive-fonts-recommended", "dvisvgm", "fonts-dejavu-core", "chromium",
-          "libreoffice-impress", "poppler-utils"]  # scripts/setup.sh's DEBIAN_PACKAGES before issue 30
+          "libreoffice-impress", "poppler-utils"]  # scripts/setup.sh's DEBIAN_PACKAGES before Typst
 
 
 def setup_sets() -> dict[str, list[str]]:

@@ -1,4 +1,4 @@
-"""Benchmark: what a render in another language costs, and what switching ``--lang`` re-draws (issue 33's goals).
+"""Benchmark: what a render in another language costs, and what switching ``--lang`` re-draws.
 
     .venv/bin/python bench/lang.py                        # residual, German, preview quality
     .venv/bin/python bench/lang.py --topic bank --lang zh -q medium

@@ -1,4 +1,4 @@
-"""Benchmark: formulas through Typst against the LaTeX they replaced (issue 30), ratios from one run.
+"""Benchmark: formulas through Typst against the LaTeX they replaced, ratios from one run.
 
     .venv/bin/python bench/typst.py                        # all three measures
     .venv/bin/python bench/typst.py --only formula         # or: cold, studio

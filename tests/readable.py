@@ -1,4 +1,4 @@
-"""Every step's settled frame, measured (issue 32): the texts drawn below the kit's floor, the share of the
+"""Every step's settled frame, measured: the texts drawn below the kit's floor, the share of the
 safe area the picture spans, what is drawn off the frame, and the texts drawn on other texts.
 
 A scene runs with its animations skipped (each play jumps to its end, nothing is encoded), and at
@@ -37,7 +37,7 @@ from scenes.kit.layout import (
 
 @dataclass
 class StepReport:
-    """What one step's settled frame shows that breaks a rule of issue 32 (empty lists: none)."""
+    """What one step's settled frame shows that breaks a readability rule (empty lists: none)."""
 
     small: list[DrawnText] = field(default_factory=list)
     use: tuple[float, float] = (0.0, 0.0)  # shares of the safe area's height and width

@@ -1,4 +1,4 @@
-"""Every step's settled frame, measured for issue 32's rules: the smallest digit and word on screen
+"""Every step's settled frame, measured for the readability rules: the smallest digit and word on screen
 (a word by the height its "0" has at its font and size), and the box the content spans.
 
 A scene runs with its animations skipped (as ``tests/readable.py`` does); at each step's end the

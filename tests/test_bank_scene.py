@@ -185,7 +185,7 @@ def overlaps(a, b) -> bool:
 @pytest.mark.render
 @pytest.mark.parametrize("depth", range(1, MAX_DEPTH + 1))
 def test_compare_closing_sentence_is_clear_of_both_maps(depth):
-    """Issue 11: at --compare --depth 6 the closing sentence covered the '‖x − x0‖' heading."""
+    """Once seen at --compare --depth 6: the closing sentence covered the '‖x − x0‖' heading."""
     from scenes.bank.parts import DepthMaps
     from scenes.kit import SAFE_BOTTOM, SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, use_theme
 
@@ -366,11 +366,11 @@ def test_bank_last_frame(scene):
 @pytest.mark.render
 @frames_comparison(base_scene=bank_still(Params(depth=6, compare=True), "light"))
 def test_bank_compare_light_last_frame(scene):
-    """Issue 11's frame: --compare --depth 6 --theme light, the closing sentence clear of the headings."""
+    """The frame where it was seen: --compare --depth 6 --theme light, the closing sentence clear of the headings."""
     BankScene.construct(scene)
 
 
-# -- readable from the back row (issue 32) ---------------------------------------------------------
+# -- readable from the back row ---------------------------------------------------------
 
 @pytest.mark.render
 @pytest.mark.parametrize("flags", [{}, {"depth": MAX_DEPTH, "compare": True}, {"depth": 6, "residual": False}],

@@ -242,7 +242,7 @@ def test_block_last_frame(scene):
     BlockScene.construct(scene)
 
 
-# -- readable from the back row (issue 32) ---------------------------------------------------------
+# -- readable from the back row ---------------------------------------------------------
 
 @pytest.mark.render
 @pytest.mark.parametrize("flags", [{}, {"n_tokens": 6}, {"n_tokens": 6, "placement": "post", "act": "relu",

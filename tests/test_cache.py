@@ -1,4 +1,4 @@
-"""Reruns that reuse their work, and never stale output (issue 14).
+"""Reruns that reuse their work, and never stale output.
 
 The up-to-date check keys a render on its topic parameters, render options, engine and Manim
 versions, encoder settings and a hash of the project's own source (tblock/, scenes/, render.py,

@@ -1,4 +1,4 @@
-"""Decks with your flags in one command (issue 31, part 4): ``deck TOPIC [topic flags] [--pptx] [--pdf]``,
+"""Decks with your flags in one command: ``deck TOPIC [topic flags] [--pptx] [--pdf]``,
 more topics at their defaults, topic flags beside several topics refused in one line, and the command
 line the studio shows for an export making exactly what the export makes. Nothing renders here: the
 deck's maker is replaced by a recorder (tests/test_exports.py renders and opens the files)."""
@@ -38,7 +38,7 @@ def test_a_topics_flags_go_into_its_deck(cli, tmp_path, made):
     assert result.exit_code == 0, result.output
     [(parts, opts, deck)] = made
     assert parts == [("residual", TOPICS["residual"].Params(wo="negate"))]
-    assert deck == api.Deck(pptx=True, pdf=True) and opts.sections and opts.format == "mp4"
+    assert deck == api.Deck.in_out(tmp_path / "out", pptx=True, pdf=True) and opts.sections and opts.format == "mp4"
 
 
 def test_more_topics_take_their_defaults_and_refuse_flags_in_one_line(cli, tmp_path, made):
@@ -81,3 +81,30 @@ def test_the_studio_shows_the_command_that_makes_its_export(cli, tmp_path, made,
     assert result.exit_code == 0, result.output
     studio, typed = made
     assert studio == typed  # the same topics, flags, render options and deck
+
+
+def test_parts_after_double_dashes_each_take_their_own_flags(cli, tmp_path, made):
+    out = tmp_path / "out"
+    result = cli("deck", "residual", "--wo", "negate", "--", "bank", "--depth", "2", "--pdf", "--", "residual",
+                 "--title", "Attention, Step by Step", "--out", out)
+    assert result.exit_code == 0, result.output
+    [(parts, opts, deck)] = made
+    assert parts == [("residual", TOPICS["residual"].Params(wo="negate")), ("bank", TOPICS["bank"].Params(depth=2)),
+                     ("residual", TOPICS["residual"].Params())]
+    assert deck == api.Deck.in_out(out, pdf=True, title="Attention, Step by Step") and opts.out == out
+
+
+def test_parts_refuse_a_deck_flag_given_twice_differently_and_an_empty_part(cli, tmp_path, made):
+    for args, line in [
+        (("residual", "--name", "a", "--", "bank", "--name", "b"), "Error: --name is given twice with different "
+         "values; a deck's own flags and the render options hold for every part: give them once, in any part"),
+        (("residual", "--"), "Error: each part of a deck starts with its topic, as in 'deck residual --wo negate "
+         "-- bank --depth 2'"),
+        (("residual", "--", "nosuch"), "Error: unknown topic 'nosuch'"),
+        (("residual", "--", "bank", "--depth", "0"), "Error: --depth must be"),
+    ]:
+        result = cli("deck", *args, "--out", tmp_path / "out")
+        assert result.exit_code == 2, result.output
+        errors = [x for x in result.output.splitlines() if x.startswith("Error:")]
+        assert len(errors) == 1 and errors[0].startswith(line), result.output
+    assert made == [] and not (tmp_path / "out").exists()

@@ -313,7 +313,7 @@ def test_ffn_last_frame(scene):
     FFNScene.construct(scene)
 
 
-# -- readable from the back row (issue 32) ---------------------------------------------------------
+# -- readable from the back row ---------------------------------------------------------
 
 @pytest.mark.render
 @pytest.mark.parametrize("flags", [{}, {"d_model": 1024, "d_ff": 4096, "n_tokens": 6}, {"weights": "tiny"}],

@@ -1,4 +1,4 @@
-"""Real glyphs in every shipped language (issue 33): each character of each catalog, and of the scripts'
+"""Real glyphs in every shipped language: each character of each catalog, and of the scripts'
 texts in that language, is drawn by a font that has it. Labels and captions are Pango Text in DejaVu Sans;
 fontconfig falls back, in its sorted order, to the first font that covers a character (Noto CJK for
 Chinese: fonts-noto-cjk, scripts/setup.sh). fontTools reads each font's character map."""

@@ -1,4 +1,4 @@
-"""heads with many words keeps its attention percentages (issue 32): at the end of the attention step every
+"""heads with many words keeps its attention percentages: at the end of the attention step every
 shown head's row prints one percentage per word, each the engine's weight as printed, readable as the camera
 shows it (at the kit's floor, inside the view, none cut by its edge), at 6 and 8 words and at the largest flags;
 and the camera goes to the attention rows and to head 0's line where the voice reads them, and back.

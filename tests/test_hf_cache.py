@@ -1,4 +1,4 @@
-"""A real model by name (issue 31, part 3): ``--weights gpt2`` finds the checkpoint in the local Hugging
+"""A real model by name: ``--weights gpt2`` finds the checkpoint in the local Hugging
 Face cache, as huggingface_hub lays it out, with no network; when it is not there, one line says where
 the program looked and how to get it. The cache here is a temporary folder holding a small GPT-2-layout
 checkpoint written by the test (tests/test_checkpoint.py's)."""

@@ -1,4 +1,4 @@
-"""The catalogs (issue 33): complete, not fuzzy, placeholders as the original's, the template up to date
+"""The catalogs: complete, not fuzzy, placeholders as the original's, the template up to date
 with the code, the compiled .mo files as their .po; numbers written and spoken per language, English as
 before."""
 

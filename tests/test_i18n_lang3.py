@@ -1,4 +1,4 @@
-"""heads, ffn and attribution in every language (issue 33): their scripts ask the catalog only for messages
+"""heads, ffn and attribution in every language: their scripts ask the catalog only for messages
 the template holds, every cue of their scenes finds its sentence in each language at the same place as in
 English, and a translation keeps each step's sentence count (cues by index count on it)."""
 

@@ -1,4 +1,4 @@
-"""block, positions and rope in every language (issue 33): the scripts ask the catalog only for messages the
+"""block, positions and rope in every language: the scripts ask the catalog only for messages the
 template holds, and a translation keeps each step's sentences (their count and order), since these scenes
 cue by sentence index and by markers that the translated narration must say."""
 

@@ -1,4 +1,4 @@
-"""ledger in every shipped language (issue 33): its scripts ask the catalog only for catalogued messages,
+"""ledger in every shipped language: its scripts ask the catalog only for catalogued messages,
 each cue phrase the scene waits for is in the translated sentence that marks it, counts are written with
 the language's grouping and said with its scale words (million, Millionen, 万/亿), and English stays as it was."""
 

@@ -160,7 +160,7 @@ def test_a_steady_number_set_value_by_value_ends_as_one_set_at_once(seed, edge):
     assert np.allclose(at_once.get_critical_point(fixed), where, atol=1e-9)  # it stays where it was put
 
 
-# -- the readability floor's sizes (kit/readable.py, issue 32) ---------------------------------------
+# -- the readability floor's sizes (kit/readable.py) ---------------------------------------
 
 def test_a_vector_can_be_told_to_draw_a_strip_where_readable_cells_do_not_fit():
     from scenes.kit.readable import numbers_fit

@@ -1,4 +1,4 @@
-"""--lang at the doors (issue 33): names, keys and the voice of another language."""
+"""--lang at the doors: names, keys and the voice of another language."""
 
 from __future__ import annotations
 

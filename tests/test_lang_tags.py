@@ -1,4 +1,4 @@
-"""The render's language in what carries it (issue 33): the manifest (only when not English, so an English
+"""The render's language in what carries it: the manifest (only when not English, so an English
 manifest reads as before), the notebook's caption track and the deck's ``<html lang>``."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Layout holds in every shipped language (issue 33): at every step end of every translated topic, no text
+"""Layout holds in every shipped language: at every step end of every translated topic, no text
 leaves the frame and no text lies on another (German runs longer, Chinese is taller). The scenes run
 with every animation taken to its end (tests/layout_probe.py), so the cues are checked too: a cue whose
 translation the narration lacks stops the scene."""

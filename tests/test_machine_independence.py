@@ -2,14 +2,14 @@
 ulp, and with another BLAS thread count.
 
 A reference frame that prints a rounding residue digit for digit passes on the machine that made
-it and fails on the next CPU or BLAS kernel (issue 19). These tests change the last bits the way
+it and fails on the next CPU or BLAS kernel. These tests change the last bits the way
 another machine would, and render every reference scene again against the same control data:
 
 - ``ulp``: every NumPy input (weights, token vectors, RoPE's vectors) one ulp up where non-zero
   (the plugin ``tests/ulp_inputs.py``);
 - ``one-thread``: OpenBLAS and OpenMP on one thread, which changes how large products are split
-  and summed. (The BLAS kernel itself, ``OPENBLAS_CORETYPE``, is the machine's to choose and is
-  never set here.)
+  and summed. (The BLAS kernel itself, ``OPENBLAS_CORETYPE``, is fixed when the process starts:
+  CI, ``.ci/run``, runs the reference tests a second time under ``OPENBLAS_CORETYPE=Prescott``.)
 
 The reference scenes are found from the control data itself, so a new reference is covered the
 day it is added. Tried against the old digit-for-digit display (``3.5e−18``): the ``ulp`` variant
@@ -69,7 +69,7 @@ def test_reference_frames_hold_on_another_machine(variant):
 
 # -- the rule itself, cheap -----------------------------------------------------------------------
 
-RESIDUES = [0.0, 5.7e-14, -1.4e-15, 1.8e-15, 3.5e-18]  # what issue 19 measured on two machines
+RESIDUES = [0.0, 5.7e-14, -1.4e-15, 1.8e-15, 3.5e-18]  # what was measured on two machines
 
 
 def test_a_rounding_residue_is_shown_and_said_as_its_bound():
@@ -125,3 +125,21 @@ def test_the_ulp_plugin_moves_inputs_and_keeps_zeros():
             "assert np.all((w1.b_O == 0) == (w0.b_O == 0)) and np.any(w1.W_Q != w0.W_Q); print('nudged')")
     done = subprocess.run([sys.executable, "-c", code], cwd=TESTS.parent, capture_output=True, text=True, timeout=120)
     assert done.stdout.strip() == "nudged", done.stderr[-2000:]
+
+
+def test_the_cameras_image_placement_is_solved_the_same_on_any_blas():
+    """Manim's camera solves an image's perspective transform with ``np.linalg.solve``; the kit gives it
+    plain elimination instead (scenes/kit/manim_patches.py), which needs no BLAS and agrees with LAPACK."""
+    import manim.camera.camera as camera
+    import numpy as np
+
+    import scenes.kit  # noqa: F401 - installs the patches
+    from scenes.kit.manim_patches import _ExactLinalg
+
+    assert camera.np.linalg.solve is _ExactLinalg.solve and camera.np.zeros is np.zeros
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        a, b = rng.normal(size=(8, 8)), rng.normal(size=8)
+        np.testing.assert_allclose(_ExactLinalg.solve(a, b), np.linalg.solve(a, b), rtol=1e-9, atol=1e-12)
+    with pytest.raises(np.linalg.LinAlgError):
+        _ExactLinalg.solve(np.ones((3, 3)), np.ones(3))

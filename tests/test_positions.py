@@ -287,7 +287,7 @@ def test_positions_last_frame(scene):
     PositionsScene.construct(scene)
 
 
-# -- readable from the back row (issue 32) ---------------------------------------------------------
+# -- readable from the back row ---------------------------------------------------------
 
 LARGEST = {"words": "the,cat,sees,the,big,dog", "permute": "1,6,3,4,5,2", "d_model": 64, "heads": 16,
            "shift": 1000}

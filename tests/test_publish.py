@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from scenes.pipeline import signals
+from scenes.pipeline import owned, signals
 from scenes.pipeline.fsutil import atomic_write, merge_cache, owned_dir, seed_cache, sweep_work_dirs, write_text
 from scenes.pipeline.manifest import SCHEMA, FileRecord, Manifest, ManifestError, StepRecord
 from scenes.pipeline.publish import Move, publish, recover
@@ -28,8 +28,8 @@ from scenes.pipeline.publish import Move, publish, recover
 REPO = Path(__file__).resolve().parents[1]
 NAME = "clip"
 RELS = [f"{NAME}_sections/01_a.mp4", f"{NAME}_sections/02_b.mp4", f"{NAME}.mp4", f"{NAME}.srt"]
-MOVES_OVER_OLD = 8  # sections folder, mp4, srt, manifest: backup + move each
-MOVES_FIRST = 4
+MOVES_OVER_OLD = 9  # sections folder, mp4, srt, manifest: backup + move each; then the folder's record
+MOVES_FIRST = 5
 
 
 def fake_manifest(folder: Path, tag: str) -> Manifest:
@@ -146,8 +146,8 @@ def test_a_publish_killed_after_any_move_is_consistent_and_the_next_run_finishes
         assert set(versions(out / "t").values()) == {"new"}, (k, versions(out / "t"))
         assert Manifest.read(out / "t" / f"{NAME}.json").intact(out / "t")
         assert leftovers(out) == [], (k, leftovers(out))
-        assert sorted(p.name for p in (out / "t").iterdir()) == [f"{NAME}.json", f"{NAME}.mp4", f"{NAME}.srt",
-                                                                f"{NAME}_sections"]
+        assert sorted(p.name for p in (out / "t").iterdir()) == [owned.RECORD, f"{NAME}.json", f"{NAME}.mp4",
+                                                                f"{NAME}.srt", f"{NAME}_sections"]
     assert kills == total + 1  # one kill after the journal, one after each move
 
 
@@ -379,3 +379,70 @@ def test_a_signal_while_another_thread_publishes_stops_the_main_thread_at_once(t
         signal.signal(signal.SIGTERM, previous)
         signals.reset()
     assert outcome == {"pending": signal.SIGTERM, "raised": signal.SIGTERM}
+
+
+# -- nothing of the user's is replaced or removed (scenes/pipeline/owned.py) -----------------------
+
+def publish_one(out: Path, files: dict[str, bytes], dst: str, folder: bool = True) -> None:
+    """Stage ``files`` (a folder's, or one file's) and publish them at ``OUT/<dst>``."""
+    with owned_dir(out / ".cache", prefix="t") as work:
+        stage = work / "stage" / "x"
+        for rel, data in files.items():
+            (stage / rel).parent.mkdir(parents=True, exist_ok=True)
+            (stage / rel).write_bytes(data)
+        src = stage if folder else stage / next(iter(files))
+        publish(out / ".cache", work, [Move(src, out / dst, folder=folder)])
+
+
+def snapshot(folder: Path) -> dict[str, bytes]:
+    return {str(p.relative_to(folder)): p.read_bytes() for p in sorted(folder.rglob("*"))
+            if p.is_file() and ".cache" not in p.relative_to(folder).parts}
+
+
+def test_a_folder_holding_a_users_file_is_refused_and_left_as_it_was(tmp_path):
+    out = tmp_path / "out"
+    (out / "docs").mkdir(parents=True)
+    (out / "docs" / "notes.txt").write_text("mine")
+    before = snapshot(out)
+    with pytest.raises(owned.NotOurs, match=r"docs/notes.txt, which tblock did not write; nothing was changed"):
+        publish_one(out, {"index.html": b"deck"}, "docs")
+    assert snapshot(out) == before and leftovers(out) == []
+
+
+def test_tblock_replaces_what_it_published_and_keeps_what_is_beside_it(tmp_path):
+    out = tmp_path / "out"
+    publish_one(out, {"index.html": b"one", "clips/a.mp4": b"a"}, "deck")
+    (out / "notes.txt").write_text("mine, beside the deck")
+    publish_one(out, {"index.html": b"two"}, "deck")  # its own folder, replaced whole
+    assert snapshot(out / "deck") == {"index.html": b"two"}
+    assert (out / "notes.txt").read_text() == "mine, beside the deck"
+    publish_one(out, {"talk.pdf": b"pdf 1"}, "talk.pdf", folder=False)
+    publish_one(out, {"talk.pdf": b"pdf 2"}, "talk.pdf", folder=False)
+    assert (out / "talk.pdf").read_bytes() == b"pdf 2"
+
+
+def test_a_users_file_inside_or_in_place_of_a_published_one_is_refused(tmp_path):
+    out = tmp_path / "out"
+    publish_one(out, {"index.html": b"one"}, "deck")
+    (out / "deck" / "notes.txt").write_text("added by the user")
+    with pytest.raises(owned.NotOurs, match="deck/notes.txt"):
+        publish_one(out, {"index.html": b"two"}, "deck")
+    (out / "deck" / "notes.txt").unlink()
+    (out / "deck" / "index.html").write_text("edited by the user")  # no longer the file tblock wrote
+    with pytest.raises(owned.NotOurs, match="deck/index.html"):
+        publish_one(out, {"index.html": b"two"}, "deck")
+    (out / "talk.pdf").write_text("the user's own pdf")
+    with pytest.raises(owned.NotOurs, match="talk.pdf"):
+        publish_one(out, {"talk.pdf": b"pdf"}, "talk.pdf", folder=False)
+    assert (out / "talk.pdf").read_text() == "the user's own pdf"
+    assert (out / "deck" / "index.html").read_text() == "edited by the user"
+
+
+def test_an_empty_folder_or_a_render_its_manifest_vouches_for_may_be_replaced(tmp_path):
+    out = tmp_path / "out"
+    (out / "deck").mkdir(parents=True)
+    publish_one(out, {"index.html": b"one"}, "deck")  # an empty folder holds nothing of anyone's
+    write_output(out / "t", "old")  # a render from before the records: its manifest vouches
+    assert owned.foreign(out / "t" / f"{NAME}_sections") == [] and owned.foreign(out / "t" / f"{NAME}.mp4") == []
+    (out / "t" / f"{NAME}_sections" / "mine.txt").write_text("x")
+    assert owned.foreign(out / "t" / f"{NAME}_sections") == [f"{NAME}_sections/mine.txt"]

@@ -1,4 +1,4 @@
-"""Readable from the back row (issue 32): at the end of every step of every topic, at its default flags and at
+"""Readable from the back row: at the end of every step of every topic, at its default flags and at
 its largest, every text is at least the kit's floor (MIN_DIGIT_HEIGHT, 3% of the frame's height), the
 picture spans 80% of the safe area's height or 90% of its width, nothing is drawn off the frame and no
 text sits on another.
@@ -105,7 +105,7 @@ def test_the_caption_band_is_kept_free_as_the_camera_shows_it():
     assert in_caption_band([low], View(y=-1.0, height=FRAME_HEIGHT / 2)) == []  # zoomed: a caption hides it
 
 
-# Known gaps of issue 32, measured by this test at this commit: each is a strict xfail, so the case
+# Known gaps of the readability floor, measured by this test at this commit: each is a strict xfail, so the case
 # fails the suite as soon as it passes (take it out of this table then).
 KNOWN_GAPS = {
 }

@@ -1,4 +1,4 @@
-"""Plain sentences (issue 31, part 2): every words flag takes a sentence as well as a comma list, at
+"""Plain sentences: every words flag takes a sentence as well as a comma list, at
 every door; a checkpoint names an unknown word with the nearest words it knows; a checkpoint given
 without --text uses a sentence of its own words and says which."""
 

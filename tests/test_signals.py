@@ -18,6 +18,7 @@ from pathlib import Path
 import pytest
 from conftest import session_processes, tiny_command, wait_session_empty
 
+from scenes.pipeline import owned
 from scenes.pipeline.manifest import Manifest
 
 pytestmark = pytest.mark.render
@@ -89,7 +90,8 @@ def test_sigkill_leaves_a_work_folder_that_the_next_run_removes(tiny, earlier, t
     assert nxt.returncode == 0, err
     assert work_dirs(out) == []
     assert unchanged(out, {**before, "tiny.png": (out / "tiny" / "tiny.png").read_bytes(),
-                           "tiny.png.json": (out / "tiny" / "tiny.png.json").read_bytes()})
+                           "tiny.png.json": (out / "tiny" / "tiny.png.json").read_bytes(),
+                           owned.RECORD: (out / "tiny" / owned.RECORD).read_bytes()})
     # the still has its own manifest; the video's is untouched
     still = Manifest.read(out / "tiny" / "tiny.png.json")
     assert still.kind == "still" and still.paths == ["tiny.png"] and still.intact(out / "tiny")
@@ -117,7 +119,7 @@ def test_a_signal_to_all_jobs_2_stops_every_worker(tiny, tmp_path, sig):
     assert work_dirs(out) == []
     assert not [p for p in out.iterdir() if p.name != ".cache" and p.name != "tiny"]
     assert not (out / "tiny").exists() or sorted(p.name for p in (out / "tiny").iterdir()) == \
-        ["after.png", "after.png.json"]
+        [owned.RECORD, "after.png", "after.png.json"]
 
 
 STOP_WITHIN = 15.0  # seconds from the signal to the exit, whatever the phase (a loaded 2-core machine)
@@ -178,8 +180,8 @@ def test_a_render_killed_after_any_publish_move_is_finished_by_the_next(tiny, ea
     one left when it is killed in turn)."""
     out, _ = copy_of(earlier, tmp_path)
     folder = out / "tiny"
-    names = ["tiny.json", "tiny.mp4", "tiny.srt", "tiny_sections"]
-    moves = 8  # sections folder (swap + set aside), mp4, srt, manifest (backup + move each)
+    names = [owned.RECORD, "tiny.json", "tiny.mp4", "tiny.srt", "tiny_sections"]
+    moves = 10  # sections folder (swap + set aside), mp4, srt, manifest, the folder's record (backup + move each)
     for k in range(moves + 1):
         proc = tiny("tiny", "--sections", "--name", "tiny", "--side", 1 + 0.25 * (k + 1), "--out", out,
                     env={"TBLOCK_PUBLISH_STOP_AFTER": str(k)})

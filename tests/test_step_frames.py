@@ -8,6 +8,7 @@ frames, and every topic's frames.
 
 from __future__ import annotations
 
+import json
 import os
 import time
 from pathlib import Path
@@ -123,6 +124,21 @@ def test_prune_keeps_the_recent_sets(tmp_path):
     removed = sf.prune(topic_folder, keep="set00", kept=5)
     assert removed == [f"set{i:02d}" for i in range(1, 9)]
     assert sorted(p.name for p in topic_folder.iterdir()) == ["fresh", "set00", "set09", "set10", "set11"]
+
+
+def test_prune_removes_only_sets_that_hold_nothing_but_their_frames(tmp_path):
+    topic_folder = tmp_path / "frames" / "tiny"
+    old = time.time() - 3600
+    for i in range(8):
+        folder = topic_folder / f"set{i:02d}"
+        folder.mkdir(parents=True)
+        (folder / "01_square.png").write_bytes(b"png")
+        (folder / sf.INDEX).write_text(json.dumps({"steps": [{"name": "square", "file": "01_square.png"}]}))
+        os.utime(folder / sf.INDEX, (old + i, old + i))
+    (topic_folder / "set01" / "notes.txt").write_text("the user's")
+    removed = sf.prune(topic_folder, keep="set07", kept=3)
+    assert removed == ["set00", "set02", "set03", "set04"]  # set01 holds a file no frame set wrote
+    assert (topic_folder / "set01" / "notes.txt").read_text() == "the user's"
 
 
 # -- jumping an animation to its end draws what Manim's played animation ends on ---------------------

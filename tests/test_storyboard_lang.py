@@ -1,4 +1,4 @@
-"""The storyboard in the render's language (issue 33): step and topic titles from the catalog, Chinese
+"""The storyboard in the render's language: step and topic titles from the catalog, Chinese
 drawn with Noto CJK and wrapped between characters; English as before."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""World files (issue 31, part 1): ``tblock world TOPIC`` writes the world a topic uses, ``--world FILE``
+"""World files: ``tblock world TOPIC`` writes the world a topic uses, ``--world FILE``
 renders a teacher's own numbers, and every bad file is refused in one line naming the file and the key.
 
 The render tests edit the file ``tblock world`` wrote (a new vector, a new weight, new names), render it

@@ -1,8 +1,9 @@
-"""``render.py deck TOPIC [FLAGS] | TOPIC TOPIC... | all``: a reveal.js deck of the topics' step clips
-(and a PDF handout, a pptx), each topic opened by a title slide with its flags."""
+"""``render.py deck TOPIC [FLAGS] | TOPIC TOPIC... | all | A [A's FLAGS] -- B [B's FLAGS] ...``: a reveal.js
+deck of the topics' step clips (and a PDF handout, a pptx), each part opened by a title slide with its flags."""
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 from typing import Any
 
@@ -17,10 +18,13 @@ from .look import look_flags, recover_out, topics_named
 from .output import open_file
 from .topic import open_flag
 
+PARTS = "tblock.deck.parts"  # in click's shared ctx.meta: the parts of the command line after the first `--`
+
 
 class DeckGroup(click.Group):
     """``deck TOPIC [topic flags]`` or ``deck TOPIC TOPIC...`` (defaults) or ``deck all``; the deck's own
-    flags after the topics."""
+    flags after the topics. ``deck A [A's flags] -- B [B's flags] ...``: one deck of several parts, each a
+    topic with its own flags (the same topic may come twice)."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return ["all", *TOPICS]
@@ -31,6 +35,10 @@ class DeckGroup(click.Group):
         return deck_command(TOPICS[name]) if name in TOPICS else None
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            first, *rest = split_parts(args)
+            ctx.meta[PARTS] = rest
+            args = first
         if args and args[0].startswith("-") and not set(args) & {"-h", "--help"}:
             first = next((a for a in args if a in self.list_commands(ctx)), None)
             if first is None:
@@ -44,32 +52,54 @@ class DeckGroup(click.Group):
         return super().resolve_command(ctx, args)
 
 
+def split_parts(args: list[str]) -> list[list[str]]:
+    """``A --wo negate -- B --layer 1`` as [[A, --wo, negate], [B, --layer, 1]]; an empty part refused."""
+    parts: list[list[str]] = [[]]
+    for arg in args:
+        if arg == "--":
+            parts.append([])
+        else:
+            parts[-1].append(arg)
+    if any(not part or part[0].startswith("-") for part in parts):
+        raise click.UsageError("each part of a deck starts with its topic, as in 'deck residual --wo negate -- "
+                               "bank --depth 2'")
+    return parts
+
+
 def deck_command(topic: Any | None) -> click.Command:
-    """The deck of ``topic`` with its flags (more topics after it take their defaults), or of every
-    topic (``None``: ``deck all``)."""
+    """The deck of ``topic`` with its flags (more topics after it take their defaults, more parts after
+    ``--`` their own flags), or of every topic (``None``: ``deck all``)."""
     slug = "all" if topic is None else topic.slug
 
-    def run(more: tuple[str, ...], name: str, offline: bool, reveal_js: Path | None, cdn_url: str, loop: bool,
-            pdf: bool, pptx: bool, open_result: bool, reuse: bool, script: Path | None = None, **kwargs: Any) -> None:
-        topics = topics_named((slug, *more))
-        params = None if topic is None else topic_params(topic, kwargs, click.get_current_context())
-        one_topic_only(slug, params, script, len(topics))
-        deck = api.Deck(name=name, pdf=pdf, pptx=pptx, offline=offline, reveal_js=reveal_js, cdn_url=cdn_url,
-                        loop=loop)
+    def run(**kwargs: Any) -> None:
+        ctx = click.get_current_context()
+        parts = [(topic, ctx, kwargs), *(parsed_part(ctx, part) for part in ctx.meta.get(PARTS, []))]
+        shared = deck_wide(parts)
+        pieces, scripts = [], []
+        for part_topic, part_ctx, values in parts:
+            topics = topics_named(("all" if part_topic is None else part_topic.slug, *values["more"]))
+            params = None if part_topic is None else topic_params(part_topic, values, part_ctx)
+            one_topic_only(part_ctx.info_name, params, values.get("script"), len(topics))
+            pieces += [(t, params if t is part_topic else t.Params()) for t in topics]
+            scripts += [values["script"]] if values.get("script") is not None else []
+        if scripts and len(parts) > 1:
+            raise click.UsageError("--script goes with a deck of one topic; a deck of parts takes none")
+        opts = render_options(shared, "deck", sections=True)
+        deck = api.Deck.in_out(opts.out, shared["name"], pdf=shared["pdf"], pptx=shared["pptx"],
+                               title=shared["title"] or "", offline=shared["offline"],
+                               reveal_js=shared["reveal_js"], cdn_url=shared["cdn_url"], loop=shared["loop"])
         with cli_errors():
             api.check_deck(deck, list(TOPICS))
-        opts = render_options(kwargs, "deck", sections=True)
-        if script is not None:
-            with cli_errors():
-                opts = api.with_script(topic, params, opts, script)
+            if scripts:
+                opts = api.with_script(topic, pieces[0][1], opts, scripts[0])
         flush_notices()
         recover_out(opts.out)
         with cli_errors():
-            paths = api.make_deck([(t, params if t is topic else t.Params()) for t in topics], opts, deck, reuse,
+            paths = api.make_deck(pieces, opts, deck, shared["reuse"],
                                   report=lambda video, how: click.echo(f"{video}  ({how})"))
         for path in paths:
             click.echo(path)
-        if open_result:
+        if shared["open_result"]:
             open_file(paths[-1])
 
     if topic is not None:
@@ -83,7 +113,43 @@ def deck_command(topic: Any | None) -> click.Command:
                      "OUT/<topic>/.")(run)
     run = click.argument("more", metavar="[TOPIC]...", nargs=-1)(run)
     what = "every topic" if topic is None else f"{slug} (with its flags; more topics after it use their defaults)"
-    return click.command(slug, help=f"The slide deck of {what}.", short_help=f"deck of {slug}")(run)
+    command = click.command(slug, help=f"The slide deck of {what}. More parts, each a topic with its own flags, "
+                            "follow `--`: deck residual --wo negate -- bank --depth 2.",
+                            short_help=f"deck of {slug}")(run)
+    command.topic = topic
+    return command
+
+
+def parsed_part(ctx: click.Context, part: list[str]) -> tuple[Any, click.Context, dict]:
+    """One part after ``--`` (``TOPIC [its flags]``) parsed as its own deck command: (topic, context, values)."""
+    name, args = part[0], part[1:]
+    if name != "all" and name not in TOPICS:
+        raise unknown_topic(name)
+    command = deck_command(None if name == "all" else TOPICS[name])
+    sub = command.make_context(name, list(args), parent=ctx.parent)
+    return command.topic, sub, dict(sub.params)
+
+
+def deck_wide(parts: list[tuple[Any, click.Context, dict]]) -> dict[str, Any]:
+    """The deck's own flags and the render options, which hold for every part: each from the part that
+    gives it (the first part's defaults otherwise); one given differently in two parts is refused."""
+    _, first_ctx, first = parts[0]
+    topic_keys = {"more", "script"} | {k for t, _, _ in parts if t is not None for k in param_keys(t)}
+    shared = {}
+    for key in [k for k in first if k not in topic_keys and not k.startswith("alias__")]:
+        given = [values[key] for _, c, values in parts
+                 if c.get_parameter_source(key) is click.core.ParameterSource.COMMANDLINE]
+        if any(v != given[0] for v in given):
+            flag = "--" + key.replace("_", "-")
+            raise click.UsageError(f"{flag} is given twice with different values; a deck's own flags and the "
+                                   "render options hold for every part: give them once, in any part")
+        shared[key] = given[0] if given else first[key]
+    return shared
+
+
+def param_keys(topic: Any) -> set[str]:
+    """The keyword names ``topic``'s flags fill: its fields and its old names."""
+    return {f.name for f in dataclasses.fields(topic.Params)}
 
 
 def one_topic_only(slug: str, params: Any, script: Path | None, count: int) -> None:
@@ -100,6 +166,8 @@ def deck_flags(func: Any) -> Any:
     """The deck's own flags: its folder, reveal.js, looping, the handout and the PowerPoint."""
     for option in reversed([
         click.option("--name", default="deck", show_default=True, help="The deck's folder: OUT/<name>/index.html."),
+        click.option("--title", default=None, help="The deck's title, as typed: its first slide, the page's and the "
+                     "PDF's title [default: 'tblock:' and the topics]."),
         click.option("--offline", is_flag=True, help="Bundle a local copy of reveal.js so the deck opens from disk "
                      "with no network."),
         click.option("--reveal-js", type=click.Path(path_type=Path, file_okay=False), default=None,
@@ -121,5 +189,6 @@ def deck() -> None:
     """Build a reveal.js slide deck (and a PDF handout, a pptx): a title slide per topic with its flags, then
     one slide per step playing its clip, the caption as speaker notes.
 
-    python render.py deck residual --wo negate --pptx --pdf; deck residual heads (defaults); deck all.
+    python render.py deck residual --wo negate --pptx --pdf; deck residual heads (defaults); deck all;
+    deck residual --wo negate -- bank --depth 2 --pdf (parts, each with its own flags).
     """

@@ -11,6 +11,7 @@ uses the others, each inside a ``with`` block (and the kit's formulas the parsed
 patch                              what it changes                                             when
 =================================  ==========================================================  ============
 ``camera.Image`` (:func:`apply`)   the Cairo camera's blank RGBA canvas for an ImageMobject    on import
+``camera.np.linalg.solve``          an ImageMobject's placement, solved the same on any BLAS    on import
 ``PangoUtils.remove_last_M``       Text's in-place rewrite of its SVG                          on import
 ``typst_to_svg_file``              how Typst formulas compile: embedded fonts, whole files     on import
 :func:`segment_encoder`            the class the scene file writer encodes segments with       in a block
@@ -19,7 +20,7 @@ patch                              what it changes                              
 :func:`jump_to_end`                one Animation instance's begin/interpolate/finish           per object
 =================================  ==========================================================  ============
 
-Importing ``scenes.kit`` applies the first three (idempotent)::
+Importing ``scenes.kit`` applies the first four (idempotent)::
 
     import scenes.kit  # HeatStrip now renders; Text no longer rewrites cached SVGs; Typst reads no system font
 """
@@ -87,6 +88,51 @@ class _CameraImage:
         if mode == "RGBA" and arr.ndim == 2 and not arr.any():
             return Image.new("RGBA", (arr.shape[1], arr.shape[0]))  # (0, 0, 0, 0), as zeros meant
         return Image.fromarray(obj, mode=mode) if mode is not None else Image.fromarray(obj)
+
+
+class _ExactLinalg:
+    """``numpy.linalg`` as the camera sees it, with ``solve`` done by plain floating-point elimination.
+
+    Manim's Cairo camera places an ImageMobject through a perspective transform whose 8 coefficients it
+    gets from ``np.linalg.solve`` (LAPACK, through the machine's BLAS). The last bits of that solution
+    depend on the BLAS kernel (``OPENBLAS_CORETYPE``) and thread count, and a ``HeatStrip`` sampled
+    with ``nearest`` has pixel centres exactly on its cells' edges: a bit either way moves a column of
+    the frame to the next cell, or out of the image (a reference frame then differs by 20 levels on
+    another CPU). Gaussian elimination with partial pivoting, in a fixed order on Python floats, gives
+    the same coefficients everywhere; everything else is numpy's.
+    """
+
+    LinAlgError = np.linalg.LinAlgError
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(np.linalg, name)
+
+    @staticmethod
+    def solve(a: Any, b: Any) -> np.ndarray:
+        """``x`` with ``a @ x == b`` for a square ``a`` and a vector ``b``; ``LinAlgError`` when singular."""
+        rows = [[float(v) for v in row] + [float(rhs)] for row, rhs in zip(np.asarray(a), np.asarray(b))]
+        n = len(rows)
+        for col in range(n):
+            pivot = max(range(col, n), key=lambda r: abs(rows[r][col]))
+            if rows[pivot][col] == 0.0:
+                raise np.linalg.LinAlgError("Singular matrix")
+            rows[col], rows[pivot] = rows[pivot], rows[col]
+            for r in range(col + 1, n):
+                factor = rows[r][col] / rows[col][col]
+                rows[r] = [x - factor * y for x, y in zip(rows[r], rows[col])]
+        x = [0.0] * n
+        for r in reversed(range(n)):
+            x[r] = (rows[r][n] - sum(rows[r][c] * x[c] for c in range(r + 1, n))) / rows[r][r]
+        return np.array(x)
+
+
+class _CameraNumpy:
+    """numpy as the camera module sees it: its ``linalg`` the exact one above, all else numpy's."""
+
+    linalg = _ExactLinalg()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(np, name)
 
 
 # -- on import: Text's SVG rewrite (Manim 0.22.0 mobject/text/text_mobject.py calls manimpango 0.7.1's) ---------
@@ -164,9 +210,12 @@ def cjk_font_dir() -> str | None:
 
 
 def apply() -> None:
-    """Install the import-time fixes on Manim's camera module, manimpango and Typst's compile (once)."""
+    """Install the import-time fixes on Manim's camera module (its blank canvas, its exact solve),
+    manimpango and Typst's compile (once)."""
     if not isinstance(_camera.Image, _CameraImage):
         _camera.Image = _CameraImage()
+    if not isinstance(_camera.np, _CameraNumpy):
+        _camera.np = _CameraNumpy()
     PangoUtils.remove_last_M = staticmethod(remove_last_m)
     _typst_mobject.typst_to_svg_file = typst_to_svg_file  # the name Typst and MathTypst call
 

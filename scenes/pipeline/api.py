@@ -21,7 +21,6 @@ import shlex
 import sys
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -36,7 +35,7 @@ from scenes.kit.i18n import in_language
 from scenes.kit.values import BadValue, checked, cut_echoes, flag_of, kind_of
 from scenes.topics import load_topics
 
-from . import exports, pool, slides
+from . import exports, owned, pool, slides
 from .exports.titles import topic_title
 from .job import Outcome, render_or_skip
 from .manifest import Manifest
@@ -54,7 +53,9 @@ from .options import (
 )
 from .options import flags as option_flags
 from .parallel import render_course, run_scene
+from .publish import publish_file
 from .script_file import ScriptError, every_step, load_tables, step_names
+from .slides import Deck
 
 
 class RenderError(ValueError):
@@ -305,6 +306,8 @@ def render_checked(topic: Any, params: Any, opts: RenderOptions) -> tuple[Outcom
         extra["run"] = run_scene(opts)
     try:
         outcome = render_or_skip(topic, params, opts, **extra)
+    except owned.NotOurs as err:  # a user's file where the output goes: bad input, nothing changed
+        raise RenderError(str(err)) from None
     except Exception as err:  # noqa: BLE001 - one line for the user, details with verbose
         if opts.verbose:
             raise
@@ -338,10 +341,7 @@ def render(topic: Any, *, script: Any = None, on_done: Callable[[Outcome, float]
 
 # -- many renders: every topic, a render reused, storyboards ----------------------------------
 
-Report = Callable[[str, str, bool, float], None]  # (slug, path, skipped, seconds) as each render ends
-
-
-def render_all(topics: dict, opts: RenderOptions, report: Report,
+def render_all(topics: dict, opts: RenderOptions, report: pool.Report,
                announce: Callable[[str], None] = print) -> list[str]:
     """Render every topic of ``topics`` ({slug: Topic}) with its defaults: one after another, or with
     ``opts.jobs`` > 1 (or a cluster) on worker processes, in ranges of the animations where the options allow it
@@ -375,36 +375,11 @@ def rendered(topic: Any, params: Any, opts: RenderOptions, reuse: bool = False) 
     return outcome.manifest, outcome
 
 
-@dataclass(frozen=True)
-class Deck:
-    """What ``tblock deck`` makes beside the renders: the deck folder ``OUT/<name>/``, its handout and
-    PowerPoint, and how it loads reveal.js and plays its clips (the deck command's own flags)."""
-
-    name: str = "deck"
-    pdf: bool = False
-    pptx: bool = False
-    offline: bool = False
-    reveal_js: Path | None = None
-    cdn_url: str = exports.REVEAL_CDN
-    loop: bool = False
-
-    def words(self) -> list[str]:
-        """These settings as the deck command's flags (the defaults left out)."""
-        words = [f"--name {shlex.quote(self.name)}"] if self.name != "deck" else []
-        words += [flag for flag, on in (("--offline", self.offline), ("--loop", self.loop), ("--pdf", self.pdf),
-                                        ("--pptx", self.pptx)) if on]
-        if self.reveal_js is not None:
-            words.append(f"--reveal-js {shlex.quote(str(self.reveal_js))}")
-        if self.cdn_url != exports.REVEAL_CDN:
-            words.append(f"--cdn-url {shlex.quote(self.cdn_url)}")
-        return words
-
-
 def export_deck(kind: str, topic: Any, params: Any, opts: RenderOptions) -> Deck:
     """The deck the studio's export of ``kind`` (``deck``, zipped to download, or ``pptx``) makes of a
     render: ``OUT/<name>_<kind>/``, offline when a local reveal.js is installed."""
-    return Deck(name=f"{output_name(topic.slug, params, opts)}_{kind}", pptx=kind == "pptx",
-                offline=kind == "deck" and exports.find_reveal_js() is not None)
+    return Deck.in_out(opts.out, f"{output_name(topic.slug, params, opts)}_{kind}", pptx=kind == "pptx",
+                       offline=kind == "deck" and exports.find_reveal_js() is not None)
 
 
 def check_deck(deck: Deck, topics: list[str]) -> None:
@@ -424,11 +399,13 @@ def check_deck(deck: Deck, topics: list[str]) -> None:
 def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reuse: bool = False,
               report: Callable[[Path, str], None] | None = None) -> list[Path]:
     """Render (or, with ``reuse``, find) each (topic, params) of ``parts`` with its step clips, then
-    write ``OUT/<name>/``: the reveal.js deck, and with ``deck.pdf`` / ``deck.pptx`` its handout and
-    PowerPoint, each opening with a title slide and giving every topic a title slide with its flags.
-    What ``tblock deck`` and the studio's exports make; the paths written, the deck's index.html last.
-    ``report(video, how)`` hears each render as it is ready: ``reused``, ``up to date`` or ``rendered``."""
+    write ``deck`` (:meth:`Deck.in_out`: ``OUT/<name>/``): the reveal.js deck, and its handout and
+    PowerPoint when asked, each opening with a title slide (the deck's ``title``, else ``tblock:`` and
+    the topics) and giving every part a title slide with its flags. What ``tblock deck`` and the
+    studio's exports make; the paths written, the deck's index.html last. ``report(video, how)`` hears
+    each render as it is ready: ``reused``, ``up to date`` or ``rendered``."""
     check_deck(deck, list(load_topics()))
+    refuse_foreign([deck.folder])  # before anything renders
     opts = dataclasses.replace(opts, sections=True)
     renders = []
     for topic, params in parts:
@@ -437,19 +414,23 @@ def make_deck(parts: list[tuple[Any, Any]], opts: RenderOptions, deck: Deck, reu
             how = "reused" if outcome is None else "up to date" if outcome.skipped else "rendered"
             report(Path(opts.out) / topic.slug / manifest.primary.path, how)
         renders.append((manifest, exports.section_clips(opts.out, manifest)))
-    folder = Path(opts.out) / deck.name
-    where = slides.Slides(deck=folder, pdf=folder / f"{deck.name}.pdf" if deck.pdf else None,
-                          pptx=folder / f"{deck.name}.pptx" if deck.pptx else None)
-    look = slides.Look(title="tblock: " + ", ".join(topic.slug for topic, _ in parts),
-                       titles=titles_in(opts.lang, parts),
-                       subtitles=[" ".join(flag_text(k, v) for k, v in params.changed().items())
-                                  for _, params in parts],
-                       offline=deck.offline, reveal_src=deck.reveal_js, cdn_url=deck.cdn_url, loop=deck.loop)
+    deck = deck.with_sections(titles_in(opts.lang, parts), [" ".join(flag_text(k, v) for k, v in
+                                                                     params.changed().items())
+                                                            for _, params in parts])
+    if not deck.title:
+        deck = dataclasses.replace(deck, title=deck_title(parts))
     try:
-        paths = slides.build(renders, where, Path(opts.out) / ".cache", look)
+        paths = slides.build(renders, deck, Path(opts.out) / ".cache")
     except exports.ExportError as err:
         raise RenderFailed(str(err)) from None
-    return [*paths[1:], folder / "index.html"]
+    except owned.NotOurs as err:
+        raise RenderError(str(err)) from None
+    return [*paths[1:], deck.folder / "index.html"]
+
+
+def deck_title(parts: list[tuple[Any, Any]]) -> str:
+    """A deck's title when none is given: ``tblock:`` and its topics, each once, in order."""
+    return "tblock: " + ", ".join(dict.fromkeys(topic.slug for topic, _ in parts))
 
 
 def titles_in(lang: str | None, parts: list) -> list[str]:
@@ -465,10 +446,25 @@ def storyboard(topic: Any, manifest: Manifest, out: Path, *, width: int | None =
     cannot be read."""
     folder = Path(out) / topic.slug
     png = folder / f"{manifest.name}_storyboard.png"
-    try:
+    refuse_foreign([png])
+
+    def write(staged: Path) -> None:
         with in_language(lang):
-            return exports.write_storyboard(folder / manifest.primary.path, manifest, png,
-                                            title=topic_title(topic.slug, topic.description),
-                                            width=width or SHEET_WIDTH, columns=columns)
+            exports.write_storyboard(folder / manifest.primary.path, manifest, staged,
+                                     title=topic_title(topic.slug, topic.description),
+                                     width=width or SHEET_WIDTH, columns=columns)
+
+    try:
+        return publish_file(Path(out) / ".cache", png, write)
     except exports.ExportError as err:
         raise RenderFailed(str(err)) from None
+    except owned.NotOurs as err:
+        raise RenderError(str(err)) from None
+
+
+def refuse_foreign(paths: list[Path]) -> None:
+    """:class:`RenderError` (one line) when one of ``paths`` holds a file tblock did not write."""
+    try:
+        owned.refuse_foreign(paths)
+    except owned.NotOurs as err:
+        raise RenderError(str(err)) from None

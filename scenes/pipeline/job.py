@@ -32,10 +32,10 @@ from typing import Any
 
 import tblock
 
-from . import exports, soundtrack
+from . import exports, owned, soundtrack
 from .driver import SceneRecord, SceneRun, run_scene, step_cache_dir, text_cache
 from .fsutil import file_lock, merge_cache, owned_dir, seed_cache
-from .manifest import FileRecord, Manifest, StepRecord, parameters_json
+from .manifest import FileRecord, Manifest, StepRecord, manifest_name, parameters_json
 from .naming import output_name
 from .options import QUALITIES, RenderOptions, validate_options
 from .pacing import paced
@@ -86,6 +86,7 @@ def render_or_skip(topic: Any, params: Any, opts: RenderOptions, run: Runner | N
         existing = up_to_date(target_dir, name, opts, key)
         if existing is not None:
             return Outcome(existing, skipped=True)
+    owned.refuse_foreign(destinations(target_dir, name, opts))  # before drawing; publish checks again
     shared = text_cache(cache)
     with owned_dir(cache, prefix=topic.slug) as work:
         caches = {kind: (shared / kind / topic.slug, work / kind) for kind in ("Tex", "texts")}
@@ -109,6 +110,15 @@ def render_or_skip(topic: Any, params: Any, opts: RenderOptions, run: Runner | N
         publish_output(cache, work, stage, target_dir, files, manifest.filename,
                        sections=f"{name}_sections" if manifest.has_sections else None)
         return Outcome(manifest, skipped=False)
+
+
+def destinations(folder: Path, name: str, opts: RenderOptions) -> list[Path]:
+    """The paths a render of ``name`` publishes in ``folder`` (its topic folder)."""
+    extensions = sorted({opts.extension, *(("webm", "mov") if opts.transparent and not opts.last_frame else ())})
+    paths = [folder / f"{name}.{ext}" for ext in extensions]
+    paths += [] if opts.last_frame else [folder / f"{name}.srt"]
+    paths += [folder / f"{name}_sections"] if opts.sections else []
+    return [*paths, folder / manifest_name(name, "still" if opts.last_frame else "video")]
 
 
 # -- staging: what the driver made, under its final names ---------------------------------------

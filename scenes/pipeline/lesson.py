@@ -39,7 +39,7 @@ from scenes.kit.values import BadValue, checked, flag_of
 from scenes.kit.values import shown as echoed
 from scenes.topics import load_topics
 
-from . import api, pool, slides
+from . import api, owned, pool, slides
 from .exports import section_clips
 from .fsutil import write_text
 from .manifest import Manifest
@@ -336,11 +336,11 @@ def check(lesson: Lesson, out: Any = "media") -> list[ClipState]:
     return states
 
 
-Report = Callable[[Clip, str, bool, float], None]  # the clip, its video, whether skipped, seconds
+ClipReport = Callable[[Clip, str, bool, float], None]  # pool.Report for a lesson: the clip, not its slug
 
 
 def render_clips(lesson: Lesson, out: Any = "media", *, jobs: int = 1, force: bool = False, verbose: bool = False,
-                 report: Report | None = None) -> list[Manifest]:
+                 report: ClipReport | None = None) -> list[Manifest]:
     """Render (or find up to date) every clip, ``jobs`` at a time; their manifests in lesson order."""
     plan = [(clip, clip_options(lesson, clip, out, force=force, verbose=verbose)) for clip in lesson.clips]
     if jobs <= 1 or len(plan) <= 1:
@@ -408,7 +408,7 @@ class LessonResult:
 
 def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = False, pdf: bool = False,
            storyboard: bool = False, offline: bool = False, jobs: int = 1, force: bool = False,
-           verbose: bool = False, report: Report | None = None) -> LessonResult:
+           verbose: bool = False, report: ClipReport | None = None) -> LessonResult:
     """Render every clip of ``lesson`` (a path or a :class:`Lesson`) and build, in lesson order, the
     files asked for, under ``OUT/<lesson-name>/``: ``deck/index.html``, ``<name>.pptx``, ``<name>.pdf``,
     ``storyboards/NN_<topic>.png``. Those files are published together or not at all. ``offline``: the
@@ -419,11 +419,21 @@ def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = 
 
     folder = lesson_dir(lesson, out).absolute()
     recover(folder / ".cache")
+    where = lesson_deck(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard)
+    _refuse_foreign([path for _, path in where.places()])
     manifests = render_clips(lesson, out, jobs=jobs, force=force, verbose=verbose, report=report)
     parts = [(clip, shown(clip, m, folder / clip.topic.slug)) for clip, m in zip(lesson.clips, manifests)]
     files = build_files(lesson, folder, parts, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard,
                         offline=offline)
     return LessonResult(lesson, manifests, files)
+
+
+def _refuse_foreign(paths: list[Path]) -> None:
+    """:class:`LessonError` when one of ``paths`` holds a file tblock did not write (nothing changed)."""
+    try:
+        owned.refuse_foreign(paths)
+    except owned.NotOurs as err:
+        raise LessonError(str(err)) from None
 
 
 def render_lesson(path: Any, out: Any = "media", **options: Any) -> list[Manifest]:
@@ -437,13 +447,22 @@ def build_files(lesson: Lesson, folder: Path, parts: list, *, deck: bool, pptx: 
                 storyboard: bool, offline: bool = False) -> list[Path]:
     """The deck, pptx, handout and storyboards of ``parts`` ([(clip, (manifest, clips))]) in ``folder``,
     published as one transaction (scenes/pipeline/slides.py); the published paths."""
-    where = slides.Slides(deck=folder / "deck" if deck else None,
-                          pptx=folder / f"{lesson.name}.pptx" if pptx else None,
-                          pdf=folder / f"{lesson.name}.pdf" if pdf else None,
-                          storyboards=folder / "storyboards" if storyboard else None)
-    look = slides.Look(title=lesson.title, titles=[clip.title for clip, _ in parts],
-                       subtitles=[clip.flags for clip, _ in parts], offline=offline)
-    return slides.build([r for _, r in parts], where, folder / ".cache", look)
+    where = lesson_deck(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard, offline=offline)
+    where = where.with_sections([clip.title for clip, _ in parts], [clip.flags for clip, _ in parts])
+    try:
+        return slides.build([r for _, r in parts], where, folder / ".cache")
+    except owned.NotOurs as err:
+        raise LessonError(str(err)) from None
+
+
+def lesson_deck(lesson: Lesson, folder: Path, *, deck: bool, pptx: bool, pdf: bool, storyboard: bool,
+                offline: bool = False) -> slides.Deck:
+    """The lesson's deck: its files in ``folder`` (OUT/<lesson-name>/), the ones asked for, titled as the lesson."""
+    return slides.Deck(folder=folder / "deck" if deck else None,
+                       pptx=folder / f"{lesson.name}.pptx" if pptx else None,
+                       pdf=folder / f"{lesson.name}.pdf" if pdf else None,
+                       storyboards=folder / "storyboards" if storyboard else None,
+                       title=lesson.title, offline=offline)
 
 
 # -- editing --------------------------------------------------------------------------------

@@ -298,8 +298,6 @@ class Manifest:
             raise ManifestError(f"{Path(path).name} is not JSON: {err}") from None
         return cls.from_dict(data).at(Path(path).parent)
 
-    load = read
-
     @classmethod
     def find(cls, folder: Path, name: str, kind: str = "video") -> Manifest | None:
         """The manifest of ``name`` (``kind``) in ``folder`` if there is a readable one."""

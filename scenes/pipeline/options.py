@@ -34,7 +34,7 @@ from typing import Any
 
 from scenes.kit import param
 from scenes.kit.i18n import LANGUAGES
-from scenes.kit.narration import PAUSE, VoiceError, check_voice_model
+from scenes.kit.narration import PAUSE, VoiceError, check_voice_installed, check_voice_model
 from scenes.kit.values import BadValue, checked, flag_of
 
 QUALITIES = {  # name -> (width, height, fps)
@@ -281,6 +281,11 @@ def validate_options(opts: RenderOptions) -> None:
         raise OptionError("--gif-width sizes a GIF; use it with --format gif")
     if opts.sections and opts.last_frame:
         raise OptionError("--sections makes one clip per step; it cannot go with --last-frame")
+    if opts.voice or opts.voice_model is not None:
+        try:
+            check_voice_installed(opts.voice_model)
+        except VoiceError as err:
+            raise OptionError(str(err)) from None
     if opts.voice_model is not None:
         try:
             check_voice_model(opts.voice_model)

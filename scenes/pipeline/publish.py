@@ -4,13 +4,16 @@ A job stages every file of an output (video, .srt, section clips, manifest last)
 work folder under ``OUT/.cache/work/``. :func:`publish` then, holding ``OUT/.cache/publish.lock``:
 
 1. finishes any publish an earlier, killed process left half done (:func:`recover`);
-2. writes a journal ``OUT/.cache/journal/<job>.json`` listing every move (written atomically,
+2. refuses, before anything moves, a destination that holds a file tblock did not write (the one
+   rule of scenes/pipeline/owned.py: nothing of the user's is ever replaced or removed);
+3. writes a journal ``OUT/.cache/journal/<job>.json`` listing every move (written atomically,
    before the first move);
-3. per move keeps the old file as a backup (a hard link, so the final path is never empty), then
+4. per move keeps the old file as a backup (a hard link, so the final path is never empty), then
    renames the staged one over it; a folder (section clips, a deck) is swapped with its staged
    replacement in one step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere renamed aside
-   first), never deleted before its replacement is in place; the manifest moves last;
-4. removes the backups and then the journal.
+   first), never deleted before its replacement is in place; the manifest moves last, then each
+   destination folder's record of the files tblock published there (``.tblock-files.json``);
+5. removes the backups and then the journal.
 
 Every step can be redone from what exists on disk, so the next command that writes into ``OUT``
 rolls an interrupted publish *forward* (the staged files are complete before the journal is
@@ -37,11 +40,13 @@ import json
 import os
 import shutil
 import signal
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
+from typing import Any
 
-from . import signals
-from .fsutil import WORK, file_lock, fsync_dir, sweep_work_dirs, write_text
+from . import owned, signals
+from .fsutil import WORK, file_lock, fsync_dir, owned_dir, sweep_work_dirs, write_text
 
 JOURNAL = "journal"
 LOCK = "publish.lock"
@@ -269,21 +274,26 @@ def publish(cache: Path, work: Path, moves: list[Move]) -> None:
     """Move every staged file into place as one transaction (see the module's docstring).
 
     ``work`` is the job's owned folder under ``cache/work/`` (backups go there); ``moves`` are in
-    order, the manifest last. On SIGINT/SIGTERM during the moves, they are undone and
-    :class:`signals.Interrupted` is raised; any other error undoes them and is raised.
+    order, the manifest last. A destination that holds a file tblock did not write is refused first
+    (:class:`owned.NotOurs`, one line; nothing moves: scenes/pipeline/owned.py), and each destination
+    folder's record of what tblock published there is updated last, in the same transaction. On
+    SIGINT/SIGTERM during the moves, they are undone and :class:`signals.Interrupted` is raised; any
+    other error undoes them and is raised.
     """
     cache, work = Path(cache).absolute(), Path(work).absolute()
     root = cache.parent
     if work.parent != cache / WORK:
         raise ValueError(f"{work} is not a work folder of {cache}")
-    entries = [_Entry(src=os.path.relpath(m.src.absolute(), root), dst=os.path.relpath(m.dst.absolute(), root),
-                      bak=os.path.relpath(work / "old" / str(i), root), folder=m.folder,
-                      ino=os.lstat(m.src).st_ino if m.folder else 0)
-               for i, m in enumerate(moves)]
     journal = cache / JOURNAL / f"{work.name}.json"
     stop = _Stopper(STOP_AFTER)
     with file_lock(cache / LOCK), signals.deferred():
         _recover_locked(cache)
+        moves = [*moves, *_record_moves(work, moves)]  # read and written under the lock
+        owned.refuse_foreign(m.dst for m in moves)
+        entries = [_Entry(src=os.path.relpath(m.src.absolute(), root), dst=os.path.relpath(m.dst.absolute(), root),
+                          bak=os.path.relpath(work / "old" / str(i), root), folder=m.folder,
+                          ino=os.lstat(m.src).st_ino if m.folder else 0)
+                   for i, m in enumerate(moves)]
         write_text(journal, json.dumps({"work": work.name, "moves": [asdict(e) for e in entries]}, indent=1))
         fsync_dir(journal.parent)
         stop.check()
@@ -303,6 +313,20 @@ def publish(cache: Path, work: Path, moves: list[Move]) -> None:
         _finish(root, journal, entries)
 
 
+def _record_moves(work: Path, moves: list[Move]) -> list[Move]:
+    """For each folder ``moves`` publish into, its updated record (owned.RECORD), staged in ``work``."""
+    by_folder: dict[Path, dict[str, Path]] = {}
+    for m in moves:
+        dst = Path(m.dst).absolute()
+        by_folder.setdefault(dst.parent, {})[dst.name] = Path(m.src)
+    staged = []
+    for k, (folder, published) in enumerate(by_folder.items()):
+        src = work / "records" / str(k) / owned.RECORD
+        write_text(src, owned.record_text(folder, published))
+        staged.append(Move(src, folder / owned.RECORD))
+    return staged
+
+
 def publish_output(cache: Path, work: Path, stage: Path, target: Path, files: list[str], manifest: str,
                    sections: str | None = None) -> None:
     """Publish one render's staged output from ``stage`` into ``target`` as one transaction: its folder
@@ -312,6 +336,17 @@ def publish_output(cache: Path, work: Path, stage: Path, target: Path, files: li
     moves += [Move(stage / f, target / f) for f in files if "/" not in f]
     moves.append(Move(stage / manifest, target / manifest))  # last: a reader trusts the files it lists
     publish(cache, work, moves)
+
+
+def publish_file(cache: Path, dst: Path, write: Callable[[Path], Any]) -> Path:
+    """Publish one file: ``write(staged)`` makes it in an owned work folder under ``cache``, then it
+    moves to ``dst`` (:func:`publish`: refused when ``dst`` is a file tblock did not write)."""
+    with owned_dir(cache, prefix="file") as work:
+        staged = work / "stage" / Path(dst).name
+        staged.parent.mkdir()
+        write(staged)
+        publish(cache, work, [Move(staged, Path(dst))])
+    return Path(dst)
 
 
 class _Undo(Exception):

@@ -1,17 +1,22 @@
 """One builder for the slides of rendered clips: the reveal.js deck, the pptx, the PDF handout and
 the storyboard sheets, staged in a work folder and published together or not at all.
 
-The deck command, lesson files and the studio's exports all call :func:`build`.
+:class:`Deck` is the one model of a deck: where each of its files goes, how it reads and how it
+plays. ``tblock deck``, lesson files and the studio's exports all describe their deck with it and
+call :func:`build`.
 
 Example::
 
+    from pathlib import Path
     from scenes.pipeline import slides
-    paths = slides.build(renders, Slides(deck=Path("media/deck"), pdf=Path("media/deck/deck.pdf")),
-                         cache=Path("media/.cache"), title="tblock: residual")
+    deck = slides.Deck.in_out(Path("media"), "talk", pdf=True, title="Attention, step by step")
+    paths = slides.build(renders, deck, cache=Path("media/.cache"))   # media/talk/index.html, talk.pdf
 """
 
 from __future__ import annotations
 
+import dataclasses
+import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -22,48 +27,81 @@ from .manifest import Manifest
 from .publish import Move, publish
 
 Render = tuple[Manifest, list[Path]]  # a render's manifest and its section clips, in step order
+KINDS = ("folder", "pptx", "pdf", "storyboards")  # what a deck can make, in the order build() returns them
 
 
 @dataclass(frozen=True)
-class Slides:
-    """Where each kind of slide goes (None: not made). A file may sit inside the deck's folder."""
+class Deck:
+    """A deck. Where its files go (None: not made; a file may sit inside the deck's folder): ``folder``
+    (index.html, the clips, reveal.js with ``offline``), ``pptx``, ``pdf`` and ``storyboards`` (a folder:
+    NN_<topic>.png, one sheet per render). How it reads: its ``title`` (the first slide, the page's and
+    the PDF's title) and, with ``titles``, one title slide per render with its ``subtitles`` line (its
+    flags). How it plays: reveal.js from a local copy (``offline``: ``reveal_js`` or the installed one)
+    or from ``cdn_url``; clips that ``loop``."""
 
-    deck: Path | None = None  # a folder: index.html, the clips, reveal.js with offline
+    folder: Path | None = None
     pptx: Path | None = None
     pdf: Path | None = None
-    storyboards: Path | None = None  # a folder: NN_<topic>.png, one sheet per render
-
-
-@dataclass(frozen=True)
-class Look:
-    """How the deck reads and plays: its title, one title slide per render (``titles``, with their
-    ``subtitles``), reveal.js from a local copy (``offline``, ``reveal_src``) or ``cdn_url``, looping clips."""
-
-    title: str = "tblock"
-    titles: Sequence[str] | None = None
-    subtitles: Sequence[str] | None = None
+    storyboards: Path | None = None
+    title: str = ""  # "": tblock's name (tblock deck: "tblock:" and the topics)
+    titles: tuple[str, ...] | None = None
+    subtitles: tuple[str, ...] | None = None
     offline: bool = False
-    reveal_src: Path | None = None
+    reveal_js: Path | None = None
     cdn_url: str = exports.REVEAL_CDN
     loop: bool = False
 
+    @classmethod
+    def in_out(cls, out: Path, name: str = "deck", *, pdf: bool = False, pptx: bool = False,
+               **look: object) -> Deck:
+        """The deck ``tblock deck`` makes: ``OUT/<name>/index.html``, with ``<name>.pdf`` and ``<name>.pptx``
+        inside its folder when asked; ``look``: the other fields."""
+        folder = Path(out) / name
+        return cls(folder=folder, pdf=folder / f"{name}.pdf" if pdf else None,
+                   pptx=folder / f"{name}.pptx" if pptx else None, **look)
 
-def build(renders: Sequence[Render], where: Slides, cache: Path, look: Look = Look()) -> list[Path]:
-    """Stage every kind of slide ``where`` asks for, then publish them as one transaction; the
-    published paths, in the order deck, pptx, pdf, storyboards. :class:`exports.ExportError` (one
-    line) when a file cannot be made; nothing is published then."""
-    wanted = [(kind, dst) for kind, dst in (("deck", where.deck), ("pptx", where.pptx), ("pdf", where.pdf),
-                                            ("storyboards", where.storyboards)) if dst is not None]
+    @property
+    def name(self) -> str:
+        """The deck folder's name (``--name``)."""
+        return self.folder.name if self.folder is not None else ""
+
+    def places(self) -> list[tuple[str, Path]]:
+        """(kind, path) of each file the deck makes, in :data:`KINDS` order."""
+        return [(kind, getattr(self, kind)) for kind in KINDS if getattr(self, kind) is not None]
+
+    def words(self) -> list[str]:
+        """A deck made by :meth:`in_out` as the deck command's own flags (the defaults left out)."""
+        words = [f"--name {shlex.quote(self.name)}"] if self.name != "deck" else []
+        words += [flag for flag, on in (("--offline", self.offline), ("--loop", self.loop),
+                                        ("--pdf", self.pdf is not None), ("--pptx", self.pptx is not None)) if on]
+        if self.reveal_js is not None:
+            words.append(f"--reveal-js {shlex.quote(str(self.reveal_js))}")
+        if self.cdn_url != exports.REVEAL_CDN:
+            words.append(f"--cdn-url {shlex.quote(self.cdn_url)}")
+        return words
+
+    def with_sections(self, titles: Sequence[str], subtitles: Sequence[str]) -> Deck:
+        """This deck with one title slide per render."""
+        return dataclasses.replace(self, titles=tuple(titles), subtitles=tuple(subtitles))
+
+
+def build(renders: Sequence[Render], deck: Deck, cache: Path) -> list[Path]:
+    """Stage every file ``deck`` asks for, then publish them as one transaction; the published paths,
+    in the order folder, pptx, pdf, storyboards. :class:`exports.ExportError` (one line) when a file
+    cannot be made, :class:`owned.NotOurs` when a place holds a file tblock did not write; nothing is
+    published then."""
+    wanted = deck.places()
     if not wanted:
         return []
+    deck = deck if deck.title else dataclasses.replace(deck, title="tblock")
     with owned_dir(cache, prefix="slides") as work:
         stage = work / "stage"
         stage.mkdir()
-        staged = {kind: staged_path(stage, kind, dst, where.deck) for kind, dst in wanted}
+        staged = {kind: staged_path(stage, kind, dst, deck.folder) for kind, dst in wanted}
         for kind, _ in wanted:
-            make(kind, renders, staged[kind], cache, look)
-        moves = [Move(staged[kind], dst, folder=kind in ("deck", "storyboards"))
-                 for kind, dst in wanted if kind == "deck" or not inside(dst, where.deck)]
+            make(kind, renders, staged[kind], deck)
+        moves = [Move(staged[kind], dst, folder=kind in ("folder", "storyboards"))
+                 for kind, dst in wanted if kind == "folder" or not inside(dst, deck.folder)]
         publish(cache, work, moves)
     return [dst for _, dst in wanted]
 
@@ -73,27 +111,28 @@ def inside(path: Path, folder: Path | None) -> bool:
     return folder is not None and Path(path).absolute().is_relative_to(Path(folder).absolute())
 
 
-def staged_path(stage: Path, kind: str, dst: Path, deck: Path | None) -> Path:
-    """Where ``kind`` is staged: inside the staged deck when its place is inside the deck's folder."""
-    if kind != "deck" and inside(dst, deck):
-        return stage / "deck" / Path(dst).absolute().relative_to(Path(deck).absolute())
-    return stage / kind / Path(dst).name if kind != "deck" else stage / "deck"
+def staged_path(stage: Path, kind: str, dst: Path, folder: Path | None) -> Path:
+    """Where ``kind`` is staged: inside the staged deck folder when its place is inside the deck's folder."""
+    if kind == "folder":
+        return stage / "deck"
+    if inside(dst, folder):
+        return stage / "deck" / Path(dst).absolute().relative_to(Path(folder).absolute())
+    return stage / kind / Path(dst).name
 
 
-def make(kind: str, renders: Sequence[Render], dst: Path, cache: Path, look: Look) -> None:
-    """Write one kind of slide at ``dst``."""
+def make(kind: str, renders: Sequence[Render], dst: Path, deck: Deck) -> None:
+    """Write one kind of file of ``deck`` at ``dst`` (the deck's folder first: the others may go in it)."""
     dst.parent.mkdir(parents=True, exist_ok=True)
-    if kind == "deck":
-        exports.build_deck(renders, dst, title=look.title, offline=look.offline, reveal_src=look.reveal_src,
-                           cdn_url=look.cdn_url, loop=look.loop, cache=cache, titles=look.titles,
-                           subtitles=look.subtitles)
+    if kind == "folder":
+        exports.build_deck(renders, dst, title=deck.title, offline=deck.offline, reveal_js=deck.reveal_js,
+                           cdn_url=deck.cdn_url, loop=deck.loop, titles=deck.titles, subtitles=deck.subtitles)
     elif kind == "pptx":
-        exports.write_pptx(renders, dst, loop=look.loop, titles=look.titles, subtitles=look.subtitles,
-                           title=look.title)
+        exports.write_pptx(renders, dst, loop=deck.loop, titles=deck.titles, subtitles=deck.subtitles,
+                           title=deck.title)
     elif kind == "pdf":
-        exports.write_handout_pdf(renders, dst, titles=look.titles, subtitles=look.subtitles, title=look.title)
+        exports.write_handout_pdf(renders, dst, titles=deck.titles, subtitles=deck.subtitles, title=deck.title)
     else:
         dst.mkdir()
         for k, (manifest, clips) in enumerate(renders, 1):
-            title = look.titles[k - 1] if look.titles else manifest.topic
+            title = deck.titles[k - 1] if deck.titles else manifest.topic
             exports.write_step_storyboard(manifest, clips, dst / f"{k:02d}_{manifest.topic}.png", title=title)

@@ -37,6 +37,7 @@ from scenes.kit.i18n import in_language
 from scenes.kit.manim_patches import jump_to_end, sharing_parsed_paths
 from scenes.once import one_render
 
+from . import owned
 from .api import RenderFailed, make_options, make_params, split_values, topic_named
 from .driver import text_cache
 from .fsutil import atomic_path, file_lock, merge_cache, owned_dir, seed_cache, write_text
@@ -45,7 +46,7 @@ from .options import QUALITIES, RenderOptions, flags
 from .uptodate import input_files, source_hash
 
 FRAMES = "frames"  # OUT/.cache/frames/<slug>/<key>/
-INDEX = "frames.json"  # written last: a folder with it holds every frame it lists
+INDEX = owned.FRAMES_INDEX  # written last: a folder with it holds every frame it lists
 KEPT = 48  # frame sets kept per topic (the least recently used beyond that are removed)
 
 OnFrame = Callable[[int, str, Path], Any]
@@ -225,7 +226,8 @@ def frames_scene(scene_class: type) -> type:
 
 def prune(topic_folder: Path, keep: str, kept: int = KEPT) -> list[str]:
     """Remove a topic's least recently used frame sets beyond ``kept`` (never ``keep``, nor a set
-    touched in the last minute, which another process may be drawing); returns the names removed."""
+    touched in the last minute, which another process may be drawing, nor one holding a file tblock
+    did not write: scenes/pipeline/owned.py); returns the names removed."""
     try:
         sets = [p for p in topic_folder.iterdir() if p.is_dir() and p.name != keep]
     except OSError:
@@ -241,7 +243,7 @@ def prune(topic_folder: Path, keep: str, kept: int = KEPT) -> list[str]:
 
     now, removed = time.time(), []
     for old in sorted(sets, key=used)[:len(sets) - kept + 1]:
-        if now - used(old) > 60:
+        if now - used(old) > 60 and not owned.foreign(old):
             shutil.rmtree(old, ignore_errors=True)
             with contextlib.suppress(OSError):
                 old.with_name(old.name + ".lock").unlink()

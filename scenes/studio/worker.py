@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from scenes.pipeline import signals
-from scenes.pipeline.fsutil import atomic_path, write_text
+from scenes.pipeline.fsutil import write_text
 
 # This module imports only what is light (the standard library, signals, fsutil): a child starts ahead of
 # its job and sets its stop handlers first (main, serve_frames); Manim, the topics and the pipeline that
@@ -122,20 +122,24 @@ def export(kind: str, out: Path, topic: Any, params: Any, opts: Any) -> str:
     """What ``tblock deck TOPIC [FLAGS] --name NAME [--pptx]`` makes of a render just made with its
     sections (the command line the studio shows): the deck, zipped to download, or its pptx."""
     from scenes.pipeline import api  # heavy (Manim, PyAV): after the stop handlers
+    from scenes.pipeline.publish import publish_file
 
     deck = api.export_deck(kind, topic, params, opts)
+    zip_path = out / f"{deck.name}.zip"
+    if kind == "deck":
+        api.refuse_foreign([zip_path])  # before rendering: a user's file of that name is never replaced
     paths = api.make_deck([(topic, params)], opts, deck, reuse=True)
     if kind == "pptx":
         return str(paths[0].relative_to(out))
     folder = out / deck.name
-    return str(zipped(folder, out / f"{deck.name}.zip", atomic_path).relative_to(out))
+    return str(publish_file(out / ".cache", zip_path, lambda staged: zipped(folder, staged)).relative_to(out))
 
 
-def zipped(folder: Path, dst: Path, atomic_path: Any) -> Path:
-    """``folder`` as one zip file ``dst`` (written beside it, moved in when complete)."""
+def zipped(folder: Path, dst: Path) -> Path:
+    """``folder`` as one zip file ``dst``."""
     import zipfile
 
-    with atomic_path(dst) as tmp, zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED) as archive:
+    with zipfile.ZipFile(dst, "w", zipfile.ZIP_STORED) as archive:
         for path in sorted(folder.rglob("*")):
             if path.is_file():
                 archive.write(path, Path(folder.name) / path.relative_to(folder))

@@ -13,9 +13,7 @@ from pathlib import Path
 
 from scenes.kit.i18n import bcp47
 
-from ..fsutil import owned_dir
 from ..manifest import Manifest
-from ..publish import Move, publish
 from .drawing import _theme
 from .video_info import ExportError
 
@@ -97,6 +95,7 @@ DECK_TEMPLATE = """<!doctype html>
   <link rel="stylesheet" href="{reveal}/dist/reset.css">
   <link rel="stylesheet" href="{reveal}/dist/reveal.css">
   <link rel="stylesheet" href="{reveal}/dist/theme/{reveal_theme}.css">
+  <style>.reveal h1, .reveal h2, .reveal h3 {{ text-transform: none; }}  /* titles as typed */</style>
 </head>
 <body>
   <div class="reveal">
@@ -170,60 +169,53 @@ def deck_html(slides: Sequence[Slide], *, title: str, reveal: str, theme_name: s
 
 
 def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, title: str = "tblock",
-               offline: bool = False, reveal_src: Path | None = None, cdn_url: str = REVEAL_CDN,
-               loop: bool = False, cache: Path | None = None, titles: Sequence[str] | None = None,
+               offline: bool = False, reveal_js: Path | None = None, cdn_url: str = REVEAL_CDN,
+               loop: bool = False, titles: Sequence[str] | None = None,
                subtitles: Sequence[str] | None = None) -> Path:
-    """Write a self-contained deck folder ``dest``: ``index.html``, ``clips/<topic>/...`` and, with
-    ``offline``, ``reveal.js/``. ``renders`` pairs each topic's manifest with its section clips.
-    With ``titles`` (a lesson: one per render), each render is a section of its own: a title slide
-    (and its ``subtitles`` line), then its steps, its clips in ``clips/NN_<topic>/``.
-    The folder is assembled under ``cache`` and swapped in only when complete."""
+    """Write a self-contained deck into the new folder ``dest`` (a staged folder: scenes/pipeline/slides.py
+    publishes it): ``index.html``, ``clips/<topic>/...`` and, with ``offline``, ``reveal.js/``.
+    ``renders`` pairs each topic's manifest with its section clips. With ``titles`` (one per render),
+    each render is a section of its own: a title slide (and its ``subtitles`` line), then its steps,
+    its clips in ``clips/NN_<topic>/``."""
     if offline:
-        reveal_root = find_reveal_js(reveal_src)
+        reveal_root = find_reveal_js(reveal_js)
         if reveal_root is None:
-            where = f" (no reveal.js 5 copy at {reveal_src})" if reveal_src else ""
+            where = f" (no reveal.js 5 copy at {reveal_js})" if reveal_js else ""
             raise ExportError("--offline needs a local copy of reveal.js 5" + where + ": install the "
                               "slides extra (pip install -e '.[slides]', which brings sphinx-revealjs "
                               "and its copy), or pass --reveal-js DIR (an unpacked npm reveal.js@5)")
-    dest = Path(dest).absolute()
-    if dest.exists() and not is_deck(dest):
-        raise ExportError(f"{dest} exists and is not a tblock deck; choose another --name")
-    cache = Path(cache) if cache is not None else dest.parent / ".cache"
-    cache.mkdir(parents=True, exist_ok=True)
-    with owned_dir(cache, prefix="deck") as work:
-        stage = work / dest.name
-        stage.mkdir()
-        slides: list[Slide] = []
-        size = None
-        theme_name = "dark"
+    stage = Path(dest)
+    stage.mkdir(parents=True)
+    slides: list[Slide] = []
+    size = None
+    theme_name = "dark"
+    if titles is not None:
+        slides.append(Slide("", "", "", "", title=title))
+    for k, (manifest, clips) in enumerate(renders):
+        topic = manifest.topic
+        theme_name = manifest.theme
+        size = size or tuple(manifest.resolution)
+        part = topic if titles is None else f"{k + 1:02d}_{topic}"
         if titles is not None:
-            slides.append(Slide("", "", "", "", title=title))
-        for k, (manifest, clips) in enumerate(renders):
-            topic = manifest.topic
-            theme_name = manifest.theme
-            size = size or tuple(manifest.resolution)
-            part = topic if titles is None else f"{k + 1:02d}_{topic}"
-            if titles is not None:
-                slides.append(Slide(topic, "", "", "", title=titles[k], subtitle=subtitles[k] if subtitles else ""))
-            (stage / "clips" / part).mkdir(parents=True, exist_ok=True)
-            for s, clip in zip(manifest.steps, clips):
-                rel = f"clips/{part}/{clip.name}"
-                shutil.copy2(clip, stage / rel)
-                slides.append(Slide(topic, s.name, rel, s.caption, sound=bool(manifest.voice)))
-        if offline:
-            bundle_reveal_js(reveal_root, stage / "reveal.js")
-            reveal = "reveal.js"
-        else:
-            reveal = cdn_url
-        text = deck_html(slides, title=title, reveal=reveal, theme_name=theme_name, loop=loop,
-                         size=size or (1280, 720), lang=renders[0][0].lang if renders else "en")
-        (stage / "index.html").write_text(text, encoding="utf-8")
-        publish(cache, work, [Move(stage, dest, folder=True)])  # the old deck stays until the new one is in
-    return dest / "index.html"
+            slides.append(Slide(topic, "", "", "", title=titles[k], subtitle=subtitles[k] if subtitles else ""))
+        (stage / "clips" / part).mkdir(parents=True, exist_ok=True)
+        for s, clip in zip(manifest.steps, clips):
+            rel = f"clips/{part}/{clip.name}"
+            shutil.copy2(clip, stage / rel)
+            slides.append(Slide(topic, s.name, rel, s.caption, sound=bool(manifest.voice)))
+    if offline:
+        bundle_reveal_js(reveal_root, stage / "reveal.js")
+        reveal = "reveal.js"
+    else:
+        reveal = cdn_url
+    text = deck_html(slides, title=title, reveal=reveal, theme_name=theme_name, loop=loop,
+                     size=size or (1280, 720), lang=renders[0][0].lang if renders else "en")
+    (stage / "index.html").write_text(text, encoding="utf-8")
+    return stage / "index.html"
 
 
 def is_deck(folder: Path) -> bool:
-    """Whether ``folder`` holds a deck this module wrote (so it may be replaced)."""
+    """Whether ``folder`` holds a deck this module wrote (its index.html's generator line)."""
     index = Path(folder) / "index.html"
     return index.is_file() and 'content="tblock render.py deck"' in index.read_text(encoding="utf-8",
                                                                                       errors="replace")

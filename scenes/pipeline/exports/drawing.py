@@ -1,4 +1,4 @@
-"""Fonts, colours, word wrap and atomic PNG writing for the pictures (storyboard, handout, decks)."""
+"""Fonts, colours, word wrap and atomic PNG writing for the pictures (storyboards; the handout's wrap)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,6 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit.captions import line_units
-from scenes.kit.i18n import has_cjk
 from scenes.kit.theme import THEMES
 
 from ..fsutil import atomic_path
@@ -96,28 +95,6 @@ def _wrap(text: str, font: Any, width: int) -> list[str]:
                 line = word
         lines.append(line)
     return lines
-
-
-def title_card(title: str, subtitle: str, theme_name: str, size: tuple[int, int]) -> Any:
-    """A title page of ``size`` pixels in the theme's colours: ``title`` large, ``subtitle`` (a topic's
-    flags) under it, both centred and wrapped to the page."""
-    from PIL import Image, ImageDraw
-
-    width, height = size
-    th = _theme(theme_name)
-    image = Image.new("RGB", size, th.background)
-    draw = ImageDraw.Draw(image)
-    cjk = has_cjk(title + subtitle)
-    big = _font(max(16, round(height * 0.07)), bold=True, cjk=cjk)
-    small = _font(max(12, round(height * 0.045)), cjk=cjk)
-    lines = [(line, big, th.text) for line in _wrap(title, big, round(width * 0.84))]
-    lines += [(line, small, th.muted) for line in _wrap(subtitle, small, round(width * 0.84))] if subtitle else []
-    heights = [round(font.size * 1.35) for _, font, _ in lines]
-    y = (height - sum(heights)) // 2
-    for (line, font, colour), h in zip(lines, heights):
-        draw_text(draw, ((width - font.getlength(line)) / 2, y), line, font, colour)
-        y += h
-    return image
 
 
 def save_png(image: Any, dst: Path, palette: bool = True, text: dict[str, str] | None = None) -> Path:

@@ -33,6 +33,7 @@ def write_pptx(renders: Sequence[tuple[Manifest, list[Path]]], dst: Path, loop: 
     width, height = slides[0][1].resolution
     emu = 12192000 / width  # the slide is 13.33 in wide, 16:9 like the video
     prs = pptx.Presentation()
+    prs.core_properties.title = title or "tblock"
     prs.slide_width, prs.slide_height = Emu(12192000), Emu(round(height * emu))
     blank = prs.slide_layouts[6]
     if titles is not None and title:
@@ -89,7 +90,7 @@ def _mime(path: Path) -> str:
 
 def _pptx_autoplay(movie: Any, loop: bool) -> None:
     """Start the movie when its slide shows (and loop it), by editing the slide's timing XML as
-    manim-slides does (python-pptx issue 427)."""
+    manim-slides does (https://github.com/scanny/python-pptx/issues/427)."""
     from lxml import etree
 
     ns = {"p": "http://schemas.openxmlformats.org/presentationml/2006/main"}

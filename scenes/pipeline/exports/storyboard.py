@@ -20,6 +20,17 @@ CAPTION_PX = 20  # caption font at the default 1280-px sheet: its digits are abo
 TITLE_PX = 28
 
 
+def is_storyboard(path: Path) -> bool:
+    """Whether the PNG at ``path`` is a storyboard tblock wrote (its text chunk says so)."""
+    from PIL import Image
+
+    try:
+        with Image.open(path) as image:
+            return STORYBOARD_KEY in getattr(image, "text", {})
+    except (OSError, ValueError):
+        return False
+
+
 def storyboard_columns(n: int) -> int:
     """A readable grid: 1 column for one step, 2 for up to four, else 3."""
     return max(1, min(3, math.ceil(math.sqrt(n))))
