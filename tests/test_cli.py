@@ -149,7 +149,11 @@ def test_failed_render_keeps_earlier_output_and_leaves_no_partial_files(cli, tmp
     out = tmp_path / "out"
     (out / "residual").mkdir(parents=True)
     (out / "residual" / "residual.mp4").write_bytes(b"earlier good video")
+    from scenes.pipeline import owned
     from scenes.residual.scene import ResidualScene
+
+    earlier = {"residual.mp4": out / "residual" / "residual.mp4"}  # tblock's own output, so it may be replaced
+    (out / "residual" / owned.RECORD).write_text(owned.record_text(out / "residual", earlier))
 
     def explode(self):
         raise RuntimeError("boom")
@@ -160,7 +164,7 @@ def test_failed_render_keeps_earlier_output_and_leaves_no_partial_files(cli, tmp
     assert "render failed: RuntimeError: boom" in result.output
     assert "Traceback" not in result.output
     assert (out / "residual" / "residual.mp4").read_bytes() == b"earlier good video"
-    assert sorted(p.name for p in (out / "residual").iterdir()) == ["residual.mp4"]
+    assert sorted(p.name for p in (out / "residual").iterdir()) == [owned.RECORD, "residual.mp4"]
     assert list((out / ".cache" / "work").iterdir()) == []  # the work folder and its lock are gone
     assert not list((out / ".cache").glob("journal/*"))
 
