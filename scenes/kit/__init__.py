@@ -94,6 +94,7 @@ from .theme import (
                    fmt_vec,
                    head_color,
                    pct,
+                   roles,
                    theme,
                    use_theme,
                    value_color,
@@ -121,7 +122,8 @@ __all__ = [
     "tick_step",
     "ROUNDING_EXPONENT", "say_bound", "say_count", "say_head", "say_int", "say_list", "say_number", "say_ordinal",
     "say_percent", "say_vector",
-    "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_bound", "fmt_vec", "head_color", "pct", "theme", "use_theme",
+    "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_bound", "fmt_vec", "head_color", "pct", "roles", "theme",
+    "use_theme",
     "value_color", "value_rgb",
     "Vector", "colour_scale", "shows_numbers",
 ]  # fmt: skip

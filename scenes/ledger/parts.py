@@ -31,7 +31,7 @@ from manim import (
     VMobject,
 )
 
-from scenes.kit import NUMBER_SIZE, LabelledAxes, formula, head_color, label, theme
+from scenes.kit import NUMBER_SIZE, LabelledAxes, formula, label, roles, theme
 from scenes.kit.i18n import _
 from scenes.ledger.script import count, short
 
@@ -44,7 +44,7 @@ GAP = 0.08  # between matrices, in units of d
 
 def matrix_color(name: str) -> str:
     """Attention's matrices in the first head colour, the FFN's in the update colour."""
-    return head_color(0) if name in ATTENTION else theme().update
+    return roles().attn if name in ATTENTION else roles().ffn
 
 
 def block_layout(mats: dict[str, tuple[int, int]], d: int) -> tuple[dict[str, tuple[float, float]], float, float]:

@@ -30,6 +30,7 @@ from scenes.kit import (
     head_color,
     keep_on_screen,
     label,
+    roles,
     step,
     theme,
 )
@@ -87,7 +88,7 @@ class PositionsScene(StepScene):
     def no_order(self) -> None:
         t, tokens, permuted_tokens = theme(), self.numbers.tokens, self.numbers.permuted_tokens
         self.sentence = self.place(Sentence(tokens, t.text), "left", SAFE_TOP)
-        permuted = self.place(Sentence(permuted_tokens, t.accent), "right", SAFE_TOP)
+        permuted = self.place(Sentence(permuted_tokens, roles().focus), "right", SAFE_TOP)
         scale = float(np.max(np.abs(self.numbers.out)))
         self.out = self.track("out", self.place(Rows(self.numbers.out, tokens, _("block output, no positions"), scale),
                                                 "left", ROWS_TOP))
@@ -105,7 +106,7 @@ class PositionsScene(StepScene):
         self.play(Create(links), run_time=1.2)
         self.cue(3)
         error = diff(self.numbers.equivariance["none"])
-        bound = note(_("largest difference after putting the rows back: {difference}", difference=error), t.update)
+        bound = note(_("largest difference after putting the rows back: {difference}", difference=error), t.muted)
         bound.move_to([0, NOTE_Y, 0])
         self.play(FadeIn(bound), run_time=0.6)
         self.first_view = VGroup(permuted, links, bound)
@@ -116,11 +117,12 @@ class PositionsScene(StepScene):
         t = theme()
         i, j = self.numbers.pair
         self.play(FadeOut(self.first_view), FadeOut(self.out_p_group), run_time=0.6)
-        frames = VGroup(self.out.frame(i, t.accent), self.out.frame(j, t.accent))
-        chips = VGroup(*[self.sentence.chips[k][0].copy().set_stroke(t.accent, width=3) for k in (i, j)])
-        text = note(_("'{word}' at positions {i} and {j}", word=self.numbers.tokens[i], i=i + 1, j=j + 1), t.accent)
+        frames = VGroup(self.out.frame(i, roles().focus), self.out.frame(j, roles().focus))
+        chips = VGroup(*[self.sentence.chips[k][0].copy().set_stroke(roles().focus, width=3) for k in (i, j)])
+        text = note(_("'{word}' at positions {i} and {j}", word=self.numbers.tokens[i], i=i + 1, j=j + 1),
+                    roles().focus)
         value = note(_("difference of the rows: {difference}", difference=diff(self.numbers.pair_difference)),
-                     t.update)
+                     t.muted)
         group = VGroup(text, value).arrange(DOWN, buff=0.3)
         group.move_to([0, 0, 0]).shift(UP * (NOTE_Y - 0.15 - group.get_bottom()[1]))
         self.play(Create(frames), Create(chips), run_time=0.8)
@@ -136,21 +138,21 @@ class PositionsScene(StepScene):
         words = self.place(Sentence(tokens, t.text), "left", SAFE_TOP)
         causal = self.track("causal", self.place(Rows(outputs, tokens, _("causal mask, no positions"), scale),
                                                  "left", ROWS_TOP))
-        frames = VGroup(causal.frame(i, t.accent), causal.frame(j, t.accent))
+        frames = VGroup(causal.frame(i, roles().focus), causal.frame(j, roles().focus))
         differ = note(_("the two '{word}' rows differ by {difference}", word=tokens[i],
-                        difference=diff(self.numbers.causal_pair_difference)), t.accent)
+                        difference=diff(self.numbers.causal_pair_difference)), roles().focus)
         self.place(differ, "left", NOTE_Y + differ.height / 2)
         self.play(FadeIn(words), FadeIn(causal), run_time=0.8)
         self.cue(1)
         self.play(Create(frames), FadeIn(differ), run_time=0.8)
         self.cue(3)
-        reordered = self.place(Sentence(self.numbers.prefix_tokens, t.accent), "right", SAFE_TOP)
+        reordered = self.place(Sentence(self.numbers.prefix_tokens, roles().focus), "right", SAFE_TOP)
         last = len(tokens) - 1
         both = np.stack([outputs[last], self.numbers.causal_prefix[last]])  # (2, d): the last row, both orders
         rows = self.track("last_rows", self.place(
             Rows(both, [_("as given"), _("reversed")], _("'{word}' after each order", word=tokens[last]), scale),
             "right", ROWS_TOP))
-        same = note(_("difference: {difference}", difference=diff(self.numbers.last_row_difference)), t.update)
+        same = note(_("difference: {difference}", difference=diff(self.numbers.last_row_difference)), t.muted)
         self.place(same, "right", NOTE_Y + same.height / 2)
         self.play(FadeIn(reordered), FadeIn(rows), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
@@ -164,7 +166,7 @@ class PositionsScene(StepScene):
         equation = formula('X = "token embedding" + "position embedding"', NUMBER_SIZE)
         equation.move_to([0, SAFE_TOP - equation.height / 2, 0])
         measured = note(_("largest difference: {difference}", difference=diff(self.numbers.equivariance["absolute"])),
-                        t.negative)
+                        t.text)
         measured.move_to([0, NOTE_Y, 0])
         scale = float(np.max(np.abs(self.numbers.absolute)))
         a = Rows(self.numbers.absolute, tokens, _("absolute positions"), scale)
@@ -173,7 +175,7 @@ class PositionsScene(StepScene):
         a, b = (self.track(key, self.place(rows, side, top)) for key, rows, side in
                 (("absolute", a, "left"), ("absolute_permuted", b, "right")))
         table = self.track("position_table", self.position_table(equation.get_bottom()[1] - 0.2, top + 0.2))
-        here = table.columns(0, len(tokens), t.accent)
+        here = table.columns(0, len(tokens), roles().focus)
         self.play(FadeIn(equation), run_time=0.6)
         self.cue(1)
         self.play(FadeIn(table), run_time=0.8)
@@ -223,7 +225,7 @@ class PositionsScene(StepScene):
             Rows(r.shifted_attn_scores, tokens, _("scores + bias, both {shift} later", shift=self.numbers.shift),
                  scale),
             "right", top_row))
-        same = note(_("change: {difference}", difference=diff(self.numbers.shift_invariance["relative"])), t.update)
+        same = note(_("change: {difference}", difference=diff(self.numbers.shift_invariance["relative"])), t.muted)
         same.next_to(slope, UP, buff=0.25)
         self.play(FadeOut(weights), FadeIn(shifted), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
@@ -269,9 +271,9 @@ class PositionsScene(StepScene):
                  scale),
             "right", SAFE_TOP))
         same = note(_("change of the scores: {difference}", difference=diff(self.numbers.shift_invariance["rope"])),
-                    t.update)
+                    t.muted)
         moved = note(_("permuting the sentence changes the rows by {difference}",
-                       difference=diff(self.numbers.equivariance["rope"])), t.negative)
+                       difference=diff(self.numbers.equivariance["rope"])), t.text)
         moved.move_to([0, NOTE_Y, 0])
         same.next_to(moved, UP, buff=0.3)
         self.play(FadeIn(b), run_time=0.8)
