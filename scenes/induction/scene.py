@@ -77,10 +77,10 @@ class InductionScene(StepScene):
     def place_panels(self, top: float) -> None:
         """Both patterns with their column labels starting at ``top``, side by side, and the right-hand panel's edge."""
         strings, place = self.numbers.strings, {"top": top, "anchor": (self.numbers.last, self.numbers.source)}
-        self.prev_panel = PatternPanel(self.numbers.prev, strings, head_color(1), _("previous-token score"), SCORE_PLACES,
-                                       **place)
-        self.ind_panel = PatternPanel(self.numbers.induction, strings, head_color(2), _("induction score"), SCORE_PLACES,
-                                      labels=False, **place)
+        self.prev_panel = PatternPanel(self.numbers.prev, strings, head_color(1), _("previous-token score"),
+                                       SCORE_PLACES, **place)
+        self.ind_panel = PatternPanel(self.numbers.induction, strings, head_color(2), _("induction score"),
+                                      SCORE_PLACES, labels=False, **place)
         self.panel_left = layout_panels(self.prev_panel, self.ind_panel)
 
     def at(self, step_name: str, what: str) -> None:
