@@ -56,7 +56,7 @@ DARK_ROLES = Roles(
 LIGHT_ROLES = Roles(
     stream="#4A5568", attn="#2E8B50", ffn="#C25E00",
     query="#0A8598", key="#C7306F", value="#6F7A00",
-    position="#8A5A2E", positive="#1F5FD1", negative="#D62828", focus="#9C6B00",
+    position="#6E4424", positive="#1F5FD1", negative="#D62828", focus="#9C6B00",
     heads=("#7B4FD6", "#B032C2", "#53308F", "#A67DE8"),
 )
 
