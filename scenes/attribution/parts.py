@@ -36,11 +36,17 @@ CONTEXT_Y = SAFE_TOP - 0.2  # the context line at the top of every step
 MAX_CONTEXT = 8  # tokens shown before the followed one (earlier ones become '…')
 
 
+SHOWN_FIXED = {"pos_embed": "pos embed", "ln_final.b": "LN bias", "b_U": "b\u1d64"}  # bᵤ: no engine name on screen
+
+
 def shown_name(name: str) -> str:
-    """A term's name as drawn: the components' own names ('L1H2', 'embed'), '5 others' in the video's language."""
+    """A term's name as drawn: the components' tags ('L1H2', 'L0MLP', 'embed', 'L0 bₒ' for a layer's output
+    bias), '5 others' in the video's language; never an engine tensor name."""
     if m := re.fullmatch(rf"(\d+) {OTHERS}", name):
         return _("{count} others", count=int(m[1]))
-    return name
+    if m := re.fullmatch(r"L(\d+)b_O", name):
+        return f"L{m[1]} b\u2092"
+    return SHOWN_FIXED.get(name, name)
 
 
 def component_color(name: str) -> str:

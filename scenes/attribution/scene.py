@@ -53,6 +53,7 @@ from scenes.kit import (
     HeatStrip,
     StepScene,
     Topic,
+    check_line,
     colour_scale,
     fit_inside,
     fmt,
@@ -61,7 +62,6 @@ from scenes.kit import (
     roles,
     step,
     theme,
-    with_power,
 )
 from scenes.kit.i18n import N_, _
 
@@ -143,9 +143,9 @@ class AttributionScene(StepScene):
                                                                             aligned_edge=LEFT),
                             number(float(np.linalg.norm(resid_final)), PLACES, NUMBER_SIZE).move_to(
                                 [SAFE_RIGHT, STREAM_Y, 0], aligned_edge=RIGHT))
-        bound = with_power(_("|Σ terms − stream| < {bound} everywhere",
-                              bound=power_of_ten(self.numbers.bound_exponent)),
-                            NUMBER_SIZE, roles().focus).move_to([STRIP_LEFT, BOUND_Y, 0], aligned_edge=LEFT)
+        bound = check_line(_("|Σ terms − stream| < {bound} everywhere",
+                             bound=power_of_ten(self.numbers.bound_exponent))).move_to([STRIP_LEFT, BOUND_Y, 0],
+                                                                                        aligned_edge=LEFT)
         self.cue(5)
         self.play(FadeIn(stream_row), FadeIn(stream), run_time=0.8)
         self.play(FadeIn(bound, shift=UP * 0.1), run_time=0.8)

@@ -50,6 +50,7 @@ from scenes.kit import (
     Formula,
     LabelledAxes,
     MatrixGrid,
+    check_line,
     fit_inside,
     fmt,
     fmt_bound,
@@ -428,7 +429,7 @@ class SumCheck:
         color = t.muted if self.error < 1e-9 else t.text
         text = _("largest |X + Δattn + Δffn − Z| over all {count} numbers: {error}", count=b.recon["sum"].size,
                  error=fmt_bound(self.error, prose=True))
-        self.verdict = with_power(text, TEXT_SIZE, color)
+        self.verdict = check_line(text) if self.error < 1e-9 else with_power(text, TEXT_SIZE, color)
         self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.4).set_x(0)
 
     @staticmethod

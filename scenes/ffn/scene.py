@@ -29,7 +29,6 @@ from scenes.kit.readable import TEXT_SIZE
 
 LEDGER_GAP = 0.2   # from the box's note down to the ledger line
 RESULT_GAP = 0.15  # from the ledger line down to the permutation result
-RESULT_SIZE = 28
 
 
 class FFNScene(StepScene):
@@ -167,7 +166,7 @@ class FFNScene(StepScene):
             self.play(Indicate(hidden, color=roles().focus, scale_factor=1.04), FadeIn(fresh, shift=RIGHT * 0.6),
                       FadeOut(stale), run_time=0.45)
         old, final = table.retitle(words.AGAIN_TITLE[0], _(words.AGAIN_TITLE[1]))
-        result = Readout(words.result_text(self.numbers), RESULT_SIZE, theme().text, max_diff=check["max_diff"],
+        result = Readout(words.result_text(self.numbers), TEXT_SIZE, theme().muted, max_diff=check["max_diff"],
                          max_diff_shown=fmt_bound(check["max_diff"]))
         result.next_to(self.ledger, DOWN, buff=RESULT_GAP).set_x(0)
         self.track("rows", table)

@@ -72,6 +72,7 @@ from scenes.kit import (
     StepScene,
     Topic,
     Vector,
+    check_line,
     fit_inside,
     fmt,
     fmt_bound,
@@ -82,7 +83,6 @@ from scenes.kit import (
     step,
     theme,
     view_of,
-    with_power,
 )
 from scenes.kit.i18n import N_, _
 from scenes.kit.layout import Column
@@ -305,8 +305,7 @@ class HeadsScene(StepScene):
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
         cat_label = formula("[H_0| thin dots.c thin |H_(h-1)] thin W_O", NUMBER_SIZE)
         cat_label.next_to(cat_view, UP, buff=0.1)
-        diff = with_power(_("max |difference| {bound}", bound=fmt_bound(v['concat_difference'])), NUMBER_SIZE,
-                           roles().focus)
+        diff = check_line(_("max |difference| {bound}", bound=fmt_bound(v['concat_difference'])))
         diff.next_to(cat_view, DOWN, buff=0.12).align_to(cat_view, LEFT)
         seg = width / c.n_heads  # the mixtures slide down into their places in the concatenation
         ghosts = [(self.mixtures[r].copy(), CONCAT_X - width / 2 + (r + 0.5) * seg) for r in range(self.k)]

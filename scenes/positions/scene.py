@@ -188,9 +188,9 @@ class PositionsScene(StepScene):
         """The position table's heat strip, as tall as the band from ``bottom`` to ``top`` allows."""
         world, tokens = self.numbers.world, self.numbers.tokens
         shown = min(max(TABLE_SHOWN, len(tokens) + self.numbers.shift), len(world.table))
-        name = _("sinusoidal table (tblock.positions)") if world.table_name == "sinusoidal" else \
-            _("W_pos of '{name}'", name=world.table_name) if world.file is not None else \
-            _("learned W_pos of '{name}'", name=world.table_name)
+        name = _("sinusoidal table") if world.table_name == "sinusoidal" else \
+            _("position table of '{name}'", name=world.table_name) if world.file is not None else \
+            _("learned position table of '{name}'", name=world.table_name)
         probe = PositionTable(world.table, shown, name, height=1.0)
         labels = probe.height - 1.0
         table = PositionTable(world.table, shown, name, width=11.0, height=max(0.5, top - bottom - labels))
@@ -259,7 +259,7 @@ class PositionsScene(StepScene):
                                            head=_("head {number}", number=ro.head), last=n - 1), scale),
             "left", SAFE_TOP))
         equation = formula("(R_i thin q) dot (R_j thin k) = q dot R_(j-i) thin k", NUMBER_SIZE)
-        pointer = note(_("the rotation itself: python render.py rope"), t.muted)
+        pointer = note(_("the rotation itself: the RoPE video"), t.muted)
         self.play(FadeIn(a), run_time=0.8)
         self.cue(1)
         equation.next_to(a, DOWN, buff=0.4).set_x(0)
