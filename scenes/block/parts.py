@@ -60,6 +60,7 @@ from scenes.kit import (
     pct,
     roles,
     theme,
+    token_color,
 )
 from scenes.kit.i18n import _
 from scenes.kit.readable import NUMBER_CELL, NUMBER_SIZE, TEXT_SIZE, with_power, wrapped
@@ -336,7 +337,7 @@ class LengthsChart(VGroup):
         self.y_name.next_to(self.axes.axes.y_axis, LEFT, buff=0.7)
         self.lines, self.legend = VGroup(), VGroup()
         for i in range(b.n):
-            color = head_color(i)
+            color = token_color(i, b.n)
             self.lines.add(self.axes.axes.plot_line_graph(list(range(len(stages))), L[i].tolist(), line_color=color,
                                                           vertex_dot_radius=0.06, vertex_dot_style={"color": color},
                                                           stroke_width=4))
@@ -474,13 +475,13 @@ class PlacementCompare:
         self.y_name.next_to(self.axes.axes.y_axis, LEFT, buff=0.65)
         self.lines = VGroup()
         for i in range(b.n):
-            color = head_color(i)
+            color = token_color(i, b.n)
             pre = self.axes.axes.plot_line_graph([0, 1, 2], self.pre_lengths[i].tolist(), line_color=color,
                                                  vertex_dot_radius=0.06, vertex_dot_style={"color": color},
                                                  stroke_width=4)
             post = self.axes.plot_points([0, 1, 2], self.post_lengths[i].tolist(), color, width=4)
             self.lines.add(VGroup(pre, DashedVMobject(post["line_graph"], num_dashes=18)))
-        self.key = VGroup(*[label(token_name(i), TEXT_SIZE, head_color(i)) for i in range(b.n)])
+        self.key = VGroup(*[label(token_name(i), TEXT_SIZE, token_color(i, b.n)) for i in range(b.n)])
         self.key.arrange_in_grid(cols=min(b.n, 3), buff=(0.35, 0.1)).next_to(self.ticks, DOWN, buff=0.25)
         self.key.set_x(self.axes.get_x())
         self.diff = both["diff"]

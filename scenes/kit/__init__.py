@@ -97,6 +97,7 @@ from .theme import (
                    pct,
                    roles,
                    theme,
+                   token_color,
                    use_theme,
                    value_color,
                    value_rgb,
@@ -124,7 +125,7 @@ __all__ = [
     "ROUNDING_EXPONENT", "say_bound", "say_count", "say_head", "say_int", "say_list", "say_number", "say_ordinal",
     "say_percent", "say_vector",
     "FONT", "MONO", "THEMES", "Theme", "fmt", "fmt_bound", "fmt_vec", "head_color", "pct", "roles", "theme",
-    "use_theme",
+    "token_color", "use_theme",
     "value_color", "value_rgb",
     "Vector", "colour_scale", "shows_numbers",
 ]  # fmt: skip

@@ -85,6 +85,14 @@ def head_color(r: int) -> str:
     return heads[r % len(heads)]
 
 
+def token_color(i: int, n: int) -> str:
+    """Token ``i`` of ``n`` as one line of a per-token chart: a neutral, from the text colour (token 1)
+    to the muted one (the last). Tokens are no role: a token's line is told by its key, never by a
+    role's hue (a head's, the stream's)."""
+    t = 0.0 if n <= 1 else i / (n - 1)
+    return interpolate_color(ManimColor(theme().text), ManimColor(theme().muted), t).to_hex()
+
+
 def value_color(value: float, scale: float = 1.0) -> ManimColor:
     """Colour a number by sign (positive / negative hue) and size (|value| / scale)."""
     t = float(np.clip(abs(value) / scale, 0.0, 1.0)) if scale > 0 else 0.0

@@ -171,9 +171,9 @@ class LedgerTable(VGroup):
         """A new row under the last (not yet added to the scene); ``rule`` draws a line above it."""
         y = self.top - self.pitch * len(self.rows)
         color = color or theme().text
-        name_m = label(name, self.size, color)
+        name_m = formula(NAMES[name], self.size, color) if name in NAMES else label(name, self.size, color)
         name_m.move_to([self.left, y, 0], aligned_edge=LEFT)
-        value_m = label(count(value), self.size, color, mono=True)
+        value_m = label(count(value), self.size, color)  # the house number face: tabular figures
         value_m.move_to([self.right, y, 0], aligned_edge=RIGHT)
         row = VGroup(name_m, value_m)
         if detail:

@@ -100,7 +100,7 @@ class LedgerScene(StepScene):
         sh, mats = self.numbers.shapes, self.numbers.totals["matrices"]
         kv = "" if sh.kv_heads == sh.n_heads else f", {plural(sh.kv_heads, 'key/value head')}"
         heads = _("h = {heads} of {width}", heads=plural(sh.n_heads, "head"), width=sh.d_head) + kv
-        head = f"d = {count(sh.d_model)}, {heads}, d_ff = {count(sh.hidden)}"
+        head = f"d = {count(sh.d_model)}, {heads}, FFN {count(sh.hidden)}"  # no d_ff in a label: prose
         self.title(_("one block · {shapes}", shapes=head) if not self.numbers.source else
                    f"{self.numbers.source} · {head}")
         pic = BlockPicture(mats, sh.d_model, PICTURE_BOX)

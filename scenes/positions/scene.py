@@ -27,12 +27,12 @@ from scenes.kit import (
     StepScene,
     Topic,
     formula,
-    head_color,
     keep_on_screen,
     label,
     roles,
     step,
     theme,
+    token_color,
 )
 from scenes.kit.i18n import N_, _
 from scenes.kit.numerals import decimal_sign, list_separator
@@ -101,7 +101,7 @@ class PositionsScene(StepScene):
         self.play(FadeIn(permuted), FadeIn(self.out_p), run_time=0.8)
         self.cue(2)
         inv = inverse(self.numbers.order)
-        links = VGroup(*[connector(self.out.right_of(k), self.out_p.left_of(int(inv[k])), head_color(k))
+        links = VGroup(*[connector(self.out.right_of(k), self.out_p.left_of(int(inv[k])), token_color(k, len(tokens)))
                          for k in range(len(tokens))])
         self.play(Create(links), run_time=1.2)
         self.cue(3)
