@@ -233,7 +233,7 @@ class PositionsScene(StepScene):
     def relative_sum(self, scale: float) -> VGroup:
         """q·k + bias = scores, three grids in a row across the width, with "+" and "=" between them."""
         r, tokens = self.numbers.relative, self.numbers.tokens
-        names = [_("{head}: q·k / √d_head", head=_("head {number}", number=r.head)), _("bias −m·|i − j|"),
+        names = [_("{head}: q·k / √d", head=_("head {number}", number=r.head)), _("bias −m·|i − j|"),
                  _("scores + bias")]
         width = (SAFE_WIDTH - 1.3) / 3
         grids = [Rows(m, tokens if k == 0 else None, title, scale, width=width + (1.0 if k == 0 else 0.0))
