@@ -255,7 +255,7 @@ class ActivationPlot(VGroup):
         self.curves, self.legend = VGroup(), VGroup()
         for name, (xs, ys) in curves.items():
             own = name == act or (name.startswith("gelu") and act.startswith("gelu"))
-            color, width = (roles().focus, 4) if own else (muted, 2.5)
+            color, width = (roles().ffn, 4) if own else (muted, 2.5)
             line = VMobject(stroke_color=color, stroke_width=width)
             line.set_points_as_corners([self.axes.c2p(x, y) for x, y in zip(xs, ys)])
             swatch = Line(LEFT * 0.25, RIGHT * 0.25, stroke_color=color, stroke_width=width)
