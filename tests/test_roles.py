@@ -80,6 +80,14 @@ def test_topic_code_names_no_colour(path):
     assert not found, f"{path.relative_to(ROOT)} names colours itself (take them from roles()): {found}"
 
 
+def test_only_the_kit_s_roles_and_theme_hold_colour_values():
+    """Colour values live in scenes/kit/roles.py (roles) and scenes/kit/theme.py (neutrals), nowhere else."""
+    homes = {ROOT / "scenes" / "kit" / "roles.py", ROOT / "scenes" / "kit" / "theme.py"}
+    found = {str(p.relative_to(ROOT)): hits for p in sorted((ROOT / "scenes").rglob("*.py")) if p not in homes
+             for hits in [[h for h in colour_literals(p.read_text(encoding="utf-8")) if "hex" in h]] if hits}
+    assert not found, f"colour values outside the kit's roles and theme: {found}"
+
+
 def lab(hex_colour: str) -> np.ndarray:
     """CIELAB (D65) of an sRGB hex colour."""
     rgb = np.array([int(hex_colour.lstrip("#")[i:i + 2], 16) / 255 for i in (0, 2, 4)])
