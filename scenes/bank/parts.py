@@ -364,7 +364,7 @@ class SumRow(VGroup):
         size = dict(cell_width=0.95, cell_height=0.55, font_size=NUMBER_SIZE)
         depth = terms[-1].last
         self.cols = VGroup(*[VectorColumn(t.vector, title=term_formula(t), **size) for t in terms])
-        self.result = VectorColumn(final, title=formula(f"x_{depth}", 34, roles().focus),
+        self.result = VectorColumn(final, title=formula(f"x_{depth}", 34, roles().stream),
                                    **size)
         self.signs = VGroup(*[formula("+", 34) for _ in terms[1:]])
         self.equals = formula("=", 40)
