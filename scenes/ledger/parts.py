@@ -38,6 +38,7 @@ from scenes.ledger.script import count, short
 NAMES = {"W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "W_O": "W_O", "W_in": 'W_"in"', "W_out": 'W_"out"',
          "W_gate": 'W_"gate"', "W_up": 'W_"up"', "W_down": 'W_"down"'}  # each matrix's name in Typst math
 ATTENTION = ("W_Q", "W_K", "W_V", "W_O")
+FORMULA_TO_LABEL = 1.35  # a Typst formula's W is 0.73 of a label's digits at one font size: matched here
 NAME_SIZE, SHAPE_SIZE = NUMBER_SIZE, 24  # a name is a formula, a shape a label: both at the kit's floor
 GAP = 0.08  # between matrices, in units of d
 
@@ -171,7 +172,8 @@ class LedgerTable(VGroup):
         """A new row under the last (not yet added to the scene); ``rule`` draws a line above it."""
         y = self.top - self.pitch * len(self.rows)
         color = color or theme().text
-        name_m = formula(NAMES[name], self.size, color) if name in NAMES else label(name, self.size, color)
+        name_m = (formula(NAMES[name], self.size * FORMULA_TO_LABEL, color) if name in NAMES  # W_Q set as maths
+                  else label(name, self.size, color))
         name_m.move_to([self.left, y, 0], aligned_edge=LEFT)
         value_m = label(count(value), self.size, color)  # the house number face: tabular figures
         value_m.move_to([self.right, y, 0], aligned_edge=RIGHT)
