@@ -150,3 +150,21 @@ def test_the_legend_is_drawn_from_the_roles(tmp_path):
             pixel = docs.getpixel(((left + right) // 2, (top + bottom) // 2))
             want = tuple(int(colour.lstrip("#")[i:i + 2], 16) for i in (0, 2, 4))
             assert pixel == want, f"docs/img/roles.png is stale at {name}/{row}: rerun scripts/role_legend.py"
+
+
+def test_a_check_is_a_muted_line_at_the_floor():
+    from manim import ManimColor
+
+    from scenes.kit import LABEL_SIZE, check_line, theme
+    line = check_line("max |difference| < 10⁻¹²")
+    texts = [m for m in line.family_members_with_points() if m.has_points()]
+    assert texts and all(ManimColor(m.get_color()).to_hex().upper() == theme().muted.upper() for m in texts)
+    assert {part.font_size for part in line} == {LABEL_SIZE}
+
+
+def test_tokens_take_neutrals_not_roles():
+    from scenes.kit import theme, token_color
+    shades = [token_color(i, 3).upper() for i in range(3)]
+    assert shades[0] == theme().text.upper() and shades[-1] == theme().muted.upper()
+    taken = {c.upper() for r in ROLES.values() for c in (*(getattr(r, n) for n in SINGLE_ROLES), *r.heads)}
+    assert not taken & set(shades)
