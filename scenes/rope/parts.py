@@ -46,6 +46,7 @@ from manim import (
 )
 
 from scenes.kit import (
+    NUMBER_SIZE,
     SAFE_LEFT,
     SAFE_RIGHT,
     AddNode,
@@ -569,16 +570,16 @@ class RopeDiagram(VGroup):
         col = {"q": -2.65, "k": -0.45, "v": 1.25}
         y_in, y_w, y_rot, y_score, y_mix, y_out = -2.62, -1.72, -0.76, 0.2, 1.08, 1.95
         inp = Box("LN(x)", [(col["q"] + col["v"]) / 2, y_in], (col["v"] - col["q"] + 1.1, 0.6), font_size=24)
-        wq = Box(formula("W_Q", 24), (0, 0), (1.1, 0.6), roles().query, font_size=24).move_to([col["q"], y_w, 0])
-        wk = Box(formula("W_K", 24), (0, 0), (1.1, 0.6), roles().key, font_size=24).move_to([col["k"], y_w, 0])
-        wv = Box(formula("W_V", 24), (0, 0), (1.1, 0.6), roles().value, font_size=24).move_to([col["v"], y_w, 0])
+        wq = Box(formula("W_Q", NUMBER_SIZE), (0, 0), (1.1, 0.6), roles().query).move_to([col["q"], y_w, 0])
+        wk = Box(formula("W_K", NUMBER_SIZE), (0, 0), (1.1, 0.6), roles().key).move_to([col["k"], y_w, 0])
+        wv = Box(formula("W_V", NUMBER_SIZE), (0, 0), (1.1, 0.6), roles().value).move_to([col["v"], y_w, 0])
         rq = Box(_("rotate q\nby position"), [col["q"], y_rot], (1.6, 0.9), color=roles().position, tint=0.25,
                  font_size=24)
         rk = Box(_("rotate k\nby position"), [col["k"], y_rot], (1.6, 0.9), color=roles().position, tint=0.25,
                  font_size=24)
         score = Box("q·k / √d → softmax", [(col["q"] + col["k"]) / 2, y_score], (3.0, 0.6), font_size=24)
         mix = Box("A · V", (0, 0), (1.6, 0.6), font_size=24).move_to([col["v"] - 0.3, y_mix, 0])
-        wo = Box(formula("W_O", 24), (0, 0), (1.1, 0.6), font_size=24).move_to([col["v"] - 0.3, y_out, 0])
+        wo = Box(formula("W_O", NUMBER_SIZE), (0, 0), (1.1, 0.6)).move_to([col["v"] - 0.3, y_out, 0])
         v_note = VGroup(label(_("values:"), 24, t.muted), label(_("no rotation"), 24, t.muted)).arrange(DOWN, buff=0.06)
         v_note.next_to([col["v"], (y_w + y_mix) / 2, 0], RIGHT, buff=0.12)
         frame = RoundedRectangle(corner_radius=0.15, width=7.2, height=5.35, stroke_color=t.faint,
