@@ -15,7 +15,19 @@ import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Group, Line, Rectangle, VGroup
 
 from scenes.attribution.numbers import OTHERS
-from scenes.kit import LABEL_SIZE, SAFE_LEFT, SAFE_RIGHT, SAFE_TOP, HeatStrip, fit_inside, label, number, theme
+from scenes.kit import (
+    LABEL_SIZE,
+    SAFE_LEFT,
+    SAFE_RIGHT,
+    SAFE_TOP,
+    HeatStrip,
+    fit_inside,
+    head_color,
+    label,
+    number,
+    roles,
+    theme,
+)
 from scenes.kit.i18n import _
 from scenes.kit.layout import NUMBER_SIZE
 
@@ -24,11 +36,26 @@ CONTEXT_Y = SAFE_TOP - 0.2  # the context line at the top of every step
 MAX_CONTEXT = 8  # tokens shown before the followed one (earlier ones become '…')
 
 
+SHOWN_FIXED = {"pos_embed": "pos embed", "ln_final.b": "LN bias", "b_U": "b\u1d64"}  # bᵤ: no engine name on screen
+
+
 def shown_name(name: str) -> str:
-    """A term's name as drawn: the components' own names ('L1H2', 'embed'), '5 others' in the video's language."""
+    """A term's name as drawn: the components' tags ('L1H2', 'L0MLP', 'embed', 'L0 bₒ' for a layer's output
+    bias), '5 others' in the video's language; never an engine tensor name."""
     if m := re.fullmatch(rf"(\d+) {OTHERS}", name):
         return _("{count} others", count=int(m[1]))
-    return name
+    if m := re.fullmatch(r"L(\d+)b_O", name):
+        return f"L{m[1]} b\u2092"
+    return SHOWN_FIXED.get(name, name)
+
+
+def component_color(name: str) -> str:
+    """A component's role colour: a head's hue (L1H2), the FFN's for an MLP, attention's for b_O, else the stream's."""
+    if m := re.fullmatch(r"L\d+H(\d+)", name):
+        return head_color(int(m[1]))
+    if name.endswith("MLP"):
+        return roles().ffn
+    return roles().attn if "b_O" in name else roles().stream
 
 
 def fitted(text: str, size: float, width: float, color: str | None = None):
@@ -51,12 +78,12 @@ class ContextLine(VGroup):
     def __init__(self, strings: Sequence[str], index: int, predicted: str, probability: float) -> None:
         super().__init__()
         self.arrow = label("→", TEXT_SIZE, theme().text)
-        self.prediction = label(f"'{predicted}'", TEXT_SIZE, theme().accent)
-        self.percent = number(100 * probability, 1, NUMBER_SIZE, theme().accent, unit="%")
+        self.prediction = label(f"'{predicted}'", TEXT_SIZE, roles().focus)
+        self.percent = number(100 * probability, 1, NUMBER_SIZE, roles().focus, unit="%")
         first = max(0, index - MAX_CONTEXT)
         while True:
             shown = (["…"] if first else []) + list(strings[first:index + 1])
-            colors = [theme().muted] * (len(shown) - 1) + [theme().accent]
+            colors = [theme().muted] * (len(shown) - 1) + [roles().focus]
             self.tokens = VGroup(*[fitted(s, TEXT_SIZE, 1.6, c) for s, c in zip(shown, colors)])
             self.tokens.arrange(RIGHT, buff=0.16, aligned_edge=DOWN)
             width = self.tokens.width + self.arrow.width + self.prediction.width + self.percent.width + 3 * 0.2
@@ -114,7 +141,7 @@ class LensRows(VGroup):
             row = VGroup(label(name, TEXT_SIZE, theme().text).move_to([SAFE_LEFT, y, 0], aligned_edge=LEFT))
             percents = []
             for j, (tok, p) in enumerate(zip(toks, ps)):
-                color = theme().accent if tok == predicted else theme().muted
+                color = roles().focus if tok == predicted else theme().muted
                 x = left + j * cell
                 pct = number(100 * float(p), 1, NUMBER_SIZE, color, unit="%")
                 name_mob = fitted(f"'{tok}'", TEXT_SIZE, cell - pct.width - 0.4, color)
@@ -152,7 +179,7 @@ class AttributionBars(VGroup):
         height = min(0.3, pitch * 0.6)
         for j, (name, v) in enumerate(items):
             y = top - j * pitch
-            color = theme().positive if v >= 0 else theme().negative
+            color = roles().positive if v >= 0 else roles().negative
             width = max(abs(v) * unit, 1e-3)
             bar = Rectangle(width=width, height=height, stroke_width=0, fill_color=color, fill_opacity=0.9)
             bar.move_to([self.zero_x, y, 0], aligned_edge=LEFT if v >= 0 else RIGHT)

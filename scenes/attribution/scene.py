@@ -44,6 +44,7 @@ from scenes.attribution.parts import (
     DepthChart,
     LensRows,
     TermRows,
+    component_color,
 )
 from scenes.attribution.script import PLACES, depth_name, depth_short, power_of_ten, script, verdict
 from scenes.kit import (
@@ -52,14 +53,15 @@ from scenes.kit import (
     HeatStrip,
     StepScene,
     Topic,
+    check_line,
     colour_scale,
     fit_inside,
     fmt,
     label,
     number,
+    roles,
     step,
     theme,
-    with_power,
 )
 from scenes.kit.i18n import N_, _
 
@@ -124,8 +126,8 @@ class AttributionScene(StepScene):
         sum_name = label(_("Σ terms"), TEXT_SIZE, theme().text).move_to([SAFE_LEFT, SUM_Y, 0], aligned_edge=LEFT)
         self.play(FadeIn(self.context), FadeIn(heads), run_time=1.0)
         self.cue(1)
-        self.play(Indicate(self.context.prediction, color=theme().accent),  # parts, not a new group: the line
-                  Indicate(self.context.percent, color=theme().accent), run_time=1.0)  # stays one mobject
+        self.play(Indicate(self.context.prediction, color=roles().focus),  # parts, not a new group: the line
+                  Indicate(self.context.percent, color=roles().focus), run_time=1.0)  # stays one mobject
         self.cue(2)
         self.play(FadeIn(rule), FadeIn(sum_name), FadeIn(total), FadeIn(total_norm), run_time=0.8)
         for g, partial in enumerate(running):
@@ -141,9 +143,9 @@ class AttributionScene(StepScene):
                                                                             aligned_edge=LEFT),
                             number(float(np.linalg.norm(resid_final)), PLACES, NUMBER_SIZE).move_to(
                                 [SAFE_RIGHT, STREAM_Y, 0], aligned_edge=RIGHT))
-        bound = with_power(_("|Σ terms − stream| < {bound} everywhere",
-                              bound=power_of_ten(self.numbers.bound_exponent)),
-                            NUMBER_SIZE, theme().accent).move_to([STRIP_LEFT, BOUND_Y, 0], aligned_edge=LEFT)
+        bound = check_line(_("|Σ terms − stream| < {bound} everywhere",
+                             bound=power_of_ten(self.numbers.bound_exponent))).move_to([STRIP_LEFT, BOUND_Y, 0],
+                                                                                        aligned_edge=LEFT)
         self.cue(5)
         self.play(FadeIn(stream_row), FadeIn(stream), run_time=0.8)
         self.play(FadeIn(bound, shift=UP * 0.1), run_time=0.8)
@@ -161,7 +163,7 @@ class AttributionScene(StepScene):
                                            self.numbers.lens_probs[depths], predicted, LENS_TOP,
                                            pitch(len(depths), LENS_TOP, LENS_BOTTOM, 1.2)))
         chart = self.track("lens_predicted", DepthChart([depth_short(d) for d in depths],
-                                                        self.numbers.lens_predicted[depths], theme().accent))
+                                                        self.numbers.lens_predicted[depths], roles().focus))
         chart_name = label(_("p('{token}') by depth", token=predicted), TEXT_SIZE, theme().text)
         chart_name.move_to([SAFE_LEFT, CHART_Y + 0.5, 0], aligned_edge=LEFT)
         chart.shift([chart_name.get_right()[0] + 0.6 - chart.get_left()[0], CHART_Y - chart[0][0].get_y(), 0])
@@ -177,7 +179,7 @@ class AttributionScene(StepScene):
         self.cue(4)
         final = rows.rows[-1]
         hits = [cell for cell, tok in zip(final[1:], self.numbers.lens_strings[depths[-1]]) if tok == predicted]
-        self.play(*[Indicate(c, color=theme().accent) for c in hits] or [Indicate(final)], run_time=1.0)
+        self.play(*[Indicate(c, color=roles().focus) for c in hits] or [Indicate(final)], run_time=1.0)
 
     @step
     def direct_logit(self) -> None:
@@ -190,9 +192,9 @@ class AttributionScene(StepScene):
                                                           pitch(len(items), BARS_TOP, BARS_BOTTOM, 0.42),
                                                           SAFE_LEFT + 1.9, SAFE_RIGHT - 1.2))
         total = VGroup(label(_("Σ bars"), TEXT_SIZE, theme().text),
-                       number(sum(v for _, v in items), PLACES, NUMBER_SIZE, theme().accent),
+                       number(sum(v for _, v in items), PLACES, NUMBER_SIZE, roles().focus),
                        label(_("·   the forward's logit of {target}", target=target), TEXT_SIZE, theme().text),
-                       number(self.numbers.logit, PLACES, NUMBER_SIZE, theme().accent)).arrange(RIGHT, buff=0.25)
+                       number(self.numbers.logit, PLACES, NUMBER_SIZE, roles().focus)).arrange(RIGHT, buff=0.25)
         total.move_to([0, TOTAL_Y, 0])
         self.play(FadeIn(title), FadeIn(bars.axis), run_time=0.6)
         self.cue(1)
@@ -200,9 +202,9 @@ class AttributionScene(StepScene):
                   *[GrowFromEdge(row[1], LEFT if v >= 0 else RIGHT) for row, (_, v) in zip(bars.bars, items)],
                   run_time=1.4)
         self.cue(2)
-        self.play(Indicate(bars.bars[0], scale_factor=ROW_GROWTH, color=theme().accent), run_time=1.0)
+        self.play(Indicate(bars.bars[0], scale_factor=ROW_GROWTH, color=roles().focus), run_time=1.0)
         self.cue(3)
-        self.play(Indicate(bars.bars[1], scale_factor=ROW_GROWTH, color=theme().accent), run_time=1.0)
+        self.play(Indicate(bars.bars[1], scale_factor=ROW_GROWTH, color=roles().focus), run_time=1.0)
         self.cue(4)
         self.play(FadeIn(total, shift=UP * 0.1), run_time=0.8)
 
@@ -213,7 +215,7 @@ class AttributionScene(StepScene):
         how = _("zero ablation") if ablated[0].mode == "zero" else _("mean ablation: its mean over the positions")
         title = self.heading(_("remove one component ({how}), run the model again", how=how))
         panels = []
-        for a, color, y in zip(ablated, (theme().accent, theme().positive), (2.75, 0.45)):
+        for a, color, y in zip(ablated, [component_color(a.name) for a in ablated], (2.75, 0.45)):
             panel = AblationPanel(_("without {name}  (its direct bar {value})", name=a.name,
                                     value=fmt(self.numbers.attrs[a.name], PLACES)),
                                   self.numbers.predicted_string, self.numbers.probability, a.probability,
@@ -228,7 +230,7 @@ class AttributionScene(StepScene):
         self.cue(2)
         self.play(FadeIn(VGroup(panels[0].bars[1], panels[0].top_line), shift=RIGHT * 0.1), run_time=1.2)
         self.cue(3)
-        self.play(Indicate(panels[1].heading, color=theme().positive), run_time=1.0)
+        self.play(Indicate(panels[1].heading, color=component_color(ablated[1].name)), run_time=1.0)
         self.cue(4)
         self.play(FadeIn(VGroup(panels[1].bars[1], panels[1].top_line), shift=RIGHT * 0.1), run_time=1.2)
         self.cue(5)

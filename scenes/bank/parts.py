@@ -57,6 +57,7 @@ from scenes.kit import (
     keep_on_screen,
     label,
     number,
+    roles,
     theme,
     tick_step,
 )
@@ -130,7 +131,7 @@ class Sentence(VGroup):
             mine = i == followed
             text = label(tok, 28, theme().text if mine else theme().muted)
             box = RoundedRectangle(corner_radius=0.08, width=text.width + 0.35, height=0.62,
-                                   stroke_color=theme().accent if mine else theme().muted,
+                                   stroke_color=roles().focus if mine else theme().muted,
                                    stroke_width=3 if mine else 1.2)
             self.add(VGroup(box, text.move_to(box)))
         self.arrange(RIGHT, buff=0.22).move_to([SENTENCE_X, SENTENCE_Y, 0])
@@ -145,7 +146,7 @@ class Switch(VGroup):
 
     def __init__(self, on: bool) -> None:
         super().__init__()
-        color = theme().update if on else theme().negative
+        color = roles().stream if on else roles().focus
         pill = RoundedRectangle(corner_radius=0.2, width=0.9, height=0.4, stroke_color=color,
                                 stroke_width=2.5, fill_color=color, fill_opacity=0.25)
         knob = Circle(radius=0.15, color=color, fill_color=color, fill_opacity=1, stroke_width=0)
@@ -159,8 +160,8 @@ class OverwriteNode(VGroup):
 
     def __init__(self, radius: float = 0.22) -> None:
         super().__init__()
-        circle = Circle(radius=radius, color=theme().negative, stroke_width=3)
-        arrow = Arrow(RIGHT * 0.14, LEFT * 0.14, buff=0, color=theme().negative, stroke_width=3,
+        circle = Circle(radius=radius, color=roles().focus, stroke_width=3)
+        arrow = Arrow(RIGHT * 0.14, LEFT * 0.14, buff=0, color=roles().focus, stroke_width=3,
                       max_tip_length_to_length_ratio=0.45)
         self.add(circle, arrow)
 
@@ -251,7 +252,7 @@ class BlockPanel(VGroup):
         bar_w = pitch * (1 - RELU_GAP_SHARE)
         self.relu_bars = VGroup()
         for j, h in enumerate(mlp_post):
-            bar = Rectangle(width=bar_w, height=self.relu_height(h), fill_color=theme().positive, fill_opacity=0.9,
+            bar = Rectangle(width=bar_w, height=self.relu_height(h), fill_color=roles().positive, fill_opacity=0.9,
                             stroke_width=0)
             bar.move_to([RELU_LEFT + j * pitch + bar_w / 2, RELU_BASE_Y, 0], aligned_edge=DOWN)
             self.relu_bars.add(bar)
@@ -267,7 +268,7 @@ class BlockPanel(VGroup):
 
     def attention_arrow(self, to: np.ndarray) -> Arrow:
         """The attention half's output arrow to the point ``to`` (the Δ column)."""
-        return Arrow([PANEL_LEFT + 0.05, to[1], 0], to, buff=0.05, color=theme().update, stroke_width=4,
+        return Arrow([PANEL_LEFT + 0.05, to[1], 0], to, buff=0.05, color=roles().attn, stroke_width=4,
                      max_tip_length_to_length_ratio=0.35)
 
     def ffn_arrows(self, to: np.ndarray) -> tuple[Arrow, Arrow]:
@@ -275,7 +276,7 @@ class BlockPanel(VGroup):
         into = Arrow(self.norm_col.get_right(), [RELU_LEFT - 0.1, self.norm_col.get_y(), 0], buff=0.08,
                      color=theme().muted, stroke_width=3, max_tip_length_to_length_ratio=0.3)
         start_y = min(-0.9, to[1] - 0.75)  # below a tall Δ column's corner, so the arrow still climbs to it
-        out = Arrow([PANEL_LEFT + 0.05, start_y, 0], to, buff=0.1, color=theme().update, stroke_width=4,
+        out = Arrow([PANEL_LEFT + 0.05, start_y, 0], to, buff=0.1, color=roles().ffn, stroke_width=4,
                     max_tip_length_to_length_ratio=0.2)
         return into, out
 
@@ -344,7 +345,7 @@ class RunningPlot(VGroup):
         for b in range(0, depth + 1, step_x):
             ticks.add(label(str(b), TEXT_SIZE, theme().muted).next_to(self.axes.c2p(b, lo), DOWN, buff=X_TICK_GAP))
         x_name = label(_("after block"), TEXT_SIZE, theme().muted).next_to(self.axes, DOWN, buff=0.5)
-        self.colors = (theme().accent, theme().stream)
+        self.colors = (roles().focus, roles().stream)
         legend = VGroup()
         self.legend_numbers = VGroup()
         for k, name in enumerate(names):
@@ -381,11 +382,11 @@ class RunningPlot(VGroup):
 def term_formula(t: Term) -> Formula:
     """A summand's name: x_0, Δ^(b)_attn, Δ^(b)_ffn, or Σ_{a..b} Δ for folded blocks."""
     if t.label == "x0":
-        return formula("x_0", 34, theme().stream)
+        return formula("x_0", 34, roles().stream)
     if t.first != t.last:
-        return formula(f"inline(sum_({t.first}..{t.last})) Delta", 34, theme().update)
+        return formula(f"inline(sum_({t.first}..{t.last})) Delta", 34, theme().text)
     kind = "attn" if t.label.startswith("attn") else "ffn"
-    return formula(f'Delta^(({t.first}))_"{kind}"', 34, theme().update)
+    return formula(f'Delta^(({t.first}))_"{kind}"', 34, getattr(roles(), kind))
 
 
 class SumRow(VGroup):
@@ -398,7 +399,7 @@ class SumRow(VGroup):
         size = dict(cell_width=0.95, cell_height=cell_height(len(final), SUM_SPAN, most=1.1), font_size=NUMBER_SIZE)
         depth = terms[-1].last
         self.cols = VGroup(*[VectorColumn(t.vector, title=term_formula(t), **size) for t in terms])
-        self.result = VectorColumn(final, title=formula(f"x_{depth}", 34, theme().accent),
+        self.result = VectorColumn(final, title=formula(f"x_{depth}", 34, roles().stream),
                                    **size)
         self.signs = VGroup(*[formula("+", 34) for _ in terms[1:]])
         # residual on, the columns are an equation of rounded numbers: '=' when their digits add up, else '≈'
@@ -423,15 +424,15 @@ class SumRow(VGroup):
         self.total = np.sum([t.vector for t in terms], axis=0)  # (k, d) -> (d,)
         if residual:
             self.note = wrapped(_("x₀ + every correction = {total}  =  the stream", total=fmt_vec(self.total)), 24,
-                                SAFE_RIGHT - SAFE_LEFT, theme().update)
+                                SAFE_RIGHT - SAFE_LEFT, roles().stream)
             self.cross = VGroup()
         else:
             self.note = label(_("overwritten: only block {depth}'s last output is left", depth=depth), 24,
-                              theme().negative)
+                              roles().focus)
             first = self.cols[0].cells
             self.cross = VGroup(Line(first.get_corner(UL), first.get_corner(DOWN + RIGHT)),
                                 Line(first.get_corner(DOWN + LEFT), first.get_corner(UP + RIGHT)))
-            self.cross.set_stroke(theme().negative, 5)
+            self.cross.set_stroke(roles().focus, 5)
         self.approx = VGroup()  # why the equation reads ≈, said once under the note
         if self.added is not None and not self.added.adds_up:
             self.approx = wrapped(self.added.note(), TEXT_SIZE, SAFE_RIGHT - SAFE_LEFT, theme().muted)
@@ -480,7 +481,7 @@ class DepthMap(VGroup):
         ribbon_x = left + ribbon_w / 2
         block_x = left + ribbon_w + 0.2 + block_w / 2
         bar_left = block_x + block_w / 2 + 0.15
-        color = theme().update if residual else theme().negative
+        color = roles().stream if residual else roles().focus
         blocks, self.bars, self.values = VGroup(), VGroup(), VGroup()
         for i, v in enumerate(self.heights):
             y = bottom + (i + 0.5) * h
@@ -493,13 +494,13 @@ class DepthMap(VGroup):
             bar.move_to([bar_left, y, 0], aligned_edge=LEFT)
             self.bars.add(bar)
             self.values.add(number(float(v), 2, NUMBER_SIZE, color).next_to(bar, RIGHT, buff=0.1))
-        entrance_text = label(_("entrance: x₀"), TEXT_SIZE, theme().stream)
+        entrance_text = label(_("entrance: x₀"), TEXT_SIZE, roles().stream)
         entrance = RoundedRectangle(corner_radius=0.08, width=max(block_w + ribbon_w + 0.4, entrance_text.width + 0.3),
-                                    height=0.5, stroke_color=theme().stream, stroke_width=2)
+                                    height=0.5, stroke_color=roles().stream, stroke_width=2)
         entrance.move_to([left + (ribbon_w + 0.2 + block_w) / 2, MAP_ENTRANCE_Y, 0])
         entrance_text.move_to(entrance)
         self.build_ribbon(ribbon_x, entrance.get_top()[1], bottom, top, ribbon_w)
-        self.ribbon_name = label("x₀", TEXT_SIZE, theme().stream if residual else theme().muted)
+        self.ribbon_name = label("x₀", TEXT_SIZE, roles().stream if residual else theme().muted)
         self.ribbon_name.next_to([ribbon_x, top, 0], UP, buff=0.1)
         self.head = formula('norm(x - x_0)' if residual else 'norm(x) = norm("last output")', 36, color)
         self.head.next_to([bar_left, top, 0], UP, buff=0.12)
@@ -517,17 +518,17 @@ class DepthMap(VGroup):
         below the block rows, a dashed ghost above it and a red cut (``cut``)."""
         self.cut = VGroup()
         if self.residual:
-            self.ribbon = Rectangle(width=width, height=top - bottom, fill_color=theme().stream,
+            self.ribbon = Rectangle(width=width, height=top - bottom, fill_color=roles().stream,
                                     fill_opacity=0.85, stroke_width=0)
             self.ribbon.move_to([x, (top + bottom) / 2, 0])
             return
         stub_top = min(rows_bottom, bottom + 0.35)
-        self.ribbon = Rectangle(width=width, height=stub_top - bottom, fill_color=theme().stream,
+        self.ribbon = Rectangle(width=width, height=stub_top - bottom, fill_color=roles().stream,
                                 fill_opacity=0.85, stroke_width=0)
         self.ribbon.move_to([x, (stub_top + bottom) / 2, 0])
         ghost = DashedLine([x, stub_top + 0.3, 0], [x, top, 0], color=theme().faint, stroke_width=2)
         slash = VGroup(*[Line([x - 0.2, stub_top + dy - 0.07, 0], [x + 0.2, stub_top + dy + 0.07, 0],
-                              color=theme().negative, stroke_width=4) for dy in (0.05, 0.17)])
+                              color=roles().focus, stroke_width=4) for dy in (0.05, 0.17)])
         self.cut.add(ghost, slash)
 
     @property
@@ -591,10 +592,10 @@ class Verdict(VGroup):
         super().__init__()
         if residual:
             lines = [_("x₀ runs unbroken to the top:"), _("the corrections pile up"), _("on top of the input.")]
-            color = theme().update
+            color = roles().stream
         else:
             lines = [_("The stream is alive"), _("but has forgotten its input.")]
-            color = theme().negative
+            color = roles().focus
         if compact:
             lines = [" ".join(lines)]
         self.add(*[label(line, 26, color) for line in lines])

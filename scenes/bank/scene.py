@@ -56,7 +56,7 @@ from scenes.bank.parts import (
     sub,
 )
 from scenes.bank.script import script
-from scenes.kit import AddNode, Formula, StepScene, Topic, formula, head_color, label, step, theme, value_color
+from scenes.kit import AddNode, Formula, StepScene, Topic, formula, head_color, label, roles, step, theme, value_color
 from scenes.kit.i18n import N_, _
 from scenes.kit.readable import TEXT_SIZE
 
@@ -91,12 +91,12 @@ class BankScene(StepScene):
             label_size=TEXT_SIZE))
         self.stream.title.align_to(self.stream.cells, RIGHT)  # clear of the Δ column's name
         self.stream.log("x0")
-        self.status = label(_("input x₀"), TEXT_SIZE, theme().stream).next_to(self.stream.cells, DOWN, buff=0.18)
+        self.status = label(_("input x₀"), TEXT_SIZE, roles().stream).next_to(self.stream.cells, DOWN, buff=0.18)
         switch = Switch(self.numbers.residual).move_to([*SWITCH_AT, 0])
         self.build_block()
         panel = self.panel
         self.play(LaggedStart(*[FadeIn(w, shift=DOWN * 0.2) for w in self.words], lag_ratio=0.2))
-        self.play(Indicate(self.words[self.numbers.position], color=theme().accent))
+        self.play(Indicate(self.words[self.numbers.position], color=roles().focus))
         self.cue(_("enters"))
         self.play(FadeIn(self.stream, shift=DOWN * 0.3), FadeIn(self.status), FadeIn(switch), FadeIn(panel.frame),
                   FadeIn(panel.title), FadeIn(panel.attn_title), FadeIn(panel.ffn_title), FadeIn(self.plot))
@@ -114,7 +114,7 @@ class BankScene(StepScene):
     def first_attention(self) -> None:
         blk, residual = self.numbers.run.blocks[0], self.numbers.residual
         self.delta = self.track("deltas", WalkColumn(
-            blk["attn_out"], DELTA_X, title=formula(sub("attn"), 36, theme().update)))
+            blk["attn_out"], DELTA_X, title=formula(sub("attn"), 36, roles().attn)))
         node = (AddNode(0.22, theme().text) if residual else OverwriteNode()).move_to([ADD_X, self.delta_y, 0])
         formula_y = min(FORMULA_AT[1], self.status.get_bottom()[1] - FORMULA_GAP)  # below a tall column's status
         self.formula = self.formula_for("attn").move_to([FORMULA_AT[0], formula_y, 0])
@@ -131,8 +131,7 @@ class BankScene(StepScene):
         self.combine(blk["resid_mid"], "0_resid_mid", entry_by_entry=True)
         self.status_to(_("after block {b} · attention", b=1))
         self.cue(3)
-        self.play(Indicate(self.stream.entry(self.numbers.identity),
-                           color=theme().accent if residual else theme().negative))
+        self.play(Indicate(self.stream.entry(self.numbers.identity), color=roles().focus))
 
     @step
     def first_ffn(self) -> None:
@@ -170,8 +169,7 @@ class BankScene(StepScene):
             self.status_to(_("after block {b}", b=b + 1), run_time=0.3 * speed)
             self.play(*self.plot.extend(b + 1), run_time=0.4 * speed)
         self.cue(-1)  # the sentence that reads the identity's range
-        self.play(Indicate(self.stream.entry(self.numbers.identity), color=theme().accent if self.numbers.residual
-                           else theme().negative))
+        self.play(Indicate(self.stream.entry(self.numbers.identity), color=roles().focus))
 
     # -- the sum and the depth map ----------------------------------------------------------------------
 
@@ -187,13 +185,13 @@ class BankScene(StepScene):
         self.play(FadeIn(row.equals), FadeIn(row.result))
         if residual:
             self.cue(_("still a term"))
-            self.play(FadeIn(row.note), Indicate(row.cols[0], color=theme().stream))
+            self.play(FadeIn(row.note), Indicate(row.cols[0], color=roles().stream))
         else:
             faded = VGroup(*row.cols[:-1], *row.signs)
             self.cue(_("last output alone"))
             self.play(faded.animate.set_opacity(0.3), Create(row.cross), FadeIn(row.note))
             self.cue(_("overwritten"))
-            self.play(Indicate(row.cols[-1], color=theme().negative), Indicate(row.result, color=theme().negative))
+            self.play(Indicate(row.cols[-1], color=roles().focus), Indicate(row.result, color=roles().focus))
 
     @step
     def depth_map(self) -> None:
@@ -232,10 +230,10 @@ class BankScene(StepScene):
         """The sublayer's correction arrives: the Δ column takes its values and its name."""
         self.delta.set_values(values)
         self.delta.log(key)
-        title = formula(sub(name), 36, theme().update).move_to(self.delta.title)
+        title = formula(sub(name), 36, getattr(roles(), name)).move_to(self.delta.title)
         update = self.formula_for(name).move_to(self.formula)
         self.play(Transform(self.delta.title, title), Transform(self.formula, update),
-                  Indicate(self.delta.cells, color=theme().update, scale_factor=1.05), *(extra or []),
+                  Indicate(self.delta.cells, color=getattr(roles(), name), scale_factor=1.05), *(extra or []),
                   run_time=run_time)
 
     def combine(self, after: np.ndarray, key: str, entry_by_entry: bool = False, run_time: float = 1.0) -> None:
@@ -258,7 +256,7 @@ class BankScene(StepScene):
 
     def add_entry_by_entry(self, after: np.ndarray) -> None:
         stream, delta = self.stream, self.delta
-        box = SurroundingRectangle(VGroup(stream.entry(0), delta.entry(0)), color=theme().accent, buff=0.06,
+        box = SurroundingRectangle(VGroup(stream.entry(0), delta.entry(0)), color=roles().focus, buff=0.06,
                                    stroke_width=2.5)
         self.play(Create(box), run_time=0.4)
         for i, v in enumerate(after):
@@ -275,7 +273,7 @@ class BankScene(StepScene):
         self.play(FadeOut(box), run_time=0.3)
 
     def status_to(self, text: str, run_time: float = 0.4) -> None:
-        new = label(text, TEXT_SIZE, theme().stream).move_to(self.status)
+        new = label(text, TEXT_SIZE, roles().stream).move_to(self.status)
         self.play(Transform(self.status, new), run_time=run_time)
         self.remove(self.status)  # the new text itself stays (a Transform keeps the old one's glyphs and name)
         self.add(new)

@@ -50,6 +50,7 @@ from scenes.kit import (
     Formula,
     LabelledAxes,
     MatrixGrid,
+    check_line,
     fit_inside,
     fmt,
     fmt_bound,
@@ -57,7 +58,9 @@ from scenes.kit import (
     head_color,
     label,
     pct,
+    roles,
     theme,
+    token_color,
 )
 from scenes.kit.i18n import _
 from scenes.kit.readable import NUMBER_CELL, NUMBER_SIZE, TEXT_SIZE, with_power, wrapped
@@ -144,15 +147,15 @@ class BlockOutline(VGroup):
             boxes.append(box)
             self.add(c, *([] if on_branch else [box]))
         c1, c2 = circuits
-        for circuit, color in ((c1, t.accent), (c2, t.update)):
+        for circuit, color in ((c1, roles().attn), (c2, roles().ffn)):
             circuit.sublayer_box.rect.set_stroke(color)
             circuit.write_path.set_color(color)
-        x_in = formula("X", 40, t.stream).move_to([SAFE_LEFT + 0.6, 0, 0])
-        z_out = formula("Z", 40, t.stream).move_to([SAFE_RIGHT - 0.55, 0, 0])
-        y_mark = formula("Y", OUTLINE_TEXT, t.stream).move_to([1.2, -0.38, 0])
+        x_in = formula("X", 40, roles().stream).move_to([SAFE_LEFT + 0.6, 0, 0])
+        z_out = formula("Z", 40, roles().stream).move_to([SAFE_RIGHT - 0.55, 0, 0])
+        y_mark = formula("Y", OUTLINE_TEXT, roles().stream).move_to([1.2, -0.38, 0])
         side = RIGHT if on_branch else LEFT  # post-norm's norm box sits right of each ⊕
-        d1 = formula(ATTN, OUTLINE_TEXT, t.accent).next_to(c1.add_node, side, buff=0.12).shift(UP * 0.5)
-        d2 = formula(FFN, OUTLINE_TEXT, t.update).next_to(c2.add_node, side, buff=0.12).shift(UP * 0.5)
+        d1 = formula(ATTN, OUTLINE_TEXT, roles().attn).next_to(c1.add_node, side, buff=0.12).shift(UP * 0.5)
+        d2 = formula(FFN, OUTLINE_TEXT, roles().ffn).next_to(c2.add_node, side, buff=0.12).shift(UP * 0.5)
         self.add(x_in, z_out, y_mark, d1, d2)
         self.parts: dict[str, VMobject] = dict(
             input=x_in, norm1=boxes[0], attention=c1.sublayer_box, attn_out=VGroup(c1.write_path, d1),
@@ -179,15 +182,14 @@ class Walk:
     """
 
     def __init__(self, b: BlockNumbers, norm: str, placement: str) -> None:
-        t = theme()
         self.b, self.norm, self.scale = b, norm, b.colour_scale()
         self.tokens = [token_name(i) for i in range(b.n)]
         self.cell = walk_cell(b.n)
         self.stream = stage_grid(b.ex.x, "X", row_names=self.tokens, scale=self.scale, cell_width=self.cell[0],
                                  cell_height=self.cell[1])
         self.stream.shift(RIGHT * (STREAM_X - self.stream.cells.get_x()))
-        self.stream.title.set_color(t.stream)
-        self.stream_label = label(_("the stream"), TEXT_SIZE, t.stream)
+        self.stream.title.set_color(roles().stream)
+        self.stream_label = label(_("the stream"), TEXT_SIZE, roles().stream)
         self.stream_label.move_to(self.stream.title).set_x(self.stream.cells.get_left()[0], LEFT)
         self.stream.title.next_to(self.stream_label, RIGHT, buff=0.2).align_to(self.stream_label, DOWN)
         self.pipe = BlockOutline(placement, norm, width=12.2, details=False)
@@ -237,7 +239,7 @@ class Walk:
 
     def retitle_stream(self, title: str) -> list:
         """The stream grid's title becomes ``title`` (Typst math)."""
-        new = formula(with_norms(title, self.norm), TITLE_SIZE, theme().stream)
+        new = formula(with_norms(title, self.norm), TITLE_SIZE, roles().stream)
         new.next_to(self.stream_label, RIGHT, buff=0.2).align_to(self.stream_label, DOWN)
         old = self.stream.title
         self.stream.remove(old)
@@ -300,7 +302,7 @@ class ActivationIcon(VGroup):
         axes = LabelledAxes((-lim, lim, lim), (-0.5 * lim, lim, lim), x_length=1.5, y_length=0.7, ticks=False,
                             stroke_width=1.5)
         xs, ys = sample_activation(act, -lim, lim)
-        curve = axes.plot_points(xs, ys, theme().update, width=3)
+        curve = axes.plot_points(xs, ys, roles().ffn, width=3)
         dots = VGroup(*[Dot(axes.c2p(a, b), radius=0.035, color=theme().text)
                         for a, b in zip(pre.ravel(), post.ravel())])
         self.add(axes, curve, dots)
@@ -335,7 +337,7 @@ class LengthsChart(VGroup):
         self.y_name.next_to(self.axes.axes.y_axis, LEFT, buff=0.7)
         self.lines, self.legend = VGroup(), VGroup()
         for i in range(b.n):
-            color = head_color(i)
+            color = token_color(i, b.n)
             self.lines.add(self.axes.axes.plot_line_graph(list(range(len(stages))), L[i].tolist(), line_color=color,
                                                           vertex_dot_radius=0.06, vertex_dot_style={"color": color},
                                                           stroke_width=4))
@@ -366,7 +368,7 @@ class SharesChart(VGroup):
                                  x_numbers=True, places=0, tick_size=0.1, font_size=NUMBER_SIZE)
         self.axes.axes.y_axis.remove(self.axes.axes.y_axis.ticks)  # ticks on the % axis only
         self.axes.move_to([-1.85, 0.2, 0])
-        colors = (t.stream, t.accent, t.update)
+        colors = (roles().stream, roles().attn, roles().ffn)
         self.bars, self.texts, self.row_names = VGroup(), VGroup(), VGroup()
         bar_h = self.axes.axes.y_axis.get_unit_size() * 0.68
         for r, (name, vals) in enumerate(zip(names, self.rows)):
@@ -408,7 +410,8 @@ class SumCheck:
         tokens = [f"t{i + 1}" for i in range(b.n)]
         self.stacked = False  # the sum replaces its terms (two rows of grids do not fit at the floor's cells)
         kw = dict(cell_width=NUMBER_CELL, scale=b.colour_scale(), cols=[], cell_height=walk_cell(b.n)[1])
-        parts = [(b.ex.x, "X", t.stream), (b.trace["attn_out"], ATTN, t.accent), (b.trace["mlp_out"], FFN, t.update)]
+        r = roles()
+        parts = [(b.ex.x, "X", r.stream), (b.trace["attn_out"], ATTN, r.attn), (b.trace["mlp_out"], FFN, r.ffn)]
         self.grids = [stage_grid(v, s, title_color=c, **kw) for v, s, c in parts]
         self.ops = VGroup(*[formula("+", 44) for _ in range(2)])
         self.terms = VGroup(self.grids[0], self.ops[0], self.grids[1], self.ops[1], self.grids[2]).arrange(RIGHT,
@@ -424,10 +427,10 @@ class SumCheck:
         result.shift(UP * (self.grids[0].cells[0].get_y() - self.total.cells[0].get_y() + below))
         self.names_to = self.names(tokens, self.total)
         self.error = b.recon["error"]
-        color = t.update if self.error < 1e-9 else t.negative
+        color = t.muted if self.error < 1e-9 else t.text
         text = _("largest |X + Δattn + Δffn − Z| over all {count} numbers: {error}", count=b.recon["sum"].size,
                  error=fmt_bound(self.error, prose=True))
-        self.verdict = with_power(text, TEXT_SIZE, color)
+        self.verdict = check_line(text) if self.error < 1e-9 else with_power(text, TEXT_SIZE, color)
         self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.4).set_x(0)
 
     @staticmethod
@@ -472,13 +475,13 @@ class PlacementCompare:
         self.y_name.next_to(self.axes.axes.y_axis, LEFT, buff=0.65)
         self.lines = VGroup()
         for i in range(b.n):
-            color = head_color(i)
+            color = token_color(i, b.n)
             pre = self.axes.axes.plot_line_graph([0, 1, 2], self.pre_lengths[i].tolist(), line_color=color,
                                                  vertex_dot_radius=0.06, vertex_dot_style={"color": color},
                                                  stroke_width=4)
             post = self.axes.plot_points([0, 1, 2], self.post_lengths[i].tolist(), color, width=4)
             self.lines.add(VGroup(pre, DashedVMobject(post["line_graph"], num_dashes=18)))
-        self.key = VGroup(*[label(token_name(i), TEXT_SIZE, head_color(i)) for i in range(b.n)])
+        self.key = VGroup(*[label(token_name(i), TEXT_SIZE, token_color(i, b.n)) for i in range(b.n)])
         self.key.arrange_in_grid(cols=min(b.n, 3), buff=(0.35, 0.1)).next_to(self.ticks, DOWN, buff=0.25)
         self.key.set_x(self.axes.get_x())
         self.diff = both["diff"]
@@ -490,19 +493,19 @@ class PlacementCompare:
         for k, (name, v) in enumerate(rows):
             y = 1.9 - 0.62 * (k + 1)
             self.table.add(VGroup(label(name, TEXT_SIZE, t.muted).move_to([0.9, y, 0], aligned_edge=LEFT),
-                                  label(fmt(v), 24, t.negative if v > 0.005 else t.text)
+                                  label(fmt(v), 24, roles().focus if v > 0.005 else t.text)
                                   .move_to([SAFE_RIGHT - 0.35, y, 0], aligned_edge=RIGHT)))
         self.block = VGroup(title, self.table)
         self.diverge = both["diverge"]
         first = {"pattern": 1, "resid_mid": 2, "resid_post": 3}.get(self.diverge)
-        self.marker = (SurroundingRectangle(self.table[first], color=t.accent, buff=0.1, stroke_width=3)
+        self.marker = (SurroundingRectangle(self.table[first], color=roles().focus, buff=0.1, stroke_width=3)
                        if first else None)
         if self.diverge == "pattern":
             words = (_("they part at the first read:"), _("pre-norm's attention reads {norm}(X),", norm=norm_name),
                      _("post-norm's reads X itself"))
         else:
             words = (_("first to differ: {stage}", stage=rows[first][0] if first else _("nothing")),)
-        self.where = VGroup(*[line for w in words for line in wrapped(w, TEXT_SIZE, SAFE_RIGHT - 0.9, t.accent)])
+        self.where = VGroup(*[line for w in words for line in wrapped(w, TEXT_SIZE, SAFE_RIGHT - 0.9, roles().focus)])
         self.where.arrange(DOWN, buff=0.12, aligned_edge=LEFT)
         self.where.next_to(self.table, DOWN, buff=0.45).align_to(title, LEFT)
 

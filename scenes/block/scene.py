@@ -47,7 +47,20 @@ from scenes.block.parts import (
     Walk,
 )
 from scenes.block.script import script, tokens_written
-from scenes.kit import SAFE_WIDTH, HeatStrip, StepScene, Topic, fit_inside, fmt, formula, label, left_of, step, theme
+from scenes.kit import (
+    SAFE_WIDTH,
+    HeatStrip,
+    StepScene,
+    Topic,
+    fit_inside,
+    fmt,
+    formula,
+    label,
+    left_of,
+    roles,
+    step,
+    theme,
+)
 from scenes.kit.i18n import N_, _
 from scenes.kit.numerals import list_separator
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
@@ -131,7 +144,7 @@ class BlockScene(StepScene):
 
     @step
     def attn_out(self) -> None:
-        self.branch_update("attn_out", ATTN, f"{ATTN} = inline(sum_r) A_r V_r W_O^((r))", theme().accent)
+        self.branch_update("attn_out", ATTN, f"{ATTN} = inline(sum_r) A_r V_r W_O^((r))", roles().attn)
 
     @step
     def add1(self) -> None:
@@ -148,7 +161,7 @@ class BlockScene(StepScene):
         s = self.numbers.act_summary
         act_name = f'"{ACT_NAMES[act]}"'
         g = w.grid(pre, 'F W_"in" + b_"in"', cols=[f"h{k + 1}" for k in range(pre.shape[1])],
-                   scale=float(np.max(np.abs(pre))), title_color=theme().update)
+                   scale=float(np.max(np.abs(pre))), title_color=roles().ffn)
         self.play(*w.show_formula(f'H = {act_name}(F thin W_"in" + b_"in"), quad '
                                   f"F = {self.numbers.placement.ffn_reads}"),
                   *w.highlight("ffn_hidden"), *w.swap_note(None))
@@ -157,7 +170,7 @@ class BlockScene(StepScene):
         self.cue(1)
         old_title = g.title
         dots = "thin . thin . thin ."  # spaced as LaTeX's \dots
-        new_title = formula(f"H = {act_name}({dots})", TITLE_SIZE, theme().update).move_to(old_title)
+        new_title = formula(f"H = {act_name}({dots})", TITLE_SIZE, roles().ffn).move_to(old_title)
         g.remove(old_title)
         self.add(old_title)
         self.play(*g.animate_values(post), FadeTransform(old_title, new_title), run_time=1.6)
@@ -165,11 +178,11 @@ class BlockScene(StepScene):
         g.title = new_title
         g.add(new_title)
         if act == "relu":
-            marks = VGroup(*[g.frame(a, c, color=theme().negative, buff=0.02)
+            marks = VGroup(*[g.frame(a, c, color=roles().focus, buff=0.02)
                              for a, c in zip(*np.nonzero(self.numbers.act_effect == 2))])
             text = _("{zeroed} entries zeroed (framed) · {kept} passed unchanged", zeroed=s["zeroed"], kept=s["kept"])
         else:
-            marks = VGroup(g.frame(*s["most"], color=theme().accent, buff=0.02))
+            marks = VGroup(g.frame(*s["most"], color=roles().focus, buff=0.02))
             text = _("every entry bent · biggest change (framed): {before} → {after}", before=fmt(s["before"]),
                      after=fmt(s["after"]))
         line_note = w.note(text, anchor=g)
@@ -187,7 +200,7 @@ class BlockScene(StepScene):
 
     @step
     def ffn_out(self) -> None:
-        self.branch_update("ffn_out", FFN, f'{FFN} = H thin W_"out" + b_"out"', theme().update)
+        self.branch_update("ffn_out", FFN, f'{FFN} = H thin W_"out" + b_"out"', roles().ffn)
 
     @step
     def add2(self) -> None:

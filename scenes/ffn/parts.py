@@ -51,6 +51,7 @@ from scenes.kit import (
     Vector,
     fmt,
     label,
+    roles,
     rows,
     theme,
     tick_step,
@@ -215,7 +216,7 @@ class ActiveMarks(Group):
         super().__init__()
         self.active = np.asarray(active, dtype=bool)
         if row.numeric:
-            self.add(*[SurroundingRectangle(row.view.cells[j], color=theme().accent, buff=0.03, stroke_width=3,
+            self.add(*[SurroundingRectangle(row.view.cells[j], color=roles().focus, buff=0.03, stroke_width=3,
                                             corner_radius=0.06) for j in np.flatnonzero(self.active)])
         else:
             mask = HeatStrip(self.active.astype(float), width=row.view.frame.width, height=0.1, scale=1.0)
@@ -254,7 +255,7 @@ class ActivationPlot(VGroup):
         self.curves, self.legend = VGroup(), VGroup()
         for name, (xs, ys) in curves.items():
             own = name == act or (name.startswith("gelu") and act.startswith("gelu"))
-            color, width = (theme().accent, 4) if own else (muted, 2.5)
+            color, width = (roles().ffn, 4) if own else (muted, 2.5)
             line = VMobject(stroke_color=color, stroke_width=width)
             line.set_points_as_corners([self.axes.c2p(x, y) for x, y in zip(xs, ys)])
             swatch = Line(LEFT * 0.25, RIGHT * 0.25, stroke_color=color, stroke_width=width)
@@ -263,14 +264,14 @@ class ActivationPlot(VGroup):
                          theme().text if own else muted)
             self.legend.add(VGroup(swatch if own else DashedVMobject(swatch, num_dashes=3), text)
                             .arrange(RIGHT, buff=0.15))
-        for color, text in ((theme().positive, _("active unit (input > 0)")),
-                            (theme().negative, _("inactive unit (input ≤ 0)"))):
+        for color, text in ((roles().positive, _("active unit (input > 0)")),
+                            (roles().negative, _("inactive unit (input ≤ 0)"))):
             key = VGroup(Dot(radius=0.06, color=color), label(text, TEXT_SIZE, muted))
             self.legend.add(key.arrange(RIGHT, buff=0.15))
         self.legend.arrange(DOWN, aligned_edge=LEFT, buff=0.2).move_to([LABEL_X, LEGEND_Y, 0], aligned_edge=LEFT)
         self.dots, self.dots_on_curve = VGroup(), VGroup()
         c2p = self.axes.axes.c2p  # Manim's own c2p takes arrays: thousands of points in one call
-        for mask, color in ((active, theme().positive), (~active, theme().negative)):
+        for mask, color in ((active, roles().positive), (~active, roles().negative)):
             if mask.any():
                 xs, ys = pre[mask], post[mask]
                 self.dots.add(dot_cloud(np.transpose(c2p(xs, np.zeros_like(xs))), dot_radius, color))
@@ -308,8 +309,8 @@ class OnePosition:
         self.delta_row = stream(pos["mlp_out"], Y_DELTA)
         self.y_row = stream(pos["resid_mid"], Y_Y)
         self.z_row = stream(pos["resid_post"], Y_Z)
-        colours = {"y_top": t.stream, "u": t.text, "pre": t.text, "post": t.text, "delta": t.update,
-                   "y": t.stream, "z": t.accent}
+        colours = {"y_top": roles().stream, "u": t.text, "pre": t.text, "post": t.text, "delta": roles().ffn,
+                   "y": roles().stream, "z": roles().stream}
         heights = {"y_top": Y_U, "u": Y_U, "pre": Y_PRE, "post": Y_POST, "delta": Y_DELTA, "y": Y_Y, "z": Y_Z}
         self.slots = {key: slot(row) for key, row in (("pre", self.pre_row), ("post", self.post_row),
                                                        ("delta", self.delta_row), ("y", self.y_row),
@@ -360,7 +361,7 @@ class RowTable:
         (u_name, u_shape), (box_name, box_shape), (out_name, out_shape) = titles
         self.titles = [self.column_title(u_name, u_shape, TABLE.u.x),
                        self.column_title(box_name, box_shape, TABLE.box.x)]
-        self.out_title = self.column_title(out_name, out_shape, TABLE.out.x, t.update)
+        self.out_title = self.column_title(out_name, out_shape, TABLE.out.x, roles().ffn)
         self.note = label(box_note, TEXT_SIZE, t.muted).next_to(self.box, DOWN, buff=0.15)
         self.arrows = [(Arrow(self.u_rows[i].get_right(), [self.box.get_left()[0], y, 0], **self.arrow_style()),
                         Arrow([self.box.get_right()[0], y, 0], self.out_rows[i].get_left(), **self.arrow_style()))
@@ -387,7 +388,7 @@ class RowTable:
     @staticmethod
     def frame_row(row: Mobject) -> SurroundingRectangle:
         """An accent frame around one row (numbers or strip)."""
-        return SurroundingRectangle(row, color=theme().accent, buff=0.06, stroke_width=3, corner_radius=0.05)
+        return SurroundingRectangle(row, color=roles().focus, buff=0.06, stroke_width=3, corner_radius=0.05)
 
     def opening(self) -> list[Mobject]:
         """What shows before the rows run: the u rows and names, the column titles, the box and its note."""
@@ -429,7 +430,7 @@ class RowTable:
 
     def retitle(self, name: str, detail: str) -> tuple[VGroup, VGroup]:
         """The output column's (old title, new title)."""
-        old, self.out_title = self.out_title, self.column_title(name, detail, TABLE.out.x, theme().update)
+        old, self.out_title = self.out_title, self.column_title(name, detail, TABLE.out.x, roles().ffn)
         return old, self.out_title
 
     @property

@@ -23,13 +23,12 @@ from scenes.ffn import script as words
 from scenes.ffn.numbers import numbers, world_of
 from scenes.ffn.params import Params
 from scenes.ffn.parts import ActivationPlot, Look, OnePosition, Readout, RowTable, morph
-from scenes.kit import StepScene, Topic, Vector, fmt_bound, step, theme
+from scenes.kit import StepScene, Topic, Vector, fmt_bound, roles, step, theme
 from scenes.kit.i18n import N_, _
 from scenes.kit.readable import TEXT_SIZE
 
 LEDGER_GAP = 0.2   # from the box's note down to the ledger line
 RESULT_GAP = 0.15  # from the ledger line down to the permutation result
-RESULT_SIZE = 28
 
 
 class FFNScene(StepScene):
@@ -56,7 +55,7 @@ class FFNScene(StepScene):
         pos = self.numbers.pos
         plot = ActivationPlot(self.numbers.curves, p.act, self.numbers.window, pos["mlp_pre"], pos["mlp_act"],
                               pos["active"], dot_radius=0.06 if p.d_ff <= 64 else 0.025)
-        norm = Readout(words.norm_text(self.numbers), TEXT_SIZE, theme().update,
+        norm = Readout(words.norm_text(self.numbers), TEXT_SIZE, roles().ffn,
                        update_norm=round(pos["update_norm"], 2))
         self.view = OnePosition(pos, self.look, words.row_labels(p, self.numbers),
                                 *words.matrix_texts(p, self.numbers), norm, plot)
@@ -121,7 +120,7 @@ class FFNScene(StepScene):
         self.cue(_("Z is"))
         self.morph([v.delta_row, v.y_row], v.z_row, FadeIn(v.labels["z"]), run_time=1.4)
         self.cue(_("both"))
-        self.play(Circumscribe(v.z_row, color=theme().accent), run_time=1.0)
+        self.play(Circumscribe(v.z_row, color=roles().focus), run_time=1.0)
         self.cue(_("middle"))
         self.play(Circumscribe(v.post_row, color=theme().muted), run_time=1.0)
 
@@ -146,7 +145,7 @@ class FFNScene(StepScene):
             self.play(Create(a_in), FadeIn(table.hid_rows[i]), run_time=run)
             self.play(Create(a_out), FadeIn(table.out_rows[i]), FadeIn(table.out_names[i]), run_time=run)
         pos = self.numbers.pos
-        self.ledger = Readout(words.ledger_text(p, self.numbers, self.look), TEXT_SIZE, theme().accent,
+        self.ledger = Readout(words.ledger_text(p, self.numbers, self.look), TEXT_SIZE, roles().focus,
                               n_active=pos["n_active"], update_norm=round(pos["update_norm"], 2))
         self.ledger.next_to(table.note, DOWN, buff=LEDGER_GAP).set_x(0)
         self.track("ledger", self.ledger)
@@ -164,10 +163,10 @@ class FFNScene(StepScene):
         self.cue(1)
         # Run the FFN on the permuted rows: fresh outputs land on the moved ones.
         for hidden, fresh, stale in table.recompute(check["perm"], check["out_of_permuted"]):
-            self.play(Indicate(hidden, color=theme().accent, scale_factor=1.04), FadeIn(fresh, shift=RIGHT * 0.6),
+            self.play(Indicate(hidden, color=roles().focus, scale_factor=1.04), FadeIn(fresh, shift=RIGHT * 0.6),
                       FadeOut(stale), run_time=0.45)
         old, final = table.retitle(words.AGAIN_TITLE[0], _(words.AGAIN_TITLE[1]))
-        result = Readout(words.result_text(self.numbers), RESULT_SIZE, theme().text, max_diff=check["max_diff"],
+        result = Readout(words.result_text(self.numbers), TEXT_SIZE, theme().muted, max_diff=check["max_diff"],
                          max_diff_shown=fmt_bound(check["max_diff"]))
         result.next_to(self.ledger, DOWN, buff=RESULT_GAP).set_x(0)
         self.track("rows", table)

@@ -206,7 +206,7 @@ def row_labels(p: Params, nums: FFNNumbers) -> dict[str, tuple[str, str]]:
     act, pos, d = ACT_NAMES[p.act], nums.pos, p.d_model
     where = _("token {token} · d = {d}", token=nums.token, d=d)
     return {"y_top": (_("Y, the stream"), where), "u": ("u = LN₂(Y)", where),
-            "pre": (hidden_in(nums), _("d_ff = {count} numbers", count=p.d_ff)),
+            "pre": (hidden_in(nums), _("{count} numbers", count=p.d_ff)),
             "post": (hidden_out(nums, act), _("{count} of {total} active", count=pos["n_active"],
                                               total=p.d_ff)),
             "delta": (f"Δ = h·{second(nums)}" + (" + b₂" if np.any(nums.world.weights.b_out) else ""), f"d = {d}"),

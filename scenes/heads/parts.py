@@ -28,6 +28,7 @@ from scenes.kit import (
     head_color,
     label,
     number,
+    roles,
     rounded_cell,
     rows,
     shows_numbers,
@@ -250,7 +251,7 @@ def token_names(tokens: Sequence[str], followed: int, xs: Sequence[float], cell_
             names, ys = [label(str(j + 1), LABEL_SIZE) for j in range(n)], [Y_HEAD2] * n
     group = VGroup()
     for j, name in enumerate(names):
-        name.set_color(theme().accent if j == followed else theme().muted)
+        name.set_color(roles().focus if j == followed else theme().muted)
         group.add(name.move_to([xs[j], ys[j], 0]))
     return group
 

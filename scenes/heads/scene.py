@@ -72,16 +72,17 @@ from scenes.kit import (
     StepScene,
     Topic,
     Vector,
+    check_line,
     fit_inside,
     fmt,
     fmt_bound,
     formula,
     head_color,
     label,
+    roles,
     step,
     theme,
     view_of,
-    with_power,
 )
 from scenes.kit.i18n import N_, _
 from scenes.kit.layout import Column
@@ -144,7 +145,7 @@ class HeadsScene(StepScene):
         self.formula = formula('Y = X + "attention"lr(size: #120%, ("LN"(X)))', 38).move_to([0.5, 3.35, 0])
         x = self.numbers.view["resid_pre"]
         self.x_view = self.track("resid_pre", self.stream_vector(x, C.x, self.scales.stream, Y_STREAM))
-        x_name = formula("X[i]", NUMBER_SIZE, theme().stream).next_to(self.x_view, DOWN, buff=0.12)
+        x_name = formula("X[i]", NUMBER_SIZE, roles().stream).next_to(self.x_view, DOWN, buff=0.12)
         self.play(Create(VGroup(c.stream_in, c.bypass, c.tap_dot)), FadeIn(c.add_node), FadeIn(c.stream_out),
                   FadeIn(self.formula), run_time=1.0)
         self.cue(_("We follow"))
@@ -278,7 +279,7 @@ class HeadsScene(StepScene):
         self.delta = self.track("attn_out", self.stream_vector(v["running"][0], C.contribution,
                                                                self.scales.delta, y))
         self.delta_norm = self.track("attn_out_norm", Readout([0.0], [C.point("norm", y)]))
-        name = formula('Delta_"attn" [i]', NUMBER_SIZE, theme().update)
+        name = formula('Delta_"attn" [i]', NUMBER_SIZE, roles().attn)
         name.next_to(self.delta, DOWN, buff=0.1).align_to(self.delta, RIGHT)
         self.play(Create(rule), FadeIn(self.delta), FadeIn(self.delta_norm), FadeIn(name),
                   Create(self.heads_circuit.circuit.write_path), run_time=0.7)
@@ -310,8 +311,7 @@ class HeadsScene(StepScene):
                       color=theme().muted, stroke_width=3, tip_length=0.16, max_tip_length_to_length_ratio=0.3)
         cat_label = formula("[H_0| thin dots.c thin |H_(h-1)] thin W_O", NUMBER_SIZE)
         cat_label.next_to(cat_view, UP, buff=0.1)
-        diff = with_power(_("max |difference| {bound}", bound=fmt_bound(v['concat_difference'])), NUMBER_SIZE,
-                           theme().accent)
+        diff = check_line(_("max |difference| {bound}", bound=fmt_bound(v['concat_difference'])))
         diff.next_to(cat_view, DOWN, buff=0.12).align_to(cat_view, LEFT)
         seg = width / c.n_heads  # the mixtures slide down into their places in the concatenation
         ghosts = [(self.mixtures[r].copy(), CONCAT_X - width / 2 + (r + 0.5) * seg) for r in range(self.k)]
@@ -325,7 +325,7 @@ class HeadsScene(StepScene):
         self.cue(_("same delta"))
         self.play(FadeTransform(cat_view.view.copy(), check), run_time=0.9)
         self.cue(_("largest difference"))
-        self.play(FadeOut(check), Indicate(self.delta.outline(), color=theme().accent, scale_factor=1.05),
+        self.play(FadeOut(check), Indicate(self.delta.outline(), color=roles().focus, scale_factor=1.05),
                   FadeIn(diff), run_time=0.9)
 
     def place_changed_tag(self) -> None:
@@ -356,9 +356,9 @@ class HeadsScene(StepScene):
 
     @step
     def change_wo(self) -> None:
-        self.changed_tag = label(f"× {fmt(self.params.scale_wo, 1)}", LABEL_SIZE, theme().accent)
+        self.changed_tag = label(f"× {fmt(self.params.scale_wo, 1)}", LABEL_SIZE, roles().focus)
         self.place_changed_tag()
-        self.play(Indicate(self.attention.rows[0], color=theme().accent, scale_factor=1.05), run_time=0.8)
+        self.play(Indicate(self.attention.rows[0], color=roles().focus, scale_factor=1.05), run_time=0.8)
         changed = self.numbers.changed_view
         head = view_of([self.mixtures[0], self.w_images[0], self.changed_tag, self.contributions[0], self.norms[0]],
                        min_zoom=MIN_ZOOM)
@@ -379,7 +379,7 @@ class HeadsScene(StepScene):
         added = shown_sum([v["resid_pre"], v["running"][-1]], v["resid_mid"], self.y_view.places)  # digits add up?
         relation = added.typst if self.y_view.numeric else "="  # a heat strip shows no digits to add
         self.record(stream_sum=added.record() | {"digits": self.y_view.numeric})
-        y_name = formula(f'Y[i] {relation} X[i] + Delta_"attn" [i]', NUMBER_SIZE, theme().stream)
+        y_name = formula(f'Y[i] {relation} X[i] + Delta_"attn" [i]', NUMBER_SIZE, roles().stream)
         fit_inside(y_name.next_to(self.y_view, DOWN, buff=0.12))
         carried = self.x_view.copy()  # X[i] rides the bypass to the far side of ⊕, unchanged
         self.cue(_("bypass"))
@@ -392,7 +392,7 @@ class HeadsScene(StepScene):
         self.play(c.flash_write(run_time=1.0), drop.animate.scale(0.3).move_to(c.add_node).fade(1), run_time=1.0)
         self.remove(drop)
         self.cue(_("their sum"))
-        self.play(*self.y_view.retarget(v["resid_mid"]), FadeIn(y_name), Indicate(c.add_node, color=theme().update),
+        self.play(*self.y_view.retarget(v["resid_mid"]), FadeIn(y_name), Indicate(c.add_node, color=roles().attn),
                   run_time=1.4)
 
     def record_numbers(self) -> None:

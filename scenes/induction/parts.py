@@ -23,6 +23,7 @@ from scenes.kit import (
     HeatGrid,
     label,
     number,
+    roles,
     rounded_cell,
     small_texts,
     theme,
@@ -55,12 +56,12 @@ class TokenRow(VGroup):
         super().__init__()
         names = [label(text, WORD_SIZE) for text in shown_strings(strings)]
         widths = np.array([max(0.7, name.width + 0.2) for name in names])  # each cell as wide as its word
-        sides = VGroup(label(_("first time"), WORD_SIZE, theme().muted), label(_("again"), WORD_SIZE, theme().accent))
+        sides = VGroup(label(_("first time"), WORD_SIZE, theme().muted), label(_("again"), WORD_SIZE, roles().focus))
         self.folded = widths.sum() + GAP * (len(names) - 1) > SAFE_WIDTH
         places, height = (two_rows(widths, period, sides), FOLD_CELL_H) if self.folded else (one_row(widths), CELL_H)
         self.cells = VGroup()
         for j, (name, (x, y, width)) in enumerate(zip(names, places)):
-            edge = theme().accent if j > period else theme().muted
+            edge = roles().focus if j > period else theme().muted
             cell = rounded_cell(width, height, theme().muted, 0.08, corner_radius=0.06, stroke_width=1.4,
                                 stroke_color=edge).move_to([x, y, 0])
             self.cells.add(VGroup(cell, name.scale(min(1.0, (width - 0.1) / name.width)).move_to(cell)))
@@ -153,7 +154,7 @@ class PatternPanel(Group):
         if stride > 1:
             self.thin_labels(shown, stride, anchor, labels)
         self.cells = view.stripe
-        self.stripe = self.grid.outline(self.cells, theme().accent, width=2.5)
+        self.stripe = self.grid.outline(self.cells, roles().focus, width=2.5)
         self.score = ScoreLine(view.name, what, view.score, color, places)
         self.add(self.grid, self.stripe, self.score)
         self.shift(np.array([0.0, top - self.grid.get_top()[1], 0.0]))

@@ -33,11 +33,21 @@ from scenes.induction.parts import (
     word_lines,
 )
 from scenes.induction.script import CUES, SCORE_PLACES, script
-from scenes.kit import StepScene, Topic, WeightBars, fit_inside, head_color, label, overlapping_texts, step, theme
+from scenes.kit import (
+    StepScene,
+    Topic,
+    WeightBars,
+    fit_inside,
+    head_color,
+    label,
+    overlapping_texts,
+    roles,
+    step,
+    theme,
+)
 from scenes.kit.camera import WHOLE, View, view_of
 from scenes.kit.i18n import N_, _
 
-PREV_COLOR, IND_COLOR = head_color(1), head_color(2)
 CENTRE_Y = 0.3  # where the token row first appears, alone on the screen
 
 
@@ -67,10 +77,10 @@ class InductionScene(StepScene):
     def place_panels(self, top: float) -> None:
         """Both patterns with their column labels starting at ``top``, side by side, and the right-hand panel's edge."""
         strings, place = self.numbers.strings, {"top": top, "anchor": (self.numbers.last, self.numbers.source)}
-        self.prev_panel = PatternPanel(self.numbers.prev, strings, PREV_COLOR, _("previous-token score"), SCORE_PLACES,
-                                       **place)
-        self.ind_panel = PatternPanel(self.numbers.induction, strings, IND_COLOR, _("induction score"), SCORE_PLACES,
-                                      labels=False, **place)
+        self.prev_panel = PatternPanel(self.numbers.prev, strings, head_color(1), _("previous-token score"),
+                                       SCORE_PLACES, **place)
+        self.ind_panel = PatternPanel(self.numbers.induction, strings, head_color(2), _("induction score"),
+                                      SCORE_PLACES, labels=False, **place)
         self.panel_left = layout_panels(self.prev_panel, self.ind_panel)
 
     def at(self, step_name: str, what: str) -> None:
@@ -87,7 +97,7 @@ class InductionScene(StepScene):
         self.play(*[FadeIn(c, shift=DOWN * 0.1) for c in row.second_half], FadeIn(row.halves[1]), run_time=1.0)
         self.frame_part(row, run_time=1.0)  # the camera on the row: its words large
         self.at("show_sequence", "last")
-        self.play(Indicate(row.cells[self.numbers.last], color=theme().accent), run_time=1.0)
+        self.play(Indicate(row.cells[self.numbers.last], color=roles().focus), run_time=1.0)
 
     def raise_row(self) -> None:
         """The token row moves up to its place above the patterns, the camera back on the whole."""
@@ -123,15 +133,15 @@ class InductionScene(StepScene):
         grid = self.ind_panel.grid
         cell = grid.outline([(last, source)], theme().text, width=4)
         strings = self.numbers.strings
-        reading = LastReading(strings[last], strings[source], float(ind.weights[-1]), IND_COLOR)
+        reading = LastReading(strings[last], strings[source], float(ind.weights[-1]), head_color(2))
         self.reading = self.track("last_weight", reading)
         reading.move_to([self.panel_left, grid.center(last, 0)[1], 0], aligned_edge=LEFT)
         fit_inside(reading, left=self.panel_left)
         self.at("induction_head", "last")
         view = view_of([self.last_rows(grid, last), reading])  # the camera goes to the last row
         self.move_camera(view, *self.leave_cut_score(view), run_time=1.0)
-        self.play(Create(cell), FadeIn(reading), self.row.cells[source][0].animate.set_stroke(IND_COLOR, 3),
-                  Indicate(self.row.cells[last], color=IND_COLOR), run_time=1.2)
+        self.play(Create(cell), FadeIn(reading), self.row.cells[source][0].animate.set_stroke(head_color(2), 3),
+                  Indicate(self.row.cells[last], color=head_color(2)), run_time=1.2)
         self.record(induction_head=[ind.layer, ind.head], induction_weights=ind.weights, followed=last, source=source)
 
     def leave_cut_score(self, view: View) -> list:
@@ -157,7 +167,7 @@ class InductionScene(StepScene):
         width = panel_width(self.panel_left)
         slot = width / len(top_strings)
         size, lines, drop = word_lines(top_strings, slot)  # words too wide for their bar's slot take turns on lines
-        bars = self.track("probabilities", WeightBars(top_strings, self.numbers.top_probs, theme().accent,
+        bars = self.track("probabilities", WeightBars(top_strings, self.numbers.top_probs, roles().focus,
                                                       bar_height=1.3 - (lines - 1) * drop,
                                                       bar_width=min(0.55, 0.6 * slot), gap=slot - min(0.55, 0.6 * slot),
                                                       places=1, font_size=BAR_WORD_SIZE, label_size=size))
@@ -173,7 +183,7 @@ class InductionScene(StepScene):
         self.move_camera(view_of(parts), FadeOut(self.prev_panel), run_time=1.0)  # its work is done: it makes room
         self.play(FadeIn(title), FadeIn(VGroup(bars.bars, bars.token_labels)), run_time=0.8)
         self.at("predict", "top")
-        self.play(FadeIn(bars.percents), Indicate(bars.token_labels[0], color=theme().accent), run_time=1.0)
+        self.play(FadeIn(bars.percents), Indicate(bars.token_labels[0], color=roles().focus), run_time=1.0)
 
     def record_numbers(self) -> None:
         """The values no part holds: the sequence and the prediction's ids."""

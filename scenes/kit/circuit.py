@@ -43,7 +43,7 @@ from manim import (
 )
 
 from .parts import AddNode, label
-from .theme import theme
+from .theme import roles, theme
 
 
 def _point(p: Sequence[float]) -> np.ndarray:
@@ -103,11 +103,11 @@ class BypassCircuit(VGroup):
                  sublayer: str | Mobject = "attention", norm: str | None = "LN",
                  norm_center: Sequence[float] | None = None, norm_size: Sequence[float] = (0.8, 0.5),
                  write_from: Sequence[float] | None = None, side: np.ndarray = UP,
-                 stream_color: str | None = None, branch_color: str | None = None,
+                 stream_color: str | None = None, branch_color: str | None = None, write_color: str | None = None,
                  stream_width: float = 6, branch_width: float = 3, font_size: float = 22) -> None:
         super().__init__()
         t = theme()
-        self.stream_color = stream_color or t.stream
+        self.stream_color = stream_color or roles().stream
         self.branch_color = branch_color or t.muted
         start, end = _point(start), _point(end)
         if abs(start[1] - end[1]) > 1e-9 or end[0] <= start[0]:
@@ -138,7 +138,8 @@ class BypassCircuit(VGroup):
         read_points = self._read_points()
         write_points = self._write_points(write_from)
         self.read_route = polyline(read_points, self.branch_color, branch_width)
-        self.write_route = polyline(write_points, t.update, branch_width)
+        self.write_color = write_color or roles().attn
+        self.write_route = polyline(write_points, self.write_color, branch_width)
         self.read_path = self._arrowed(read_points, self.branch_color, branch_width)
         self.write_path = self._arrowed(write_points, self.branch_color, branch_width)
 
@@ -225,17 +226,17 @@ class BypassCircuit(VGroup):
 
     def flash_read(self, color: str | None = None, run_time: float = 1.0) -> ShowPassingFlash:
         """A pulse along the read path (tap → norm → sublayer)."""
-        path = self.read_route.copy().set_stroke(color or theme().accent, width=6)
+        path = self.read_route.copy().set_stroke(color or roles().focus, width=6)
         return ShowPassingFlash(path, time_width=0.5, run_time=run_time)
 
     def flash_write(self, color: str | None = None, run_time: float = 1.0) -> ShowPassingFlash:
         """A pulse along the write path (sublayer → ⊕)."""
-        path = self.write_route.copy().set_stroke(color or theme().update, width=6)
+        path = self.write_route.copy().set_stroke(color or self.write_color, width=6)
         return ShowPassingFlash(path, time_width=0.5, run_time=run_time)
 
     def flash_bypass(self, color: str | None = None, run_time: float = 1.0) -> ShowPassingFlash:
         """A pulse along the bypass (tap → ⊕): x travelling unchanged."""
-        path = Line(self.tap_point, self.add_point, stroke_width=9, color=color or theme().accent)
+        path = Line(self.tap_point, self.add_point, stroke_width=9, color=color or roles().focus)
         return ShowPassingFlash(path, time_width=0.5, run_time=run_time)
 
 

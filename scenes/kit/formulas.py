@@ -25,7 +25,7 @@ of several formulas side by side, as every topic's are.
 The kit's :func:`~scenes.kit.parts.formula` makes one in the theme's text colour. Example::
 
     score = formula('"score"_j = (q dot k_j) / sqrt(2)', 34)
-    delta = formula('Delta_"attn" [i]', 30, theme().update)
+    delta = formula('Delta_"attn" [i]', 30, roles().attn)
 """
 
 from __future__ import annotations

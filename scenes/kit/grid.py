@@ -38,7 +38,7 @@ from manim import (
 from manim.constants import RESAMPLING_ALGORITHMS
 
 from .parts import SteadyNumber, label, rounded_cell
-from .theme import theme, value_color, value_rgb
+from .theme import roles, theme, value_color, value_rgb
 
 
 class MatrixGrid(VGroup):
@@ -133,7 +133,7 @@ class MatrixGrid(VGroup):
             target = VGroup(*[row[j] for row in self.cells])
         else:
             target = self.cells
-        return SurroundingRectangle(target, color=color or theme().accent, buff=buff, stroke_width=3,
+        return SurroundingRectangle(target, color=color or roles().focus, buff=buff, stroke_width=3,
                                     corner_radius=0.06)
 
     # -- changing -------------------------------------------------------------
@@ -209,7 +209,7 @@ class HeatGrid(Group):
 
         grid = HeatGrid(trace["pattern"][1], cell=0.35, color=head_color(1), scale=1.0,
                         row_labels=tokens, col_labels=tokens)
-        stripe = grid.outline([(t, t - 1) for t in range(1, n)], color=theme().accent)
+        stripe = grid.outline([(t, t - 1) for t in range(1, n)], color=roles().focus)
         self.play(FadeIn(grid)); self.play(Create(stripe))
     """
 
@@ -254,7 +254,7 @@ class HeatGrid(Group):
 
     def outline(self, cells: Sequence[tuple[int, int]], color: str | None = None, width: float = 3) -> VGroup:
         """A square frame around each entry (i, j) in ``cells``: together they trace a stripe or a block."""
-        return VGroup(*[Square(side_length=self.cell, stroke_color=color or theme().accent, stroke_width=width,
+        return VGroup(*[Square(side_length=self.cell, stroke_color=color or roles().focus, stroke_width=width,
                                fill_opacity=0).move_to(self.center(int(i), int(j))) for i, j in cells])
 
     def interpolate_color(self, mobject1: Any, mobject2: Any, alpha: float) -> HeatGrid:

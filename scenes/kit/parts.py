@@ -69,6 +69,14 @@ SUPERSCRIPTS = "\u2070\u00b9\u00b2\u00b3\u2074\u2075\u2076\u2077\u2078\u2079\u20
 PLAIN = str.maketrans(SUPERSCRIPTS, "0123456789\u2212")  # what each superscript writes
 
 
+def check_line(text: str) -> Any:
+    """An equality check ("… < 10⁻¹²") as a footnote: one muted line at the floor's size (``LABEL_SIZE``).
+
+    A check confirms what the picture showed; it never outweighs it. The manifest keeps its value.
+    """
+    return with_power(text, LABEL_SIZE, theme().muted)
+
+
 def with_power(text: str, size: float = 24, color: str | None = None) -> Any:
     """A label whose superscript runs (the ⁻¹² of 10⁻¹²) are labels of their own at the floor's size
     (``LABEL_SIZE``), raised to the top of the text before them; the rest at ``size``.

@@ -1,9 +1,11 @@
 """Theme, palette and number formats shared by every topic.
 
-A theme is a small frozen record of colours. Scenes never name a colour
-directly: they ask the active theme (``theme()``) for a role (text, muted,
-positive, negative, a head's colour, ...), so one flag switches a whole video
-between a dark screen and a white slide deck.
+A theme is a small frozen record of neutral colours (background, text, muted,
+faint); the colours that mean something are roles (``scenes.kit.roles``: the
+stream, Δattn, Δffn, query, key, value, position, heads, positive, negative,
+focus). Scenes never name a colour directly: they ask ``theme()`` for a neutral
+or ``roles()`` for a role, so one flag switches a whole video between a dark
+screen and a white slide deck and a colour means one thing everywhere.
 
 Example::
 
@@ -22,6 +24,7 @@ from manim import ManimColor, interpolate_color
 from .i18n import _, language
 from .layout import CAPTION_TOP  # noqa: F401  (kept importable from here; the layout lives in kit.layout)
 from .numerals import list_separator, percent_text, written
+from .roles import ROLES, Roles
 from .speech import ROUNDING_EXPONENT, bound_kind
 
 FONT = "DejaVu Sans"
@@ -37,12 +40,6 @@ class Theme:
     text: str
     muted: str
     faint: str
-    positive: str
-    negative: str
-    accent: str
-    stream: str
-    update: str
-    heads: tuple[str, ...]
 
 
 DARK = Theme(
@@ -51,13 +48,6 @@ DARK = Theme(
     text="#ECEFF4",
     muted="#9AA4B2",
     faint="#2C333D",
-    positive="#5AB1FF",
-    negative="#FF7A59",
-    accent="#FFD166",
-    stream="#A3B1C6",
-    update="#7BE495",
-    heads=("#F28E2B", "#59A14F", "#B07AA1", "#4E79A7", "#EDC948", "#76B7B2",
-           "#FF9DA7", "#9C755F", "#E15759", "#BAB0AC", "#8CD17D", "#D4A6C8"),
 )
 
 LIGHT = Theme(
@@ -66,13 +56,6 @@ LIGHT = Theme(
     text="#1D232B",
     muted="#5C6675",
     faint="#DCE1E8",
-    positive="#1F6FD1",
-    negative="#D1452B",
-    accent="#7A3EC8",
-    stream="#4A5568",
-    update="#2F9E57",
-    heads=("#D9731A", "#3F8A3A", "#8E5A86", "#3B6594", "#B8961A", "#3E8C87",
-           "#D46A78", "#7D5C48", "#C23B3D", "#7F7772", "#5FA356", "#A7789C"),
 )
 
 THEMES = {"dark": DARK, "light": LIGHT}
@@ -112,6 +95,11 @@ def through_veil(color: str, opacity: float, look: Theme) -> str:
     return mixed.to_hex().upper()[:7]
 
 
+def role_color(look: Theme, role: str) -> str:
+    """The colour ``role`` has in ``look``: a neutral of the theme (text, muted, ...) or one of its roles."""
+    return getattr(look, role) if hasattr(look, role) else getattr(ROLES[look.name], role)
+
+
 def veil_opacity(look: Theme | None = None) -> float:
     """The veil over a dimmed panel in ``look`` (the active theme): the strongest up to :data:`MOST_DIM`, in
     steps of 0.01, under which every :data:`DIMMED_ROLES` colour keeps :data:`DIM_CONTRAST` against the
@@ -123,7 +111,7 @@ def veil_opacity(look: Theme | None = None) -> float:
     look = look or theme()
     for step in range(round(MOST_DIM * 100), -1, -1):
         opacity = step / 100
-        if all(contrast(through_veil(getattr(look, role), opacity, look), look.background) >= DIM_CONTRAST
+        if all(contrast(through_veil(role_color(look, role), opacity, look), look.background) >= DIM_CONTRAST
                for role in DIMMED_ROLES):
             return opacity
     return 0.0
@@ -141,16 +129,29 @@ def theme() -> Theme:
     return _active
 
 
+def roles() -> Roles:
+    """The role colours of the active theme."""
+    return ROLES[_active.name]
+
+
 def head_color(r: int) -> str:
-    """The colour of head ``r`` (cycles after twelve heads)."""
-    heads = theme().heads
+    """The colour of head ``r`` (engine index, from 0; cycles after the family's hues)."""
+    heads = roles().heads
     return heads[r % len(heads)]
+
+
+def token_color(i: int, n: int) -> str:
+    """Token ``i`` of ``n`` as one line of a per-token chart: a neutral, from the text colour (token 1)
+    to the muted one (the last). Tokens are no role: a token's line is told by its key, never by a
+    role's hue (a head's, the stream's)."""
+    t = 0.0 if n <= 1 else i / (n - 1)
+    return interpolate_color(ManimColor(theme().text), ManimColor(theme().muted), t).to_hex()
 
 
 def value_color(value: float, scale: float = 1.0) -> ManimColor:
     """Colour a number by sign (positive / negative hue) and size (|value| / scale)."""
     t = float(np.clip(abs(value) / scale, 0.0, 1.0)) if scale > 0 else 0.0
-    end = theme().positive if value >= 0 else theme().negative
+    end = roles().positive if value >= 0 else roles().negative
     return interpolate_color(ManimColor(theme().faint), ManimColor(end), t)
 
 
@@ -160,8 +161,8 @@ def value_rgb(values: np.ndarray, scale: float | None = None) -> np.ndarray:
     scale = float(np.max(np.abs(values))) if scale is None else float(scale)
     t = np.clip(np.abs(values) / scale, 0.0, 1.0)[..., None] if scale > 0 else np.zeros(values.shape + (1,))
     faint = np.array(ManimColor(theme().faint).to_rgb())
-    pos = np.array(ManimColor(theme().positive).to_rgb())
-    neg = np.array(ManimColor(theme().negative).to_rgb())
+    pos = np.array(ManimColor(roles().positive).to_rgb())
+    neg = np.array(ManimColor(roles().negative).to_rgb())
     end = np.where(values[..., None] >= 0, pos, neg)
     rgb = faint + (end - faint) * t
     return np.round(rgb * 255).astype(np.uint8)

@@ -31,20 +31,21 @@ from manim import (
     VMobject,
 )
 
-from scenes.kit import NUMBER_SIZE, LabelledAxes, formula, head_color, label, theme
+from scenes.kit import NUMBER_SIZE, LabelledAxes, formula, label, roles, theme
 from scenes.kit.i18n import _
 from scenes.ledger.script import count, short
 
 NAMES = {"W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "W_O": "W_O", "W_in": 'W_"in"', "W_out": 'W_"out"',
          "W_gate": 'W_"gate"', "W_up": 'W_"up"', "W_down": 'W_"down"'}  # each matrix's name in Typst math
 ATTENTION = ("W_Q", "W_K", "W_V", "W_O")
+FORMULA_TO_LABEL = 1.35  # a Typst formula's W is 0.73 of a label's digits at one font size: matched here
 NAME_SIZE, SHAPE_SIZE = NUMBER_SIZE, 24  # a name is a formula, a shape a label: both at the kit's floor
 GAP = 0.08  # between matrices, in units of d
 
 
 def matrix_color(name: str) -> str:
     """Attention's matrices in the first head colour, the FFN's in the update colour."""
-    return head_color(0) if name in ATTENTION else theme().update
+    return roles().attn if name in ATTENTION else roles().ffn
 
 
 def block_layout(mats: dict[str, tuple[int, int]], d: int) -> tuple[dict[str, tuple[float, float]], float, float]:
@@ -171,9 +172,10 @@ class LedgerTable(VGroup):
         """A new row under the last (not yet added to the scene); ``rule`` draws a line above it."""
         y = self.top - self.pitch * len(self.rows)
         color = color or theme().text
-        name_m = label(name, self.size, color)
+        name_m = (formula(NAMES[name], self.size * FORMULA_TO_LABEL, color) if name in NAMES  # W_Q set as maths
+                  else label(name, self.size, color))
         name_m.move_to([self.left, y, 0], aligned_edge=LEFT)
-        value_m = label(count(value), self.size, color, mono=True)
+        value_m = label(count(value), self.size, color)  # the house number face: tabular figures
         value_m.move_to([self.right, y, 0], aligned_edge=RIGHT)
         row = VGroup(name_m, value_m)
         if detail:

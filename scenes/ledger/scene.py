@@ -33,9 +33,9 @@ from scenes.kit import (
     StepScene,
     Topic,
     formula,
-    head_color,
     label,
     pct,
+    roles,
     spread,
     step,
     theme,
@@ -100,7 +100,7 @@ class LedgerScene(StepScene):
         sh, mats = self.numbers.shapes, self.numbers.totals["matrices"]
         kv = "" if sh.kv_heads == sh.n_heads else f", {plural(sh.kv_heads, 'key/value head')}"
         heads = _("h = {heads} of {width}", heads=plural(sh.n_heads, "head"), width=sh.d_head) + kv
-        head = f"d = {count(sh.d_model)}, {heads}, d_ff = {count(sh.hidden)}"
+        head = f"d = {count(sh.d_model)}, {heads}, FFN {count(sh.hidden)}"  # no d_ff in a label: prose
         self.title(_("one block · {shapes}", shapes=head) if not self.numbers.source else
                    f"{self.numbers.source} · {head}")
         pic = BlockPicture(mats, sh.d_model, PICTURE_BOX)
@@ -123,9 +123,9 @@ class LedgerScene(StepScene):
     @step
     def block_sum(self) -> None:
         t, sh = self.numbers.totals, self.numbers.shapes
-        row = self.table.row("per_block", _("one block"), t["per_block"], theme().accent, rule=True)
+        row = self.table.row("per_block", _("one block"), t["per_block"], roles().focus, rule=True)
         source = "3d^2 + d^2 + 8d^2 = 12d^2" if sh.lesson_baseline else f"{t['per_block'] / sh.d_model**2:.2f} thin d^2"
-        self.formula = formula(source, 40, theme().accent)
+        self.formula = formula(source, 40, roles().focus)
         self.formula.next_to(row, DOWN, buff=0.45).align_to(row, RIGHT)
         self.play(FadeIn(row), run_time=0.8)
         self.cue_at(N_("squared"))
@@ -134,7 +134,7 @@ class LedgerScene(StepScene):
     @step
     def ffn_share(self) -> None:
         pic, frac = self.picture, self.numbers.totals["ffn_fraction"]
-        share = label(_("FFN: {percent} of the block's area", percent=pct(frac)), 24, theme().update)
+        share = label(_("FFN: {percent} of the block's area", percent=pct(frac)), 24, roles().ffn)
         share.next_to(self.formula, DOWN, buff=0.4).align_to(self.formula, RIGHT)
         self.track_now("ffn_share_text", _Text(share.text))
         dim = [pic.rects[n].animate.set_fill(opacity=0.08) for n in ATTENTION]
@@ -161,14 +161,14 @@ class LedgerScene(StepScene):
         table = LedgerTable(min(TABLE_LEFT, minis.get_right()[0] + 0.5), SAFE_RIGHT, TABLE_TOP, pitch=0.7)
         one = table.row("per_block", _("one block's matrices"), t["per_block"])
         times = table.row("layers", _("× blocks N"), sh.layers)
-        stack = table.row("per_stack", _("the stack's matrices"), t["per_stack"], theme().accent, rule=True)
+        stack = table.row("per_stack", _("the stack's matrices"), t["per_stack"], roles().focus, rule=True)
         self.stack_table = table
         self.play(FadeIn(one), run_time=0.5)
         self.cue_at(N_("Stack"))
         self.play(*[FadeIn(m) for m in minis], FadeIn(times), run_time=1.2)
         extra = [label(_("(only {shown} of {layers} drawn)", shown=shown, layers=sh.layers), 24, theme().muted)
                  .next_to(minis, DOWN, buff=0.15)] if shown < sh.layers else []
-        total = [formula("12 thin N thin d^2", 40, theme().accent).next_to(stack, DOWN, buff=0.45)
+        total = [formula("12 thin N thin d^2", 40, roles().focus).next_to(stack, DOWN, buff=0.45)
                  .align_to(stack, RIGHT)] if sh.lesson_baseline else []
         self.play(FadeIn(stack), *[FadeIn(m) for m in extra + total], run_time=0.8)
 
@@ -178,31 +178,31 @@ class LedgerScene(StepScene):
         self.clear_stage()
         self.title(_("the whole model, exactly"))
         p, emb, N = t["params"], t["embedding"], sh.layers
-        parts = {N_("stack's matrices"): (t["per_stack"], head_color(0)),  # ids; ShareBar draws them translated
-                 N_("small terms"): (t["small"], theme().accent),
-                 N_("token table"): (emb["tokens"], theme().update)}
+        parts = {N_("stack's matrices"): (t["per_stack"], theme().text),  # ids; ShareBar draws them translated
+                 N_("small terms"): (t["small"], theme().muted),
+                 N_("token table"): (emb["tokens"], roles().stream)}
         if emb["positions"]:
-            parts[N_("positions")] = (emb["positions"], theme().positive)
+            parts[N_("positions")] = (emb["positions"], roles().position)
         if emb["unembed"]:
-            parts[N_("unembedding")] = (emb["unembed"], theme().negative)
+            parts[N_("unembedding")] = (emb["unembed"], theme().faint)
         bar = self.track("shares", ShareBar(parts, SAFE_RIGHT - SAFE_LEFT - 0.2))
         bar.move_to([0, 2.55, 0])
         left, right = -6.2, 6.2
         table = LedgerTable(left, right, 1.6, pitch=0.56)
         blocks = plural(N, "block")
-        stack = table.row("per_stack", _("matrices, {blocks}", blocks=blocks), t["per_stack"], head_color(0))
-        small = [table.row("biases", _("biases, {blocks}", blocks=blocks), N * p["biases"], theme().accent,
+        stack = table.row("per_stack", _("matrices, {blocks}", blocks=blocks), t["per_stack"], theme().text)
+        small = [table.row("biases", _("biases, {blocks}", blocks=blocks), N * p["biases"], theme().muted,
                            detail=f"{N} × {count(p['biases'])}"),
                  table.row("norms", _("norm gains and biases, {blocks}", blocks=blocks), N * p["norms"],
-                           theme().accent, detail=f"{N} × {count(p['norms'])}"),
-                 table.row("final_norm", _("final norm"), t["final_norm"], theme().accent)]
-        tables = [table.row("tokens", _("token table"), emb["tokens"], theme().update,
+                           theme().muted, detail=f"{N} × {count(p['norms'])}"),
+                 table.row("final_norm", _("final norm"), t["final_norm"], theme().muted)]
+        tables = [table.row("tokens", _("token table"), emb["tokens"], roles().stream,
                             detail=f"{count(sh.vocab)} × {count(sh.d_model)}")]
         if emb["positions"]:
-            tables.append(table.row("positions", _("position table"), emb["positions"], theme().positive,
+            tables.append(table.row("positions", _("position table"), emb["positions"], roles().position,
                                     detail=f"{count(sh.context)} × {count(sh.d_model)}"))
         if emb["unembed"]:
-            tables.append(table.row("unembed", _("unembedding"), emb["unembed"], theme().negative))
+            tables.append(table.row("unembed", _("unembedding"), emb["unembed"], theme().muted))
         total = table.row("total", _("total"), t["total"], theme().text, rule=True)
         self.total_table = self.track("ledger", table)
         self.play(FadeIn(stack), FadeIn(bar.segments["stack's matrices"]), run_time=0.6)
@@ -220,10 +220,10 @@ class LedgerScene(StepScene):
             same = _("the same") if ck["total"] == t["total"] else \
                 _("{count} apart", count=count(abs(ck["total"] - t["total"])))
             note = label(_("counted in '{name}' ({tensors} tensors): {count} · {same}", name=self.numbers.source,
-                           tensors=ck["n_tensors"], count=count(ck["total"]), same=same), 24, theme().accent)
+                           tensors=ck["n_tensors"], count=count(ck["total"]), same=same), 24, roles().focus)
             note.next_to(full, DOWN, buff=0.25)
             self.cue_at(N_("Counting"))
-            self.play(FadeIn(note), Indicate(total, color=theme().accent), run_time=0.9)
+            self.play(FadeIn(note), Indicate(total, color=roles().focus), run_time=0.9)
 
     @step
     def compute_vs_length(self) -> None:
@@ -231,12 +231,12 @@ class LedgerScene(StepScene):
         self.clear_stage()
         legend = self.work_legend()
         plot = self.plot = self.work_plot(legend.get_left()[0] - LEGEND_GAP)
-        quad = plot.curve("quadratic", c.ns, c.quadratic, theme().negative)
-        lin = plot.curve("linear", c.ns, c.linear, theme().positive)
-        dec = plot.curve("decode", c.ns, c.decode, theme().update, dashed=True)
+        quad = plot.curve("quadratic", c.ns, c.quadratic, roles().attn)
+        lin = plot.curve("linear", c.ns, c.linear, roles().ffn)
+        dec = plot.curve("decode", c.ns, c.decode, theme().text, dashed=True)
         x = c.crossover
-        cross = plot.marker(x, x * (c.linear[0] / c.ns[0]), theme().accent)
-        cross_label = label(f"n = {count(round(x))}", 24, theme().accent).next_to(cross, UP + LEFT, buff=0.1)
+        cross = plot.marker(x, x * (c.linear[0] / c.ns[0]), roles().focus)
+        cross_label = label(f"n = {count(round(x))}", 24, roles().focus).next_to(cross, UP + LEFT, buff=0.1)
         mark = plot.vertical(c.n, c.y_decades, theme().muted)
         mark_label = label(f"n = {count(c.n)}", 24, theme().muted).next_to(mark.get_end(), DOWN + RIGHT, 0.1)
         self.track("work_at_n", _Numbers({k: int(v) for k, v in c.at_n.items()}))
@@ -254,13 +254,13 @@ class LedgerScene(StepScene):
         """The compute plot's legend: each line's name and its work at the marked n, the crossover."""
         c = self.numbers.compute
         legend = VGroup(
-            label(_("scores + mixing ∝ n·n·d"), 24, theme().negative),
+            label(_("scores + mixing ∝ n·n·d"), 24, roles().attn),
             label(_("at n = {n}: {work}", n=count(c.n), work=short(c.at_n["quadratic"])), 24, theme().muted),
-            label(_("projections + FFN ∝ n·d·d"), 24, theme().positive),
+            label(_("projections + FFN ∝ n·d·d"), 24, roles().ffn),
             label(_("at n = {n}: {work}", n=count(c.n), work=short(c.at_n["linear"])), 24, theme().muted),
-            label(_("one new token, cached keys"), 24, theme().update),
+            label(_("one new token, cached keys"), 24, theme().text),
             label(_("at n = {n}: {work}", n=count(c.n), work=short(c.at_n["decode"])), 24, theme().muted),
-            label(_("crossover n = {n}", n=count(round(c.crossover))), 24, theme().accent),
+            label(_("crossover n = {n}", n=count(round(c.crossover))), 24, roles().focus),
         ).arrange(DOWN, aligned_edge=LEFT, buff=0.16)
         return legend.move_to([4.6, 0.3, 0]).align_to([SAFE_RIGHT, 0, 0], RIGHT)
 
@@ -301,7 +301,7 @@ class LedgerScene(StepScene):
                                                 f"  ({'+' if var['change'] > 0 else '−'}"
                                                 f"{pct(abs(var['change']) / v['base']['per_block'], 1)})")
             slot = (SAFE_RIGHT - SAFE_LEFT) / 3 - 0.3
-            total = VGroup(label(f"{count(var['per_block'])}{change}", 24, theme().accent),
+            total = VGroup(label(f"{count(var['per_block'])}{change}", 24, roles().focus),
                            *named_count(N_("attention {count}"), count(var["attention"]), slot),
                            *named_count(N_("FFN {count}"), count(var["ffn"]), slot)).arrange(DOWN, buff=0.1)
             groups.append((pic, head, total))

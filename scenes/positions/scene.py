@@ -27,11 +27,12 @@ from scenes.kit import (
     StepScene,
     Topic,
     formula,
-    head_color,
     keep_on_screen,
     label,
+    roles,
     step,
     theme,
+    token_color,
 )
 from scenes.kit.i18n import N_, _
 from scenes.kit.numerals import decimal_sign, list_separator
@@ -88,7 +89,7 @@ class PositionsScene(StepScene):
     def no_order(self) -> None:
         t, tokens, permuted_tokens = theme(), self.numbers.tokens, self.numbers.permuted_tokens
         self.sentence = self.place(Sentence(tokens, t.text), "left", SAFE_TOP)
-        permuted = self.place(Sentence(permuted_tokens, t.accent), "right", SAFE_TOP)
+        permuted = self.place(Sentence(permuted_tokens, roles().focus), "right", SAFE_TOP)
         scale = float(np.max(np.abs(self.numbers.out)))
         self.out = self.track("out", self.place(Rows(self.numbers.out, tokens, _("block output, no positions"), scale),
                                                 "left", ROWS_TOP))
@@ -101,12 +102,12 @@ class PositionsScene(StepScene):
         self.play(FadeIn(permuted), FadeIn(self.out_p), run_time=0.8)
         self.cue(2)
         inv = inverse(self.numbers.order)
-        links = VGroup(*[connector(self.out.right_of(k), self.out_p.left_of(int(inv[k])), head_color(k))
+        links = VGroup(*[connector(self.out.right_of(k), self.out_p.left_of(int(inv[k])), token_color(k, len(tokens)))
                          for k in range(len(tokens))])
         self.play(Create(links), run_time=1.2)
         self.cue(3)
         error = diff(self.numbers.equivariance["none"])
-        bound = note(_("largest difference after putting the rows back: {difference}", difference=error), t.update)
+        bound = note(_("largest difference after putting the rows back: {difference}", difference=error), t.muted)
         bound.move_to([0, NOTE_Y, 0])
         self.play(FadeIn(bound), run_time=0.6)
         self.first_view = VGroup(permuted, links, bound)
@@ -117,11 +118,12 @@ class PositionsScene(StepScene):
         t = theme()
         i, j = self.numbers.pair
         self.play(FadeOut(self.first_view), FadeOut(self.out_p_group), run_time=0.6)
-        frames = VGroup(self.out.frame(i, t.accent), self.out.frame(j, t.accent))
-        chips = VGroup(*[self.sentence.chips[k][0].copy().set_stroke(t.accent, width=3) for k in (i, j)])
-        text = note(_("'{word}' at positions {i} and {j}", word=self.numbers.tokens[i], i=i + 1, j=j + 1), t.accent)
+        frames = VGroup(self.out.frame(i, roles().focus), self.out.frame(j, roles().focus))
+        chips = VGroup(*[self.sentence.chips[k][0].copy().set_stroke(roles().focus, width=3) for k in (i, j)])
+        text = note(_("'{word}' at positions {i} and {j}", word=self.numbers.tokens[i], i=i + 1, j=j + 1),
+                    roles().focus)
         value = note(_("difference of the rows: {difference}", difference=diff(self.numbers.pair_difference)),
-                     t.update)
+                     t.muted)
         group = VGroup(text, value).arrange(DOWN, buff=0.3)
         group.move_to([0, 0, 0]).shift(UP * (NOTE_Y - 0.15 - group.get_bottom()[1]))
         self.play(Create(frames), Create(chips), run_time=0.8)
@@ -137,21 +139,21 @@ class PositionsScene(StepScene):
         words = self.place(Sentence(tokens, t.text), "left", SAFE_TOP)
         causal = self.track("causal", self.place(Rows(outputs, tokens, _("causal mask, no positions"), scale),
                                                  "left", ROWS_TOP))
-        frames = VGroup(causal.frame(i, t.accent), causal.frame(j, t.accent))
+        frames = VGroup(causal.frame(i, roles().focus), causal.frame(j, roles().focus))
         differ = note(_("the two '{word}' rows differ by {difference}", word=tokens[i],
-                        difference=diff(self.numbers.causal_pair_difference)), t.accent)
+                        difference=diff(self.numbers.causal_pair_difference)), roles().focus)
         self.place(differ, "left", NOTE_Y + differ.height / 2)
         self.play(FadeIn(words), FadeIn(causal), run_time=0.8)
         self.cue(1)
         self.play(Create(frames), FadeIn(differ), run_time=0.8)
         self.cue(3)
-        reordered = self.place(Sentence(self.numbers.prefix_tokens, t.accent), "right", SAFE_TOP)
+        reordered = self.place(Sentence(self.numbers.prefix_tokens, roles().focus), "right", SAFE_TOP)
         last = len(tokens) - 1
         both = np.stack([outputs[last], self.numbers.causal_prefix[last]])  # (2, d): the last row, both orders
         rows = self.track("last_rows", self.place(
             Rows(both, [_("as given"), _("reversed")], _("'{word}' after each order", word=tokens[last]), scale),
             "right", ROWS_TOP))
-        same = note(_("difference: {difference}", difference=diff(self.numbers.last_row_difference)), t.update)
+        same = note(_("difference: {difference}", difference=diff(self.numbers.last_row_difference)), t.muted)
         self.place(same, "right", NOTE_Y + same.height / 2)
         self.play(FadeIn(reordered), FadeIn(rows), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
@@ -165,7 +167,7 @@ class PositionsScene(StepScene):
         equation = formula('X = "token embedding" + "position embedding"', NUMBER_SIZE)
         equation.move_to([0, SAFE_TOP - equation.height / 2, 0])
         measured = note(_("largest difference: {difference}", difference=diff(self.numbers.equivariance["absolute"])),
-                        t.negative)
+                        t.text)
         measured.move_to([0, NOTE_Y, 0])
         scale = float(np.max(np.abs(self.numbers.absolute)))
         a = Rows(self.numbers.absolute, tokens, _("absolute positions"), scale)
@@ -174,7 +176,7 @@ class PositionsScene(StepScene):
         a, b = (self.track(key, self.place(rows, side, top)) for key, rows, side in
                 (("absolute", a, "left"), ("absolute_permuted", b, "right")))
         table = self.track("position_table", self.position_table(equation.get_bottom()[1] - 0.2, top + 0.2))
-        here = table.columns(0, len(tokens), t.accent)
+        here = table.columns(0, len(tokens), roles().focus)
         self.play(FadeIn(equation), run_time=0.6)
         self.cue(1)
         self.play(FadeIn(table), run_time=0.8)
@@ -187,9 +189,9 @@ class PositionsScene(StepScene):
         """The position table's heat strip, as tall as the band from ``bottom`` to ``top`` allows."""
         world, tokens = self.numbers.world, self.numbers.tokens
         shown = min(max(TABLE_SHOWN, len(tokens) + self.numbers.shift), len(world.table))
-        name = _("sinusoidal table (tblock.positions)") if world.table_name == "sinusoidal" else \
-            _("W_pos of '{name}'", name=world.table_name) if world.file is not None else \
-            _("learned W_pos of '{name}'", name=world.table_name)
+        name = _("sinusoidal table") if world.table_name == "sinusoidal" else \
+            _("position table of '{name}'", name=world.table_name) if world.file is not None else \
+            _("learned position table of '{name}'", name=world.table_name)
         probe = PositionTable(world.table, shown, name, height=1.0)
         labels = probe.height - 1.0
         table = PositionTable(world.table, shown, name, width=11.0, height=max(0.5, top - bottom - labels))
@@ -224,7 +226,7 @@ class PositionsScene(StepScene):
             Rows(r.shifted_attn_scores, tokens, _("scores + bias, both {shift} later", shift=self.numbers.shift),
                  scale),
             "right", top_row))
-        same = note(_("change: {difference}", difference=diff(self.numbers.shift_invariance["relative"])), t.update)
+        same = note(_("change: {difference}", difference=diff(self.numbers.shift_invariance["relative"])), t.muted)
         same.next_to(slope, UP, buff=0.25)
         self.play(FadeOut(weights), FadeIn(shifted), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
@@ -232,7 +234,7 @@ class PositionsScene(StepScene):
     def relative_sum(self, scale: float) -> VGroup:
         """q·k + bias = scores, three grids in a row across the width, with "+" and "=" between them."""
         r, tokens = self.numbers.relative, self.numbers.tokens
-        names = [_("{head}: q·k / √d_head", head=_("head {number}", number=r.head)), _("bias −m·|i − j|"),
+        names = [_("{head}: q·k / √d", head=_("head {number}", number=r.head)), _("bias −m·|i − j|"),
                  _("scores + bias")]
         width = (SAFE_WIDTH - 1.3) / 3
         grids = [Rows(m, tokens if k == 0 else None, title, scale, width=width + (1.0 if k == 0 else 0.0))
@@ -261,7 +263,7 @@ class PositionsScene(StepScene):
                                            head=_("head {number}", number=ro.head), last=n - 1), scale),
             "left", SAFE_TOP))
         equation = formula("(R_i thin q) dot (R_j thin k) = q dot R_(j-i) thin k", NUMBER_SIZE)
-        pointer = note(_("the rotation itself: python render.py rope"), t.muted)
+        pointer = note(_("the rotation itself: the RoPE video"), t.muted)
         self.play(FadeIn(a), run_time=0.8)
         self.cue(1)
         equation.next_to(a, DOWN, buff=0.4).set_x(0)
@@ -273,9 +275,9 @@ class PositionsScene(StepScene):
                  scale),
             "right", SAFE_TOP))
         same = note(_("change of the scores: {difference}", difference=diff(self.numbers.shift_invariance["rope"])),
-                    t.update)
+                    t.muted)
         moved = note(_("permuting the sentence changes the rows by {difference}",
-                       difference=diff(self.numbers.equivariance["rope"])), t.negative)
+                       difference=diff(self.numbers.equivariance["rope"])), t.text)
         moved.move_to([0, NOTE_Y, 0])
         same.next_to(moved, UP, buff=0.3)
         self.play(FadeIn(b), run_time=0.8)

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 from manim import DOWN, LEFT, RIGHT, UP, Dot, Transform, VGroup
 
-from scenes.kit import LABEL_SIZE, NUMBER_SIZE, Columns, Plane2D, VectorColumn, formula, label, theme
+from scenes.kit import LABEL_SIZE, NUMBER_SIZE, Columns, Plane2D, VectorColumn, formula, label, roles, theme
 
 # the plane on the left; the ledger (names, then two numbers) on the right
 COLUMNS = Columns(plane=(-4.25, 5.2), ledger=(3.7, 6.3), values=(5.3, 3.1))
@@ -23,7 +23,7 @@ class TokenPlane(VGroup):
         self.plane.shift(COLUMNS.point("plane", PLANE_Y) - self.plane.axes.get_center())
         self.tokens = VGroup()
         for i, (tok, vec) in enumerate(zip(tokens, x)):
-            color = theme().stream if i == followed else theme().muted
+            color = roles().stream if i == followed else theme().muted
             if np.allclose(vec, 0):
                 mark = Dot(self.plane.point(vec), color=color, radius=0.06)
                 name = label(tok, LABEL_SIZE, color).next_to(mark, DOWN + LEFT, buff=0.08)
@@ -74,17 +74,17 @@ class StreamArrows(VGroup):
     def __init__(self, board: TokenPlane, run: dict) -> None:
         super().__init__()
         self.board = board
-        self.x = board.arrow(run["resid_pre"], theme().stream, width=6)
+        self.x = board.arrow(run["resid_pre"], roles().stream, width=6)
         self.delta, self.result = self._update_arrows(run)
-        self.delta_name = label("Δ", LABEL_SIZE + 4, theme().update)
-        self.result_name = label("x + Δ", LABEL_SIZE + 2, theme().accent)
+        self.delta_name = label("Δ", LABEL_SIZE + 4, roles().attn)
+        self.result_name = label("x + Δ", LABEL_SIZE + 2, roles().stream)
         self.delta_name.move_to(self._name_targets()[0])
         self.result_name.move_to(self._name_targets()[1])
         self.add(self.x, self.delta, self.result, self.delta_name, self.result_name)
 
     def _update_arrows(self, run: dict):
-        return (self.board.arrow(run["attn_out"], theme().update, start=run["resid_pre"], width=6),
-                self.board.arrow(run["resid_mid"], theme().accent, width=6))
+        return (self.board.arrow(run["attn_out"], roles().attn, start=run["resid_pre"], width=6),
+                self.board.arrow(run["resid_mid"], roles().stream, width=6))
 
     def _name_targets(self) -> tuple[np.ndarray, np.ndarray]:
         return (self.delta.get_center() + RIGHT * 0.32,

@@ -36,6 +36,7 @@ from scenes.kit import (
     formula,
     head_color,
     label,
+    roles,
     step,
     theme,
 )
@@ -79,7 +80,7 @@ class ResidualScene(StepScene):
         self.board = TokenPlane(tuple(_(d) for d in self.numbers.dims), tokens, self.numbers.x, receiver)
         self.title = label(_("at {token}", token=tokens[receiver]), LABEL_SIZE + 4, theme().muted)
         self.title.move_to(COLUMNS.point("ledger", TITLE_Y))
-        x_row = self.row("resid_pre", _("input"), "x", self.numbers.first["resid_pre"], theme().stream)
+        x_row = self.row("resid_pre", _("input"), "x", self.numbers.first["resid_pre"], roles().stream)
         self.play(Create(self.board.plane), run_time=1.0)
         self.play(*[FadeIn(a) for a in self.board.tokens], run_time=1.0)
         self.cue(_("We follow"))
@@ -90,8 +91,8 @@ class ResidualScene(StepScene):
     @step
     def score_keys(self) -> None:
         run = self.numbers.first
-        q_arrow = self.board.arrow(run["rot_q"], theme().accent, width=4)
-        q_name = label(_("query"), LABEL_SIZE, theme().accent).next_to(q_arrow.get_end(), LEFT, buff=0.1)
+        q_arrow = self.board.arrow(run["rot_q"], roles().query, width=4)
+        q_name = label(_("query"), LABEL_SIZE, roles().query).next_to(q_arrow.get_end(), LEFT, buff=0.1)
         score = formula('"score"_j = (q dot k_j) / sqrt(2)', NUMBER_SIZE).move_to(COLUMNS.point("ledger", FORMULA_Y))
         scores = VGroup(*[label(fmt(s), LABEL_SIZE) for s in run["attn_scores"]])
         bars = self.track("pattern", WeightBars(self.numbers.tokens, run["pattern"], head_color(0),
@@ -138,8 +139,8 @@ class ResidualScene(StepScene):
         self.wo_formula = formula(self.wo_source(wo), NUMBER_SIZE).move_to(self.title)
         self.arrows = StreamArrows(self.board, run)
         a = self.arrows
-        self.delta_row = self.row("attn_out", _("update"), "Delta = h thin W_O", run["attn_out"], theme().update)
-        self.result_row = self.row("resid_mid", _("result"), "x + Delta", run["resid_mid"], theme().accent)
+        self.delta_row = self.row("attn_out", _("update"), "Delta = h thin W_O", run["attn_out"], roles().attn)
+        self.result_row = self.row("resid_mid", _("result"), "x + Delta", run["resid_mid"], roles().stream)
         self.play(FadeOut(self.title), FadeIn(self.wo_formula))
         self.cue(_("added to x"))
         self.play(*self.dim_receiver(), GrowArrow(a.x))
@@ -147,7 +148,7 @@ class ResidualScene(StepScene):
         self.cue(_("plus delta has"))
         self.play(GrowArrow(a.result), FadeIn(a.result_name), FadeIn(self.result_row))
         self.cue(_("Its {b}", b=_(self.numbers.dims[1])))
-        self.play(Indicate(self.result_row.entry(1), color=theme().accent))
+        self.play(Indicate(self.result_row.entry(1), color=roles().focus))
 
     @step
     def switch_to_negate(self) -> None:
@@ -158,7 +159,7 @@ class ResidualScene(StepScene):
                   *self.result_row.animate_values(run["resid_mid"]), run_time=1.5)
         self.play(*self.arrows.follow_names(), run_time=0.5)
         self.cue(_("of the result"))
-        self.play(Indicate(self.result_row.entry(0), color=theme().negative))
+        self.play(Indicate(self.result_row.entry(0), color=roles().focus))
 
     def dim_receiver(self) -> list:
         """The followed token steps back for x: dimmed; on a world file's plane, whose Δ may cross the

@@ -46,6 +46,7 @@ from manim import (
 )
 
 from scenes.kit import (
+    NUMBER_SIZE,
     SAFE_LEFT,
     SAFE_RIGHT,
     AddNode,
@@ -54,10 +55,10 @@ from scenes.kit import (
     SteadyNumber,
     fmt,
     formula,
-    head_color,
     keep_on_screen,
     label,
     number,
+    roles,
     spread,
     theme,
     tick_step,
@@ -169,8 +170,8 @@ class Ledger(VGroup):
         """'unchanged' at ``x`` on the rows ``keys``, and a box round each of their numbers (kept as ``marks``)."""
         t = theme()
         rows = list(self.numbers)
-        tags = VGroup(*[label(_("unchanged"), 24, t.update).move_to([x, self.y(rows.index(k)), 0]) for k in keys])
-        boxes = VGroup(*[SurroundingRectangle(self.numbers[k], color=t.update, buff=0.08, stroke_width=2)
+        tags = VGroup(*[label(_("unchanged"), 24, t.muted).move_to([x, self.y(rows.index(k)), 0]) for k in keys])
+        boxes = VGroup(*[SurroundingRectangle(self.numbers[k], color=t.muted, buff=0.08, stroke_width=2)
                          for k in keys])
         self.marks = VGroup(tags, boxes)
         return self.marks
@@ -230,10 +231,10 @@ class RopeWidget(VGroup):
         h_axis = Line(c + LEFT * (r + 0.25), c + RIGHT * (r + 0.25), color=t.faint, stroke_width=2)
         v_axis = Line(c + DOWN * (r + 0.25), c + UP * (r + 0.25), color=t.faint, stroke_width=2)
         self.stage = VGroup(h_axis, v_axis, circle, Dot(c, radius=0.05, color=t.muted))
-        self.k_arrow = redrawn(lambda: unit_arrow(c, r, self.view()["k_rot"], t.positive, 9, 0.3), self.state)
-        self.q_arrow = redrawn(lambda: unit_arrow(c, r, self.view()["q_rot"], t.accent, 5, 0.24), self.state)
-        self.q_name = self.arrow_name(self.names[0], "q", t.accent)
-        self.k_name = self.arrow_name(self.names[1], "k", t.positive)
+        self.k_arrow = redrawn(lambda: unit_arrow(c, r, self.view()["k_rot"], roles().key, 9, 0.3), self.state)
+        self.q_arrow = redrawn(lambda: unit_arrow(c, r, self.view()["q_rot"], roles().query, 5, 0.24), self.state)
+        self.q_name = self.arrow_name(self.names[0], "q", roles().query)
+        self.k_name = self.arrow_name(self.names[1], "k", roles().key)
         self.add(self.stage, self.k_arrow, self.q_arrow, self.q_name, self.k_name)
 
     # engine views at the positions shown now
@@ -303,13 +304,13 @@ class RopeWidget(VGroup):
     # the rotations as arcs
     def rotation_arcs(self) -> VGroup:
         """Live arcs: each arrow's turn from its content (q, k) and the angle between them."""
-        t, c = theme(), self.origin
-        self.q_arc = redrawn(lambda: arc(c, 0.7, self.view()["q_content_dir"], self.view()["q_sweep"], t.accent),
+        c = self.origin
+        self.q_arc = redrawn(lambda: arc(c, 0.7, self.view()["q_content_dir"], self.view()["q_sweep"], roles().query),
                              self.state)
         self.k_arc = redrawn(lambda: arc(c, 0.5, self.view()["k_content_dir"], self.view()["k_sweep"],
-                                         t.positive), self.state)
+                                         roles().key), self.state)
         self.between_arc = redrawn(lambda: arc(c, 1.25, self.view()["k_dir"], self.view()["between_sweep"],
-                                               t.update, 4), self.state)
+                                               roles().position, 4), self.state)
         arcs = VGroup(self.q_arc, self.k_arc, self.between_arc)
         self.add(arcs)
         return arcs
@@ -359,7 +360,7 @@ class PairStrip(VGroup):
         cells = VGroup()
         for j in range(d_head):
             i = int(plane_of[j])
-            color = head_color(i) if i in drawn else t.faint
+            color = roles().position if i in drawn else t.faint
             cells.add(RoundedRectangle(corner_radius=0.04 if cell > 0.2 else 0.0, width=cell * 0.9, height=0.34,
                                        fill_color=color, fill_opacity=0.9, stroke_width=0))
         cells.arrange(RIGHT, buff=cell * 0.1)
@@ -400,19 +401,19 @@ class PlanePanels(VGroup):
         self.pairs = [[int(a), int(b)] for a, b in pairs[self.drawn]]
         for cx, i in zip(spread(shown), self.drawn):
             c = np.array([cx, cy, 0.0])
-            color = head_color(i)
+            color = roles().position
             ring = Circle(radius=radius, color=color, stroke_width=2).move_to(c)
             name = label(_("plane {index}", index=i), 24, color).next_to(ring, UP, buff=0.08)
             speed_text = rate(rates[i])
             self.rates.append(float(speed_text.replace("\u2212", "-").replace(",", ".")))
             speed = label(_("{rate}°/pos", rate=speed_text), 24, t.text).move_to([cx, cy - radius - 0.25, 0])
             y_between = cy - radius - 0.62
-            sign = label("∠", 24, t.update).move_to([cx - 0.12, y_between, 0], aligned_edge=RIGHT)
-            between = LiveNumber(lambda i=i: self.view()["between"][i], 1, [cx - 0.04, y_between, 0], t.update,
+            sign = label("∠", 24, roles().position).move_to([cx - 0.12, y_between, 0], aligned_edge=RIGHT)
+            between = LiveNumber(lambda i=i: self.view()["between"][i], 1, [cx - 0.04, y_between, 0], roles().position,
                                  DEGREES, 36, edge=LEFT)
-            k_arrow = redrawn(lambda c=c, i=i: unit_arrow(c, radius, self.view()["k_units"][i], t.positive, 6, 0.16),
+            k_arrow = redrawn(lambda c=c, i=i: unit_arrow(c, radius, self.view()["k_units"][i], roles().key, 6, 0.16),
                               self.state)
-            q_arrow = redrawn(lambda c=c, i=i: unit_arrow(c, radius, self.view()["q_units"][i], t.accent, 4, 0.13),
+            q_arrow = redrawn(lambda c=c, i=i: unit_arrow(c, radius, self.view()["q_units"][i], roles().query, 4, 0.13),
                               self.state)
             self.panels.add(VGroup(ring, name, speed, sign))
             self.live.add(between, k_arrow, q_arrow)
@@ -427,8 +428,8 @@ class PlanePanels(VGroup):
         frequencies.move_to([SAFE_LEFT, top, 0], aligned_edge=LEFT)
         self.strip = PairStrip(pairs, d_head, self.drawn)
         self.strip.move_to([SAFE_RIGHT, top, 0], aligned_edge=RIGHT)
-        legend = VGroup(label(_("query"), 24, t.accent), label(_("key"), 24, t.positive),
-                        label(_("∠ angle between"), 24, t.update))
+        legend = VGroup(label(_("query"), 24, roles().query), label(_("key"), 24, roles().key),
+                        label(_("∠ angle between"), 24, roles().position))
         if shown < n:
             legend.add(label(_("{shown} of {count} planes shown", shown=shown, count=n), 24, t.muted))
         legend.arrange(RIGHT, buff=0.35).move_to([SAFE_RIGHT, top - 0.53, 0], aligned_edge=RIGHT)
@@ -496,22 +497,23 @@ class ScorePlot(VGroup):
         y_name = label("q · k", 24, t.text).next_to(axes.c2p(x0, 1), UP, buff=0.12)
         y_name.align_to(y_labels, LEFT)
         self.axes, self.labels = axes, VGroup(grid, y_labels, x_labels, x_name, y_name)
-        self.curve = axes.axes.plot_line_graph(xs, ys, add_vertex_dots=len(xs) <= 80, line_color=t.stream,
+        self.curve = axes.axes.plot_line_graph(xs, ys, add_vertex_dots=len(xs) <= 80, line_color=roles().stream,
                                                stroke_width=3, vertex_dot_radius=0.035,
-                                               vertex_dot_style={"fill_color": t.stream})
-        self.marker_line = DashedLine(axes.c2p(distance, -1), axes.c2p(distance, 1), color=t.accent, stroke_width=2)
-        self.marker = redrawn(lambda: Dot(axes.c2p(distance, planes.view()["score"]), radius=0.08, color=t.accent),
+                                               vertex_dot_style={"fill_color": roles().stream})
+        self.marker_line = DashedLine(axes.c2p(distance, -1), axes.c2p(distance, 1), color=roles().focus,
+                                      stroke_width=2)
+        self.marker = redrawn(lambda: Dot(axes.c2p(distance, planes.view()["score"]), radius=0.08, color=roles().focus),
                               planes.state)
         self.score = LiveNumber(lambda: planes.view()["score"], 2, [SAFE_RIGHT, -2.2, 0], t.text)
-        self.query_pos = LiveNumber(lambda: at(planes.q_pos), 0, [SAFE_RIGHT, -1.1, 0], t.accent)
-        self.key_pos = LiveNumber(lambda: at(planes.k_pos), 0, [SAFE_RIGHT, -1.6, 0], t.positive)
+        self.query_pos = LiveNumber(lambda: at(planes.q_pos), 0, [SAFE_RIGHT, -1.1, 0], roles().query)
+        self.key_pos = LiveNumber(lambda: at(planes.k_pos), 0, [SAFE_RIGHT, -1.6, 0], roles().key)
 
         def name(text: str, y: float, color: str) -> VMobject:
             return label(text, 24, color).move_to([readout_x, y, 0], aligned_edge=LEFT)
 
         self.readout = VGroup(name(_("distance {distance}", distance=whole(distance)), -0.55, t.text),
-                              name(_("query position"), -1.1, t.accent), self.query_pos,
-                              name(_("key position"), -1.6, t.positive), self.key_pos,
+                              name(_("query position"), -1.1, roles().query), self.query_pos,
+                              name(_("key position"), -1.6, roles().key), self.key_pos,
                               name("q · k", -2.2, t.text), self.score)
         self.add(self.axes, self.labels, self.curve, self.marker_line, self.marker, self.readout)
 
@@ -538,7 +540,7 @@ class AbsoluteDiagram(VGroup):
         title = label(_("absolute positions"), 24, t.text)
         sub = label(_("added once, below the stack"), 24, t.muted)
         tok = Box(_("token\nembedding"), [-1.1, -2.55], (1.9, 0.9), font_size=24)
-        pos = Box(_("position\nembedding"), [1.1, -2.55], (1.9, 0.9), color=t.accent, tint=0.2, font_size=24)
+        pos = Box(_("position\nembedding"), [1.1, -2.55], (1.9, 0.9), color=roles().position, tint=0.2, font_size=24)
         add = AddNode(0.2).move_to([0, -1.65, 0])
         b1 = Box(_("block {b}", b=1), (0, 0), (2.6, 0.64), font_size=24).move_to([0, -0.55, 0])
         b2 = Box(_("block {b}", b=2), (0, 0), (2.6, 0.64), font_size=24).move_to([0, 0.65, 0])
@@ -546,7 +548,7 @@ class AbsoluteDiagram(VGroup):
         bl = Box(_("block {b}", b="L"), (0, 0), (2.6, 0.64), font_size=24).move_to([0, 2.25, 0])
         arrows = VGroup(
             Arrow(tok.get_top(), add.get_left(), buff=0.06, color=t.muted, stroke_width=3, tip_length=0.14),
-            Arrow(pos.get_top(), add.get_right(), buff=0.06, color=t.accent, stroke_width=3, tip_length=0.14),
+            Arrow(pos.get_top(), add.get_right(), buff=0.06, color=roles().position, stroke_width=3, tip_length=0.14),
             up_arrow(add.get_top(), b1.get_bottom()),
             up_arrow(b1.get_top(), b2.get_bottom()),
         )
@@ -568,23 +570,26 @@ class RopeDiagram(VGroup):
         col = {"q": -2.65, "k": -0.45, "v": 1.25}
         y_in, y_w, y_rot, y_score, y_mix, y_out = -2.62, -1.72, -0.76, 0.2, 1.08, 1.95
         inp = Box("LN(x)", [(col["q"] + col["v"]) / 2, y_in], (col["v"] - col["q"] + 1.1, 0.6), font_size=24)
-        wq = Box("W_Q", (0, 0), (1.1, 0.6), font_size=24).move_to([col["q"], y_w, 0])
-        wk = Box("W_K", (0, 0), (1.1, 0.6), font_size=24).move_to([col["k"], y_w, 0])
-        wv = Box("W_V", (0, 0), (1.1, 0.6), font_size=24).move_to([col["v"], y_w, 0])
-        rq = Box(_("rotate q\nby position"), [col["q"], y_rot], (1.6, 0.9), color=t.accent, tint=0.25, font_size=24)
-        rk = Box(_("rotate k\nby position"), [col["k"], y_rot], (1.6, 0.9), color=t.accent, tint=0.25, font_size=24)
+        wq = Box(formula("W_Q", NUMBER_SIZE), (0, 0), (1.1, 0.6), roles().query).move_to([col["q"], y_w, 0])
+        wk = Box(formula("W_K", NUMBER_SIZE), (0, 0), (1.1, 0.6), roles().key).move_to([col["k"], y_w, 0])
+        wv = Box(formula("W_V", NUMBER_SIZE), (0, 0), (1.1, 0.6), roles().value).move_to([col["v"], y_w, 0])
+        rq = Box(_("rotate q\nby position"), [col["q"], y_rot], (1.6, 0.9), color=roles().position, tint=0.25,
+                 font_size=24)
+        rk = Box(_("rotate k\nby position"), [col["k"], y_rot], (1.6, 0.9), color=roles().position, tint=0.25,
+                 font_size=24)
         score = Box("q·k / √d → softmax", [(col["q"] + col["k"]) / 2, y_score], (3.0, 0.6), font_size=24)
         mix = Box("A · V", (0, 0), (1.6, 0.6), font_size=24).move_to([col["v"] - 0.3, y_mix, 0])
-        wo = Box("W_O", (0, 0), (1.1, 0.6), font_size=24).move_to([col["v"] - 0.3, y_out, 0])
+        wo = Box(formula("W_O", NUMBER_SIZE), (0, 0), (1.1, 0.6)).move_to([col["v"] - 0.3, y_out, 0])
         v_note = VGroup(label(_("values:"), 24, t.muted), label(_("no rotation"), 24, t.muted)).arrange(DOWN, buff=0.06)
         v_note.next_to([col["v"], (y_w + y_mix) / 2, 0], RIGHT, buff=0.12)
         frame = RoundedRectangle(corner_radius=0.15, width=7.2, height=5.35, stroke_color=t.faint,
                                  stroke_width=2).move_to([-0.2, -0.25, 0])
         frame_name = label(_("attention"), 24, t.muted).next_to(frame.get_corner(UP + LEFT), DOWN + RIGHT, buff=0.12)
         stream_x = 3.6
-        stream = Line([stream_x, y_in - 0.3, 0], [stream_x, y_out + 0.95, 0], color=t.stream, stroke_width=5)
-        add = AddNode(0.2, t.stream).move_to([stream_x, y_out + 0.35, 0])
-        stream_name = VGroup(label(_("residual"), 24, t.stream), label(_("stream"), 24, t.stream)).arrange(DOWN,
+        stream = Line([stream_x, y_in - 0.3, 0], [stream_x, y_out + 0.95, 0], color=roles().stream, stroke_width=5)
+        add = AddNode(0.2, roles().stream).move_to([stream_x, y_out + 0.35, 0])
+        stream_name = VGroup(label(_("residual"), 24, roles().stream),
+                             label(_("stream"), 24, roles().stream)).arrange(DOWN,
                                                                                                           buff=0.06)
         stream_name.next_to(stream, DOWN, buff=0.1)
         feed = VGroup(Line([stream_x, y_in, 0], inp.get_right(), color=t.muted, stroke_width=3))
@@ -592,14 +597,14 @@ class RopeDiagram(VGroup):
             up_arrow([col["q"], inp.get_top()[1], 0], wq.get_bottom()),
             up_arrow([col["k"], inp.get_top()[1], 0], wk.get_bottom()),
             up_arrow([col["v"], inp.get_top()[1], 0], wv.get_bottom()),
-            up_arrow(wq.get_top(), rq.get_bottom(), t.accent),
-            up_arrow(wk.get_top(), rk.get_bottom(), t.accent),
+            up_arrow(wq.get_top(), rq.get_bottom(), roles().query),
+            up_arrow(wk.get_top(), rk.get_bottom(), roles().key),
             up_arrow(rq.get_top(), [col["q"], score.get_bottom()[1], 0]),
             up_arrow(rk.get_top(), [col["k"], score.get_bottom()[1], 0]),
             up_arrow(wv.get_top(), [col["v"], mix.get_bottom()[1], 0]),
             Arrow(score.get_top(), mix.get_left(), buff=0.06, color=t.muted, stroke_width=3, tip_length=0.14),
             up_arrow(mix.get_top(), wo.get_bottom()),
-            Arrow(wo.get_right(), add.get_left(), buff=0.06, color=t.update, stroke_width=3, tip_length=0.14),
+            Arrow(wo.get_right(), add.get_left(), buff=0.06, color=roles().attn, stroke_width=3, tip_length=0.14),
         )
         heads = VGroup(title, sub).arrange(DOWN, buff=0.1).next_to(frame, UP, buff=0.15)
         self.rotations = VGroup(rq[0], rk[0])

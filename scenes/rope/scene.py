@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 from manim import Circumscribe, Create, FadeIn, FadeOut, Transform, VGroup, linear, smooth
 
-from scenes.kit import MARGIN, SAFE_LEFT, SAFE_RIGHT, StepScene, Topic, fmt, formula, head_color, step, theme
+from scenes.kit import MARGIN, SAFE_LEFT, SAFE_RIGHT, StepScene, Topic, fmt, formula, roles, step, theme
 from scenes.kit.i18n import N_, _
 from scenes.rope.numbers import numbers, world_of
 from scenes.rope.params import Params
@@ -99,12 +99,13 @@ class RopeScene(StepScene):
         self.play(FadeIn(w.k_arrow), FadeIn(w.q_arrow), FadeIn(w.q_name), FadeIn(w.k_name))
         self.ledger = ledger = Ledger(LEDGER_LEFT, LEDGER_RIGHT, ROW_TOP, ROW_STEP)
         rows = VGroup(
-            ledger.add_live("query_pos", _("query position"), t.accent, lambda: at(w.q_pos), 0),
-            ledger.add_live("key_pos", _("key position"), t.positive, lambda: at(w.k_pos), 0),
-            ledger.add_live("q_rotation", _("query rotation"), t.accent, lambda: w.view()["q_angle"], 1, DEGREES),
-            ledger.add_live("k_rotation", _("key rotation"), t.positive, lambda: w.view()["k_angle"], 1, DEGREES),
+            ledger.add_live("query_pos", _("query position"), roles().query, lambda: at(w.q_pos), 0),
+            ledger.add_live("key_pos", _("key position"), roles().key, lambda: at(w.k_pos), 0),
+            ledger.add_live("q_rotation", _("query rotation"), roles().query, lambda: w.view()["q_angle"], 1, DEGREES),
+            ledger.add_live("k_rotation", _("key rotation"), roles().key, lambda: w.view()["k_angle"], 1, DEGREES),
             ledger.add_live("distance", _("relative distance"), t.text, lambda: w.view()["distance"], 0),
-            ledger.add_live("angle_between", _("angle between"), t.update, lambda: w.view()["between"], 1, DEGREES),
+            ledger.add_live("angle_between", _("angle between"), roles().position, lambda: w.view()["between"], 1,
+                            DEGREES),
             ledger.add_live("score", "q · k", t.text, lambda: w.view()["score"], 2),
         )
         self.cue(_("dot product"))
@@ -121,7 +122,7 @@ class RopeScene(StepScene):
         self.play(*w.turn_to(p.query_pos, p.key_pos), run_time=run_time(max(p.query_pos, p.key_pos), 6, 2, 4),
                   rate_func=smooth)
         self.cue(_("meet at"))
-        self.play(Circumscribe(self.ledger.number_of("angle_between"), color=theme().update), run_time=0.8)
+        self.play(Circumscribe(self.ledger.number_of("angle_between"), color=roles().position), run_time=0.8)
         self.cue(_("cosine"))
         self.play(Circumscribe(self.ledger.number_of("score"), color=theme().text), run_time=0.8)
         self.keep(self.ledger, query_pos="query_pos", key_pos="key_pos", q_rotation="q_rotation",
@@ -150,7 +151,7 @@ class RopeScene(StepScene):
     @step
     def content_matters(self) -> None:
         p, w, ledger = self.params, self.widget, self.ledger
-        color = head_color(2)
+        color = roles().focus  # the new key the voice talks about
         content_arrow, ghost, live = w.add_second_key(self.numbers.k2_content, color)
         self.play(FadeOut(ledger.marks), run_time=0.5)
         ledger.freeze()
@@ -206,7 +207,7 @@ class RopeScene(StepScene):
         self.play(*planes.turn_to(p.query_pos + p.shift, p.key_pos + p.shift), run_time=run_time(p.shift, 2, 2.5, 6),
                   rate_func=smooth)
         self.cue(_("So does the score"))
-        self.play(Circumscribe(plot.readout, color=theme().accent), run_time=0.8)
+        self.play(Circumscribe(plot.readout, color=roles().focus), run_time=0.8)
         self.keep(plot, multi_score_shifted="score", plot_distances="distances", plot_scores="scores")
         self.keep(planes, plane_between_shifted="between")
 

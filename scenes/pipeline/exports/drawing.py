@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit.captions import line_units
+from scenes.kit.roles import ROLES
 from scenes.kit.theme import THEMES
 
 from ..fsutil import atomic_path
@@ -79,6 +80,11 @@ def draw_text(draw: Any, xy: tuple[float, float], text: str, font: Any, fill: An
 
 def _theme(name: str) -> Any:
     return THEMES.get(name, THEMES["dark"])
+
+
+def _focus(name: str) -> str:
+    """The focus role's colour in theme ``name``: the step names of sheets and handouts."""
+    return ROLES.get(name, ROLES["dark"]).focus
 
 
 def _wrap(text: str, font: Any, width: int) -> list[str]:

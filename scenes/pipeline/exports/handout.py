@@ -15,7 +15,7 @@ from scenes.kit.i18n import has_cjk
 
 from ..fsutil import atomic_path
 from ..manifest import Manifest
-from .drawing import CJK_LACKS, _theme, _wrap
+from .drawing import CJK_LACKS, _focus, _theme, _wrap
 from .titles import step_title
 from .video_info import ExportError, frames_at
 
@@ -166,7 +166,7 @@ def step_page(surface: Any, ctx: Any, image: Any, heading: str, name: str, capti
     ctx.rectangle(pad - 0.5, y - 0.5, inner + 1, picture_h + 1)
     ctx.stroke()
     y += picture_h
-    name_font.draw(pad, y + round(name_h * 0.25), name, th.accent)
+    name_font.draw(pad, y + round(name_h * 0.25), name, _focus(theme_name))
     y += name_h
     for line in caption_lines:
         caption_font.draw(pad, y, line, th.text)

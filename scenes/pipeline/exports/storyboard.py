@@ -11,7 +11,7 @@ from typing import Any
 from scenes.kit.i18n import has_cjk
 
 from ..manifest import Manifest
-from .drawing import _font, _theme, _wrap, draw_text, save_png
+from .drawing import _focus, _font, _theme, _wrap, draw_text, save_png
 from .titles import step_title
 from .video_info import ExportError, frames_at, step_end_frames
 
@@ -88,7 +88,7 @@ def compose_storyboard(images: Sequence[Any], captions: Sequence[str], names: Se
             draw.rectangle([x - 1, y - 1, x + panel_w, y + panel_h], outline=th.faint)
             ty = y + panel_h + round(name_h * 0.25)
             number = numbers[i] if numbers is not None else i + 1
-            draw_text(draw, (x, ty), f"{number}  {names[i]}", name_font, th.accent)
+            draw_text(draw, (x, ty), f"{number}  {names[i]}", name_font, _focus(theme_name))
             ty = y + panel_h + name_h
             for line in wrapped[i]:
                 draw_text(draw, (x, ty), line, caption_font, th.text)
