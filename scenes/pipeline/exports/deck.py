@@ -11,7 +11,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from scenes.kit.i18n import DEFAULT as DEFAULT_LANGUAGE
 from scenes.kit.i18n import bcp47
 
 from ..fsutil import owned_dir
@@ -160,7 +159,7 @@ def _slide_html(s: Slide, loop: bool, background: str) -> str:
 
 
 def deck_html(slides: Sequence[Slide], *, title: str, reveal: str, theme_name: str = "dark",
-              loop: bool = False, size: tuple[int, int] = (1280, 720), lang: str = DEFAULT_LANGUAGE) -> str:
+              loop: bool = False, size: tuple[int, int] = (1280, 720), lang: str = "en") -> str:
     """The deck's HTML: reveal.js from ``reveal`` (a CDN address or a relative folder); ``lang`` the
     renders' ``--lang`` (the page's ``<html lang>``)."""
     th = _theme(theme_name)
@@ -217,7 +216,7 @@ def build_deck(renders: Sequence[tuple[Manifest, list[Path]]], dest: Path, *, ti
         else:
             reveal = cdn_url
         text = deck_html(slides, title=title, reveal=reveal, theme_name=theme_name, loop=loop,
-                         size=size or (1280, 720), lang=renders[0][0].lang if renders else DEFAULT_LANGUAGE)
+                         size=size or (1280, 720), lang=renders[0][0].lang if renders else "en")
         (stage / "index.html").write_text(text, encoding="utf-8")
         publish(cache, work, [Move(stage, dest, folder=True)])  # the old deck stays until the new one is in
     return dest / "index.html"
