@@ -44,7 +44,6 @@ from manim.constants import RESAMPLING_ALGORITHMS, RendererType
 
 from .formulas import Formula, Glyph
 from .glyphs import CachedText
-from .i18n import language
 from .layout import LABEL_SIZE
 from .manim_patches import sharing_parsed_paths
 from .numerals import decimal_sign
@@ -133,7 +132,7 @@ class SteadyNumber(DecimalNumber):
     def _string_to_mob(self, string: str, mob_class: type | None = None, **kwargs: Any) -> VMobject:
         """A copy of the glyph ``string`` in this number's class (also the unit), at this number's size;
         the decimal point in the video's language's sign (``--lang de``: a comma)."""
-        if string == "." and language() != "en":
+        if string == ".":
             string = decimal_sign()
         key = (self.mob_class, string)
         if key not in _GLYPHS:

@@ -27,31 +27,10 @@ from .i18n import N_, _, language
 from .numerals import spoken as spoken_decimal
 from .numerals import spoken_int, spoken_ordinal
 
-ONES = ("zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve",
-        "thirteen", "fourteen", "fifteen", "sixteen", "seventeen", "eighteen", "nineteen")
-TENS = ("", "", "twenty", "thirty", "forty", "fifty", "sixty", "seventy", "eighty", "ninety")
-SCALES = ((10**9, "billion"), (10**6, "million"), (1000, "thousand"), (100, "hundred"))
-ORDINALS = {"one": "first", "two": "second", "three": "third", "five": "fifth", "eight": "eighth",
-            "nine": "ninth", "twelve": "twelfth"}
-
 
 def say_int(n: int) -> str:
     """A whole number in words: 3072 -> 'three thousand seventy-two'."""
-    n = int(n)
-    if language() != "en":
-        return spoken_int(n)
-    if n < 0:
-        return "minus " + say_int(-n)
-    if n < 20:
-        return ONES[n]
-    if n < 100:
-        tens, ones = divmod(n, 10)
-        return TENS[tens] + ("-" + ONES[ones] if ones else "")
-    for size, name in SCALES:
-        if n >= size:
-            head, rest = divmod(n, size)
-            return f"{say_int(head)} {name}" + (f" {say_int(rest)}" if rest else "")
-    raise AssertionError("unreachable")
+    return spoken_int(int(n))
 
 
 def say_count(n: int) -> str:
@@ -62,40 +41,17 @@ def say_count(n: int) -> str:
 
 def say_ordinal(n: int) -> str:
     """1 -> 'first', 2 -> 'second', 21 -> 'twenty-first', 12 -> 'twelfth'."""
-    if language() != "en":
-        return spoken_ordinal(n)
-    words = say_int(n)
-    head, sep, last = words.rpartition("-") if "-" in words.split(" ")[-1] else words.rpartition(" ")
-    if last in ORDINALS:
-        last = ORDINALS[last]
-    elif last.endswith("y"):
-        last = last[:-1] + "ieth"
-    else:
-        last += "th"
-    return head + sep + last
+    return spoken_ordinal(n)
 
 
 def say_number(value: float, places: int = 2) -> str:
     """A decimal as spoken, rounded to ``places``: 1.25 -> 'one point two five', 1.50 -> 'one point five'."""
-    if language() != "en":
-        return spoken_decimal(value, places)
-    text = f"{float(value):.{places}f}"
-    if float(text) == 0:
-        text = text.lstrip("-")
-    sign = "minus " if text.startswith("-") else ""
-    whole, _, frac = text.lstrip("-").partition(".")
-    frac = frac.rstrip("0")
-    spoken = say_int(int(whole))
-    if frac:
-        spoken += " point " + " ".join(ONES[int(d)] for d in frac)
-    return sign + spoken
+    return spoken_decimal(value, places)
 
 
 def say_percent(value: float, places: int = 1) -> str:
     """A percentage (already times 100) as spoken: 61.63 -> 'sixty-one point six percent'."""
-    if language() != "en":
-        return _("{number} percent", number=say_number(value, places))
-    return say_number(value, places) + " percent"
+    return _("{number} percent", number=say_number(value, places))
 
 
 def say_vector(values: Sequence[float], places: int = 2) -> str:
@@ -103,19 +59,15 @@ def say_vector(values: Sequence[float], places: int = 2) -> str:
     words = [say_number(v, places) for v in values]
     if len(words) <= 1:
         return "".join(words)
-    if language() != "en":
-        return _("{items}, and {last}", items=", ".join(words[:-1]), last=words[-1])
-    return ", ".join(words[:-1]) + ", and " + words[-1]
+    return _("{items}, and {last}", items=", ".join(words[:-1]), last=words[-1])
 
 
 def say_list(items: Sequence[str]) -> str:
     """Words joined as in speech: 'a', 'a and b', 'a, b and c'."""
     items = list(items)
-    if language() != "en" and len(items) >= 2:
-        return _("{items} and {last}", items=", ".join(items[:-1]), last=items[-1])
-    if len(items) <= 2:
-        return " and ".join(items)
-    return ", ".join(items[:-1]) + " and " + items[-1]
+    if len(items) <= 1:
+        return "".join(items)
+    return _("{items} and {last}", items=", ".join(items[:-1]), last=items[-1])
 
 
 def say_head(head: int, layer: int | None = None) -> str:
@@ -125,14 +77,13 @@ def say_head(head: int, layer: int | None = None) -> str:
     ('head one', 'head one of layer zero')
     """
     head_label(head, layer)  # the same checks as the written name
-    if language() != "en":
-        said = _("head {number}", number=say_int(head))
-        return said if layer is None else _("{head} of layer {layer}", head=said, layer=say_int(layer))
-    spoken = f"head {say_int(head)}"
-    return spoken if layer is None else f"{spoken} of layer {say_int(layer)}"
+    said = _("head {number}", number=say_int(head))
+    return said if layer is None else _("{head} of layer {layer}", head=said, layer=say_int(layer))
 
 
 # -- measured differences: never a digit that depends on the machine ---------------------------
+
+BELOW_ONE = {1: N_("below one tenth"), 2: N_("below one hundredth"), 3: N_("below one thousandth")}
 
 ROUNDING_EXPONENT = 12  # a difference below 10^-12 is float64 rounding (its digits vary with CPU and BLAS)
 
@@ -156,22 +107,10 @@ def say_bound(value: float, places: int = 2, exponent: int = ROUNDING_EXPONENT) 
 
     >>> say_bound(0.0), say_bound(0.0004), say_bound(0.4321)
     ('below ten to the minus twelve: rounding', 'below one hundredth', 'zero point four three')
+    >>> say_bound(0.00004, places=4)
+    'below ten to the minus four'
     """
     kind = bound_kind(value, places, exponent)
-    if language() != "en":
-        return said_bound(kind, value, places, exponent)
-    if kind == "rounding":
-        return f"below ten to the minus {say_int(exponent)}: rounding"
-    if kind == "small":
-        return "below one " + say_ordinal(10 ** places).removeprefix("one ")
-    return say_number(value, places)
-
-
-BELOW_ONE = {1: N_("below one tenth"), 2: N_("below one hundredth"), 3: N_("below one thousandth")}
-
-
-def said_bound(kind: str, value: float, places: int, exponent: int) -> str:
-    """:func:`say_bound` in a language other than English (its catalog's words)."""
     if kind == "rounding":
         return _("below ten to the minus {exponent}: rounding", exponent=say_int(exponent))
     if kind == "small":

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 import numpy as np
 from manim import ManimColor, interpolate_color
 
-from .i18n import _, language
+from .i18n import _
 from .layout import CAPTION_TOP  # noqa: F401  (kept importable from here; the layout lives in kit.layout)
-from .numerals import list_separator, percent_text, written
+from .numerals import house_grouping, list_separator, percent_text, written
 from .roles import ROLES, Roles
 from .speech import ROUNDING_EXPONENT, bound_kind
 
@@ -174,7 +174,7 @@ def fmt(value: float, places: int = 2) -> str:
     if float(text) == 0:
         text = f"{0:.{places}f}"
     text = text.replace("-", "\u2212")
-    return text if language() == "en" else written(text)
+    return written(text, grouped=house_grouping())
 
 
 def fmt_vec(values, places: int = 2) -> str:
@@ -214,6 +214,4 @@ def fmt_bound(value: float, places: int = 2, exponent: int = ROUNDING_EXPONENT, 
 
 def pct(fraction: float, places: int = 2) -> str:
     """A fraction as a percentage, e.g. 0.50349 -> '50.35%'."""
-    if language() != "en":
-        return percent_text(f"{100 * fraction:.{places}f}")
-    return f"{100 * fraction:.{places}f}%"
+    return percent_text(f"{100 * fraction:.{places}f}", grouped=house_grouping())

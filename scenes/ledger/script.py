@@ -38,7 +38,7 @@ SHOWN_MATRIX = {"W_Q": "W_Q", "W_K": "W_K", "W_V": "W_V", "W_O": "W_O", "W_in": 
 
 def count(n: int) -> str:
     """An exact count with the language's grouping: 84934656 -> '84,934,656' ('84.934.656' in German)."""
-    return f"{int(n):,}" if language() == "en" else written(str(int(n)))
+    return written(str(int(n)))
 
 
 def short(n: float) -> str:
@@ -48,7 +48,7 @@ def short(n: float) -> str:
         if n >= size:
             v = n / size
             digits = f"{v:.0f}" if v >= 10 or v == int(v) else f"{v:.1f}"
-            return (digits if language() == "en" else digits.replace(".", decimal_sign())) + suffix
+            return digits.replace(".", decimal_sign()) + suffix
     return f"{n:.0f}"
 
 
@@ -62,7 +62,7 @@ def say_about(n: float) -> str:
     v = n / size
     rounded = round(v, 0 if v >= 10 else 1)
     whole = rounded == int(rounded)
-    if language() != "en" and (whole or language() == "zh"):  # 'fünfundachtzig Millionen', '七百一十万'
+    if whole or language() == "zh":  # 'eighty-five million', 'fünfundachtzig Millionen', '七百一十万'
         words = say_int(round(rounded * size))
     else:
         words = _(name, number=say_int(int(rounded)) if whole else say_number(rounded, 1))

@@ -37,7 +37,7 @@ from .driver import SceneRecord, SceneRun, run_scene, step_cache_dir, text_cache
 from .fsutil import file_lock, merge_cache, owned_dir, seed_cache
 from .manifest import FileRecord, Manifest, StepRecord, manifest_name, parameters_json
 from .naming import output_name
-from .options import QUALITIES, RenderOptions, validate_options
+from .options import DEFAULT_LANGUAGE, QUALITIES, RenderOptions, validate_options
 from .pacing import paced
 from .publish import publish_output, recover
 from .subtitles import cues_of, to_srt
@@ -195,5 +195,5 @@ def manifest_of(topic: Any, params: Any, opts: RenderOptions, name: str, record:
         steps=tuple(StepRecord.from_scene(s) for s in record.steps), engine_version=tblock.__version__,
         numbers=record.numbers, voice=record.voice,
         created=datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
-        inputs=key, lang=opts.lang or "en",
+        inputs=key, lang=opts.lang or DEFAULT_LANGUAGE,
     )

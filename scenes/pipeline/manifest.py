@@ -165,7 +165,8 @@ class Manifest:
     voice: dict[str, Any] | None = None  # the voice and its synthesis counts, for a narrated render
     inputs: str = ""  # the render's input key (scenes/pipeline/render_job.py: input_key); "" if unknown
     schema: int = SCHEMA
-    lang: str = "en"  # the --lang of the captions and narration (written to the JSON only when not English)
+    lang: str = "en"  # the --lang of the captions and narration: i18n.DEFAULT (this module loads no kit), written
+    # to the JSON only when not the default
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
@@ -256,7 +257,9 @@ class Manifest:
     def to_dict(self) -> dict[str, Any]:
         data = dataclasses.asdict(self)
         data["resolution"] = list(self.resolution)
-        if self.lang == "en":  # an English manifest reads as it did before the languages
+        from scenes.kit.i18n import DEFAULT  # here: reading a manifest loads no kit
+
+        if self.lang == DEFAULT:  # a manifest in the default language reads as it did before the languages
             del data["lang"]
         return data
 

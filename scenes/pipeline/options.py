@@ -33,6 +33,7 @@ from pathlib import Path
 from typing import Any
 
 from scenes.kit import param
+from scenes.kit.i18n import DEFAULT as DEFAULT_LANGUAGE
 from scenes.kit.i18n import LANGUAGES
 from scenes.kit.narration import PAUSE, VoiceError, check_voice_installed, check_voice_model
 from scenes.kit.values import BadValue, checked, flag_of
@@ -94,8 +95,8 @@ class RenderOptions:
     sections: bool = param(False, "Also write one clip per step, for slides.", commands=("render", "studio"))
     theme: str = param("dark", "dark screen, or light for white slide decks.", choices=THEME_NAMES,
                        commands=EVERYWHERE, in_name="{}")
-    lang: str = param("en", "Language of the labels, captions and narration (gettext catalogs in scenes/locale/).",
-                      choices=tuple(LANGUAGES), commands=EVERYWHERE, in_name="{}")
+    lang: str = param(DEFAULT_LANGUAGE, "Language of the labels, captions and narration (gettext catalogs in "
+                      "scenes/locale/).", choices=tuple(LANGUAGES), commands=EVERYWHERE, in_name="{}")
     transparent: bool = param(False, "Alpha background: writes webm (browsers) and mov (video editors); a PNG "
                               "with alpha with --last-frame.", commands=("render",), in_name="alpha")
     out: Path = param(Path("media"), "Output folder; files go to OUT/<topic>/.", commands=("render", "deck",

@@ -35,7 +35,7 @@ from tblock.checkpoint import MODEL_NAME, cached_model
 from .driver import encoder_settings
 from .manifest import Manifest, parameters_json
 from .naming import output_name
-from .options import RenderOptions
+from .options import DEFAULT_LANGUAGE, RenderOptions
 
 PROJECT = Path(__file__).resolve().parents[2]
 SOURCE_ROOTS = ("tblock", "scenes", "render.py")  # the project's own code, relative to PROJECT
@@ -99,8 +99,8 @@ def input_key(topic: Any, params: Any, opts: RenderOptions) -> str:
     options = {k: v for k, v in dataclasses.asdict(opts).items() if k not in KEY_EXCLUDED}
     if not opts.voice:
         options.pop("pause")  # a silent video has no narration to pause after
-    if opts.lang == "en":
-        options.pop("lang")  # English: the key of every render made before the catalogs existed
+    if opts.lang == DEFAULT_LANGUAGE:
+        options.pop("lang")  # the default language: the key of every render made before the catalogs existed
     if not opts.captions:
         options.pop("captions")  # no edited captions: the key of every render made before they existed
     payload = {
