@@ -141,3 +141,27 @@ def test_positions_alibi_sum_holds_with_its_shown_digits_or_reads_approximately(
                             for k in ("alibi_content", "alibi_attn_bias", "alibi_attn_scores"))
     holds = bool(np.all(content + bias == total))
     assert cols > 0 and shown["alibi_sum"]["relation"] == (EQUALS if holds else APPROX)
+
+
+# -- block: Y = X + Δattn, Z = Y + Δffn, and X + Δattn + Δffn merged into their sum ----------------------------
+
+
+@pytest.mark.render
+@pytest.mark.parametrize("placement", ["pre", "post"])
+def test_blocks_sums_hold_with_their_shown_digits_or_read_approximately(placement):
+    from scenes.block.params import Params
+    from scenes.block.scene import BlockScene
+
+    shown = scene_record(BlockScene, Params(placement=placement))
+    cents = lambda k: np.round(np.array(shown[k], dtype=float) * 100)  # noqa: E731
+    adds = {"add1": ("resid_pre", "attn_out", "resid_mid" if placement == "pre" else "attn_sum"),
+            "add2": ("resid_mid", "mlp_out", "resid_post" if placement == "pre" else "mlp_sum")}
+    for step, (a, b, total) in adds.items():
+        if f"{step}_sum" not in shown or total not in shown:
+            continue
+        holds = bool(np.all(cents(a) + cents(b) == cents(total)))
+        assert shown[f"{step}_sum"]["relation"] == (EQUALS if holds else APPROX), step
+    check = shown["reconstruction"]
+    terms = np.sum([np.round(np.array(t) * 100) for t in check["terms"]], axis=0)
+    holds = bool(np.all(terms == np.round(np.array(check["sum"]) * 100)))
+    assert check["relation"] == (EQUALS if holds else APPROX)

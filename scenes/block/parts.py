@@ -64,6 +64,7 @@ from scenes.kit import (
 )
 from scenes.kit.i18n import _
 from scenes.kit.readable import NUMBER_CELL, NUMBER_SIZE, TEXT_SIZE, with_power, wrapped
+from scenes.kit.sums import shown_sum
 from scenes.kit.vector import number_font_size
 
 # -- layout: the walk's rows and columns ------------------------------------------------
@@ -422,6 +423,13 @@ class SumCheck:
         self.total = stage_grid(b.recon["sum"], f"X + {ATTN} + {FFN}", **big)
         self.output = stage_grid(b.recon["output"], 'Z" (block output)"', **big)
         self.eq = formula("=" if b.placement.sums_to_output else "!=", 44)
+        # the terms merge into their sum: an equation of rounded numbers, '≈' in the sum's title when its digits
+        # do not add up (the block's output Z is that sum to rounding, so '=' there holds digit for digit)
+        self.added = shown_sum([b.ex.x, b.trace["attn_out"], b.trace["mlp_out"]], b.recon["sum"],
+                               self.grids[0].places)
+        if not self.added.adds_up:
+            self.total.title.become(formula(f"{self.added.typst} X + {ATTN} + {FFN}", TITLE_SIZE).move_to(
+                self.total.title))
         result = VGroup(self.total, self.eq, self.output).arrange(RIGHT, buff=0.45).set_x(0.25)
         below = self.terms.get_bottom()[1] - 0.45 - result.get_top()[1] if self.stacked else 0.0
         result.shift(UP * (self.grids[0].cells[0].get_y() - self.total.cells[0].get_y() + below))
@@ -431,6 +439,8 @@ class SumCheck:
         text = _("largest |X + Δattn + Δffn − Z| over all {count} numbers: {error}", count=b.recon["sum"].size,
                  error=fmt_bound(self.error, prose=True))
         self.verdict = check_line(text) if self.error < 1e-9 else with_power(text, TEXT_SIZE, color)
+        if not self.added.adds_up:  # why the sum's title reads ≈, said once above the check
+            self.verdict = VGroup(label(self.added.note(), TEXT_SIZE, t.muted), self.verdict).arrange(DOWN, buff=0.15)
         self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.4).set_x(0)
 
     @staticmethod
@@ -450,7 +460,8 @@ class SumCheck:
     def displayed(self) -> dict:
         """The sum and the output as drawn, and the largest difference the verdict prints."""
         return {"sum": self.total.displayed, "output": self.output.displayed, "error": self.error,
-                "error_shown": fmt_bound(self.error, prose=True)}
+                "error_shown": fmt_bound(self.error, prose=True), "terms": [g.displayed for g in self.grids],
+                "relation": self.added.relation}
 
 
 class PlacementCompare:

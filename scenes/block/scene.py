@@ -64,6 +64,7 @@ from scenes.kit import (
 from scenes.kit.i18n import N_, _
 from scenes.kit.numerals import list_separator
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
+from scenes.kit.sums import shown_sum
 
 MASK_NAMES = {"full": N_("no mask"), "causal": N_("causal mask")}
 
@@ -242,6 +243,11 @@ class BlockScene(StepScene):
             self.track_now(move.target, read)
             return
         if move.kind == "add":
+            added = shown_sum([w.stream.values, w.branch.values], values, w.stream.places)  # digits add up?
+            self.record(**{f"{name}_sum": added.record()})
+            if not added.adds_up and " = " in move.formula:  # the formula says ≈, and the note says why, once
+                anims = [*w.show_formula(move.formula.replace(" = ", f" {added.typst} ", 1)), *w.highlight(name),
+                         *w.swap_note(w.note(added.note()))]
             self.play(*anims)
             flying = w.branch.cells.copy()
             self.play(flying.animate.move_to(w.stream.cells).set_opacity(0.0), *w.swap_branch(None), run_time=1.0)

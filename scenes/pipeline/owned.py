@@ -10,7 +10,7 @@ before its first move, under the publish lock:
 - anything else is the user's: the publish is refused with :class:`NotOurs` (one line naming the
   first such file), before anything moves, so nothing changes.
 
-A folder's records are ``.tblock-files.json`` (every publish adds the files it moved into that
+A folder's records are ``.tblock-files`` (every publish adds the files it moved into that
 folder, in the same transaction: :func:`record_text`) and the render manifests there (each lists its
 files the same way). Files a deck or a storyboard wrote before the records existed are recognised
 by what tblock puts inside them (:func:`legacy_vouched`). Files beside a destination are never looked
@@ -35,7 +35,7 @@ from pathlib import Path
 from .fsutil import sha256_file
 from .manifest import Manifest, ManifestError
 
-RECORD = ".tblock-files.json"  # in a folder: the files tblock published into it
+RECORD = ".tblock-files"  # in a folder: the files tblock published into it
 RECORD_KIND = "tblock-files"
 FRAMES_INDEX = "frames.json"  # a step-frames set's index (scenes/pipeline/step_frames.py): lists its PNGs
 

@@ -12,7 +12,7 @@ work folder under ``OUT/.cache/work/``. :func:`publish` then, holding ``OUT/.cac
    renames the staged one over it; a folder (section clips, a deck) is swapped with its staged
    replacement in one step (Linux ``renameat2(RENAME_EXCHANGE)``; elsewhere renamed aside
    first), never deleted before its replacement is in place; the manifest moves last, then each
-   destination folder's record of the files tblock published there (``.tblock-files.json``);
+   destination folder's record of the files tblock published there (``.tblock-files``);
 5. removes the backups and then the journal.
 
 Every step can be redone from what exists on disk, so the next command that writes into ``OUT``
