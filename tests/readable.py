@@ -180,13 +180,15 @@ def high(params_class: type, name: str) -> Any:
     return next(f for f in dataclasses.fields(params_class) if f.name == name).metadata["high"]
 
 
+from tblock.worlds.heads import MAX_TOKENS as HEADS_MAX_TOKENS  # noqa: E402  (heads' longest sequence)
+
 SENTENCE = "the,Eiffel,tower,stands,in,Paris,by,night,and,the,river,flows"  # words for a topic's longest sequence
 
 
 LARGEST: dict[str, Any] = {  # slug -> (h: a flag's declared top) -> the flags
     "residual": lambda h: {},
     "heads": lambda h: {"d_model": h("d_model"), "heads": h("heads"), "d_head": h("d_model") // h("heads"),
-                        "show": h("show"), "words": ",".join(SENTENCE.split(",")[:h("position")])},
+                        "show": h("show"), "words": ",".join(SENTENCE.split(",")[:HEADS_MAX_TOKENS])},
     "bank": lambda h: {"depth": h("depth"), "compare": True},
     "rope": lambda h: {"d_head": h("d_head"), "query_pos": h("query_pos") - 6},  # room for the default shift 6
     "positions": lambda h: {"words": "the,cat,sees,the,big,dog", "permute": "1,6,3,4,5,2", "d_model": h("d_model"),

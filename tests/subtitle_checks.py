@@ -21,6 +21,17 @@ def srt_cues(text: str) -> list[tuple[float, float, str]]:
     return found
 
 
+def vtt_texts(vtt: str) -> list[str]:
+    """A WebVTT file's cue texts, in order (its header and timings left out)."""
+    blocks = vtt.strip().split("\n\n")[1:]
+    return ["\n".join(line for line in b.splitlines() if " --> " not in line) for b in blocks]
+
+
+def said(steps: list[dict]) -> str:
+    """Every step's words in order, as the subtitles carry them: its narration when voiced, else its caption."""
+    return " ".join(s.get("narration") or s["caption"] for s in steps if s.get("caption"))
+
+
 def words(text: str) -> str:
     return " ".join(text.split())
 
@@ -33,8 +44,7 @@ def assert_subtitles_are_the_words(srt: str, steps: list[dict]) -> None:
         assert b - a <= MAX_SECONDS + 1e-3 and text.count("\n") <= 1, (a, b, text)
     cjk = any("\u4e00" <= ch <= "\u9fff" for s in steps for ch in s.get("caption", ""))
     flat = (lambda t: "".join(t.split())) if cjk else words  # Chinese: no spaces between words or lines
-    said = " ".join(s.get("narration") or s["caption"] for s in steps if s.get("caption"))
-    assert flat(" ".join(t for _, _, t in cues)) == flat(said)
+    assert flat(" ".join(t for _, _, t in cues)) == flat(said(steps))
     for s in steps:
         inside = [c for c in cues if s["start"] - 1e-3 <= c[0] < s["end"]]
         assert all(c[1] <= s["end"] + 1e-3 for c in inside), s["name"]

@@ -176,9 +176,17 @@ def test_an_edited_scene_file_gives_a_new_video_never_stale_output(tmp_path):
         assert longer.manifest.duration == pytest.approx(video_duration(folder / "tiny.mp4"), abs=0.5 / 15)
         assert len(segments(out) - cached) >= 1
 
-        # a damaged output is never trusted: rendered again, whole
+        # a changed output is never trusted, nor overwritten: its bytes are no longer what tblock wrote, so
+        # the render refuses in one line and changes nothing; moved away, the video is rendered again, whole
+        from scenes.pipeline.owned import NotOurs
+
         video = folder / "tiny.mp4"
-        video.write_bytes(video.read_bytes()[:-1] + b"\0")
+        damaged = video.read_bytes()[:-1] + b"\0"
+        video.write_bytes(damaged)
+        with pytest.raises(NotOurs, match="which tblock did not write; nothing was changed"):
+            render_or_skip(topic, topic.Params(), opts)
+        assert video.read_bytes() == damaged
+        video.rename(tmp_path / "mine.mp4")
         repaired = render_or_skip(topic, topic.Params(), opts)
         assert not repaired.skipped and repaired.manifest.intact(folder)
     finally:

@@ -1,7 +1,7 @@
 """Lessons rendered (render tier): an edited caption redoes only its clip and reaches the picture, the
-.srt, the soft subtitles, the deck's notes and the handout; the example lesson's deck plays in Debian's
-chromium in lesson order, its pptx opens in LibreOffice with one slide per step, in order (after a
-title slide for the lesson and one for each clip)."""
+deck's notes and the handout, while the .srt and the soft subtitles stay what the voice says; the example
+lesson's deck plays in Debian's chromium in lesson order, its pptx opens in LibreOffice with one slide per
+step, in order (after a title slide for the lesson and one for each clip)."""
 
 from __future__ import annotations
 
@@ -80,9 +80,12 @@ def test_an_edited_caption_rerenders_only_its_clip_and_reaches_every_output(tmp_
     edited = next(m for m in manifests if "_words-" in m.name)
     assert edited.steps[0].caption == "Our own words about the big dot." and edited.burn_captions
     assert edited.steps[1].narration == "It goes right. It comes back." and edited.steps[1].audio_duration > 0.5
-    assert "Our own words about the big dot." in " ".join((folder / "demo" / f"{edited.name}.srt").read_text().split())
+    spoken = edited.steps[0].narration  # with a voice the subtitles are what it says, not the drawn caption
+    assert spoken and spoken != edited.steps[0].caption
+    srt = " ".join((folder / "demo" / f"{edited.name}.srt").read_text().split())
+    assert spoken in srt and "It goes right." in srt and "Our own words" not in srt
     cues = soundtrack.subtitles_of(folder / "demo" / edited.primary.path)
-    assert cues[0][2] == "Our own words about the big dot."  # the soft subtitle track
+    assert cues[0][2] == spoken  # the soft subtitle track
     assert notes_of(deck) == ["A dot of size 1.0.", "The dot moves right, then left.",
                               "Our own words about the big dot.", "The dot moves right, then left."]
     first_notes = notes_of(deck)
@@ -102,9 +105,9 @@ def test_an_edited_caption_rerenders_only_its_clip_and_reaches_every_output(tmp_
     assert "up to date, not rendered" in lines[0] and "up to date" not in lines[1], second.output
     assert notes_of(deck) == [*first_notes[:2], "Other words, drawn and spoken.", first_notes[3]]
     again = Manifest.read(next(p for p in (folder / "demo").glob("*_words-*.json") if p.stem != edited.name))
-    assert "Other words, drawn and spoken." in " ".join((folder / "demo" / f"{again.name}.srt").read_text().split())
-    assert "Our own words" not in " ".join((folder / "demo" / f"{again.name}.srt").read_text().split())
-    assert soundtrack.subtitles_of(folder / "demo" / again.primary.path)[0][2] == "Other words, drawn and spoken."
+    assert again.steps[0].caption == "Other words, drawn and spoken." and again.steps[0].narration == spoken
+    assert " ".join((folder / "demo" / f"{again.name}.srt").read_text().split()) == srt  # the voice did not change
+    assert soundtrack.subtitles_of(folder / "demo" / again.primary.path)[0][2] == spoken
     after_frame = exports.frames_at(exports.section_clips(out / "dots", again)[0], [-1])[0].to_ndarray()
     assert (after_frame != before_frame).any()  # the burned-in caption changed
     after_pages = pdf_pages(folder / "dots.pdf", tmp_path / "after")

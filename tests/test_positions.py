@@ -22,6 +22,7 @@ from scenes.positions.numbers import (
 from scenes.positions.params import Params, parse_permutation, parse_slopes
 from scenes.positions.script import BOUND, BOUND_TEXT, script
 from tblock.worlds.trained import trained_input
+from tests.subtitle_checks import assert_subtitles_are_the_words
 
 __module_test__ = "positions"
 
@@ -265,7 +266,8 @@ def test_render_manifest_holds_the_measurements(render_topic_cli):
     assert [row[0] for row in table] == ["none", "absolute", "relative bias", "RoPE"]
     assert table[0][2] == f"no ({BOUND_TEXT})" and table[1][2] == f"yes, by {s.equivariance['absolute']:.2f}"
     assert [s["name"] for s in manifest["steps"]] == list(script(Params()))
-    assert (out / "positions" / "positions.srt").read_text().count(" --> ") == 7
+    assert len(manifest["steps"]) == 7
+    assert_subtitles_are_the_words((out / "positions" / "positions.srt").read_text(), manifest["steps"])
 
 
 @pytest.mark.render

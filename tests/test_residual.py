@@ -12,6 +12,7 @@ from manim.utils.testing.frames_comparison import frames_comparison
 from scenes.residual.numbers import TOKENS, WO_SHOWN, numbers, residual_numbers, updates, wo_sequence
 from scenes.residual.params import Params, position_of_word
 from scenes.residual.script import script
+from tests.subtitle_checks import assert_subtitles_are_the_words
 
 __module_test__ = "residual"
 
@@ -145,7 +146,8 @@ def test_video_srt_manifest_and_numbers(render_topic_cli):
     assert drawn["position"] == 3 and drawn["token"] == "tower" and drawn["wo"] == "negate"
     assert manifest["duration"] > 5
     srt = (folder / "residual.srt").read_text()
-    assert srt.count(" --> ") == len(manifest["steps"]) == 5
+    assert len(manifest["steps"]) == 5
+    assert_subtitles_are_the_words(srt, manifest["steps"])
     assert [s["caption"] for s in manifest["steps"]] == [line.caption for line in script(Params()).values()]
     assert not list((out / ".cache").glob("residual-*")), "the temporary work folder was left behind"
 

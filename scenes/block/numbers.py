@@ -35,6 +35,7 @@ from tblock.worlds.world_file import World, WorldSpec, load_world
 
 if TYPE_CHECKING:  # the annotation only: importing the params (and so the kit) would load manim
     from scenes.block.params import Params
+    from scenes.kit.sums import ShownSum
 
 # -- names as the video writes them ---------------------------------------------------
 
@@ -101,6 +102,7 @@ STAGE_TITLES = {"resid_pre": "X", "ln1_normalized": "{n1}(X)", "attn_out": ATTN,
 TIGHT_PLUS = 'class("normal", +)'
 STAGE_TICKS = {**STAGE_TITLES, "resid_post": "Z", "attn_sum": f"X {TIGHT_PLUS} {ATTN}",
                "mlp_sum": f"Y {TIGHT_PLUS} {FFN}"}
+ADDENDS = {"add1": ("resid_pre", "attn_out"), "add2": ("resid_mid", "mlp_out")}  # each add step: stream, update
 STATES = {"resid_pre": "X", "resid_mid": "Y", "resid_post": "Z"}  # the stream's three states, as the video names them
 
 
@@ -271,6 +273,13 @@ class BlockNumbers:
         """Every stream-shaped stage's values by trace key (post-norm's sums included)."""
         return {**{s.key: s.values for s in self.stages}, "attn_sum": attn_sum(self.trace),
                 "mlp_sum": mlp_sum(self.trace)}
+
+    def shown_addition(self, name: str) -> ShownSum:
+        """Whether the add step ``name``'s drawn digits (2 places) add up: the stream plus its update, its sum."""
+        from scenes.kit.sums import shown_sum  # here: the kit loads manim, and the numbers load without it
+
+        stream, update = ADDENDS[name]
+        return shown_sum([self.stage[stream], self.stage[update]], self.stage[self.placement.moves[name].target])
 
     def length_at(self, key: str) -> np.ndarray:
         """Each token's length at the stage ``key`` (n,)."""

@@ -215,10 +215,11 @@ class Walk:
         return [FadeOut(old), FadeIn(new)] if old is not None else [FadeIn(new)]
 
     def note(self, text: str, anchor: VMobject | None = None) -> VMobject:
-        """A one-line note under the grids (under ``anchor`` in the branch area, else centred)."""
-        mob = label(text, TEXT_SIZE, theme().muted)
+        """A note under the grids (under ``anchor`` in the branch area, else centred), wrapped, never shrunk."""
+        mob = wrapped(text, TEXT_SIZE, SAFE_RIGHT - SAFE_LEFT, theme().muted)
         bottom = min(self.stream.get_bottom()[1], (anchor or self.stream).get_bottom()[1])
-        mob.move_to([BRANCH_X if anchor is not None else 0, bottom - 0.36, 0])
+        mob.move_to([BRANCH_X if anchor is not None else 0, bottom - 0.36, 0], aligned_edge=UP)
+        mob.shift(UP * mob[0].height / 2)  # the first line where a one-line note's centre was
         return fit_inside(mob)
 
     def swap_note(self, mob: VMobject | None) -> list:
@@ -440,7 +441,8 @@ class SumCheck:
                  error=fmt_bound(self.error, prose=True))
         self.verdict = check_line(text) if self.error < 1e-9 else with_power(text, TEXT_SIZE, color)
         if not self.added.adds_up:  # why the sum's title reads ≈, said once above the check
-            self.verdict = VGroup(label(self.added.note(), TEXT_SIZE, t.muted), self.verdict).arrange(DOWN, buff=0.15)
+            note = wrapped(self.added.note(), TEXT_SIZE, SAFE_RIGHT - SAFE_LEFT, t.muted)
+            self.verdict = VGroup(note, self.verdict).arrange(DOWN, buff=0.15)
         self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.4).set_x(0)
 
     @staticmethod

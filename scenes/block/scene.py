@@ -64,7 +64,6 @@ from scenes.kit import (
 from scenes.kit.i18n import N_, _
 from scenes.kit.numerals import list_separator
 from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
-from scenes.kit.sums import shown_sum
 
 MASK_NAMES = {"full": N_("no mask"), "causal": N_("causal mask")}
 
@@ -225,7 +224,12 @@ class BlockScene(StepScene):
         w, move = self.walk, self.numbers.placement.moves[name]
         values = self.numbers.stage[move.target]
         title = STAGE_TITLES[move.target]
-        anims = [*w.show_formula(move.formula), *w.highlight(name)]
+        shown = move.formula
+        if move.kind == "add":  # '≈' where the stream's digits plus the update's do not add up (the caption says why)
+            added = self.numbers.shown_addition(name)
+            self.record(**{f"{name}_sum": added.record()})
+            shown = move.formula.replace(" = ", f" {added.typst} ", 1)
+        anims = [*w.show_formula(shown), *w.highlight(name)]
         if move.kind == "read":
             read = w.grid(values, title)
             start = w.stream.cells.copy()
@@ -243,11 +247,6 @@ class BlockScene(StepScene):
             self.track_now(move.target, read)
             return
         if move.kind == "add":
-            added = shown_sum([w.stream.values, w.branch.values], values, w.stream.places)  # digits add up?
-            self.record(**{f"{name}_sum": added.record()})
-            if not added.adds_up and " = " in move.formula:  # the formula says ≈, and the note says why, once
-                anims = [*w.show_formula(move.formula.replace(" = ", f" {added.typst} ", 1)), *w.highlight(name),
-                         *w.swap_note(w.note(added.note()))]
             self.play(*anims)
             flying = w.branch.cells.copy()
             self.play(flying.animate.move_to(w.stream.cells).set_opacity(0.0), *w.swap_branch(None), run_time=1.0)

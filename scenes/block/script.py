@@ -7,6 +7,7 @@ catalog (:func:`scenes.kit.i18n._`), numbers as named placeholders.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable
 
 import numpy as np
@@ -111,11 +112,20 @@ def attn_out(b: BlockNumbers, p: Params) -> Line:
                   d=say_int(b.d)))
 
 
+def with_rounding_note(line: Line, b: BlockNumbers, name: str, p: Params) -> Line:
+    """``line`` with the note that says why the add step's equation reads ≈, when its drawn digits do not add up
+    (pre-norm only: post-norm's add steps show a sum, no equation)."""
+    added = b.shown_addition(name)
+    if p.placement != "pre" or added.adds_up:
+        return line
+    return dataclasses.replace(line, caption=f"{line.caption} {added.note()}")
+
+
 def add1(b: BlockNumbers, p: Params) -> Line:
     target = b.placement.moves["add1"].target
     x0, s0 = b.ex.x[0], b.stage[target][0]
     before, after = b.length_at("resid_pre")[0], b.length_at(target)[0]
-    return {
+    return with_rounding_note({
         "pre": Line(_("The update is added to the stream: Y = X + Δattn. Token 1 goes from {x} to {y}.",
                       x=fmt_vec(x0), y=fmt_vec(s0)),
                     _("The update is added to the stream: Y is X plus delta attention. Token one's length goes from "
@@ -124,7 +134,7 @@ def add1(b: BlockNumbers, p: Params) -> Line:
                        x=fmt_vec(s0)),
                      _("The update is added to the stream, giving X plus delta attention. It is not yet normalised: "
                        "token one's length is {length}.", length=say_number(after))),
-    }[p.placement]
+    }[p.placement], b, "add1", p)
 
 
 def norm2(b: BlockNumbers, p: Params) -> Line:
@@ -171,7 +181,7 @@ def ffn_out(b: BlockNumbers, p: Params) -> Line:
 def add2(b: BlockNumbers, p: Params) -> Line:
     target = b.placement.moves["add2"].target
     s0 = b.stage[target][0]
-    return {
+    return with_rounding_note({
         "pre": Line(_("Added to the stream: Z = Y + Δffn, the block's output, {n} × {d} like X (token 1: {x}).",
                       n=b.n, d=b.d, x=fmt_vec(s0)),
                     _("The feed-forward update is added to the stream: Z is Y plus delta F F N. Z, the block's "
@@ -179,7 +189,7 @@ def add2(b: BlockNumbers, p: Params) -> Line:
         "post": Line(_("The FFN's update is added to the stream: Y + Δffn (token 1: {x}).", x=fmt_vec(s0)),
                      _("The feed-forward update is added to the stream, giving Y plus delta F F N. Token one's length "
                        "is now {length}.", length=say_number(b.length_at(target)[0]))),
-    }[p.placement]
+    }[p.placement], b, "add2", p)
 
 
 def lengths(b: BlockNumbers, p: Params) -> Line:

@@ -32,7 +32,8 @@ class ReplayNarrator(SpeechService):
     def prefetch(self, texts: list[str]) -> None:
         """Nothing to start: every text was made before the workers began."""
 
-    def _make(self, text: str) -> Speech:
+    def _make(self, text: str, lang: str | None = None) -> Speech:
+        """The plan's Speech of ``text`` (the plan spoke it in the render's language, ``lang``)."""
         if text not in self.table:
             raise RangeFailed(f"the narration {text[:40]!r} was not in the plan (the scene is not "
                               "deterministic)")

@@ -472,8 +472,13 @@ const Studio = (() => {
     if (button.dataset.exportFormat) extra.format = button.dataset.exportFormat;
     if (button.dataset.exportSections) extra.sections = true;
     if (button.dataset.export) extra.export = button.dataset.export;
-    $("export-status").textContent = `${button.textContent}: queued`;
-    start(body(extra), "export", button.textContent);
+    let label = button.textContent;
+    if (extra.format === "gif") {  // a GIF has no sound track: the picture alone, without the voice or its script
+      Object.assign(extra, { voice: false, script: undefined });
+      label = `${label} (no sound)`;
+    }
+    $("export-status").textContent = `${label}: queued`;
+    start(body(extra), "export", label);
   }
 
   function exportStatus(status, label) {
