@@ -102,6 +102,7 @@ def scene_record(scene_class: type, params) -> dict:
             found.update(self.collect_numbers())
 
     with TemporaryDirectory() as tmp, tempconfig({"media_dir": str(Path(tmp) / "m"), "write_to_movie": False,
+                                                  "save_last_frame": True,  # every animation skipped: its end state
                                                   "disable_caching": True, "pixel_width": 320, "pixel_height": 180,
                                                   "verbosity": "WARNING"}):
         Probe(params=params).render()
