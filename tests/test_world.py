@@ -212,7 +212,7 @@ def test_an_edited_bank_world_renders_its_own_numbers(cli, tmp_path, render_topi
                   "tokens.toml")
     path = edited(path, "  [0.3, 0.3, 0.0, 1.0],\n", "  [0.5, 0.4, 0.0, 0.9],\n", "vector.toml")
     path = edited(path, "ln2_w = [1.0, 1.0, 1.0, 1.0]", "ln2_w = [1.5, 0.5, 1.0, 2.0]", "mine.toml")
-    result, manifest, _ = render_topic_cli("bank", "--depth", "2", "--world", path)
+    result, manifest, _ = render_topic_cli("bank", "--depth", "2", "--world", path, "--last-frame")  # numbers only
     assert result.exit_code == 0, result.output
     table = tomllib.loads(path.read_text())
     final, corrections = bank_by_hand(table, depth=2)
@@ -619,7 +619,7 @@ def test_an_edited_positions_world_renders_its_own_numbers(cli, tmp_path, render
     path = edited(path, "ln1_w = [1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0, 1.0]",
                   "ln1_w = [2.0, 0.5, 1.0, 1.0, 1.5, 1.0, 1.0, 3.0]", "weight.toml")
     path = edited(path, FIRST_POSITION, "  [0.5, -0.5, 0.5, -0.5, 0.0, 1.0, 0.0, 1.0],\n", "mine.toml")  # a new row 0
-    result, manifest, _ = render_topic_cli("positions", "--world", path, "--shift", "4")
+    result, manifest, _ = render_topic_cli("positions", "--world", path, "--shift", "4", "--last-frame")
     assert result.exit_code == 0, result.output
     t = {k: np.array(v) for k, v in tomllib.loads(path.read_text()).items() if k not in ("topic", "tokens")}
     gelu = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / np.sqrt(2))))
