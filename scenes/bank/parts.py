@@ -62,7 +62,7 @@ from scenes.kit import (
     tick_step,
 )
 from scenes.kit.i18n import _
-from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, wrapped
+from scenes.kit.readable import NUMBER_SIZE, TEXT_SIZE, footnote, wrapped
 from scenes.kit.sums import shown_sum
 from scenes.kit.theme import veil_opacity
 
@@ -435,7 +435,7 @@ class SumRow(VGroup):
             self.cross.set_stroke(roles().focus, 5)
         self.approx = VGroup()  # why the equation reads ≈, said once under the note
         if self.added is not None and not self.added.adds_up:
-            self.approx = wrapped(self.added.note(), TEXT_SIZE, SAFE_RIGHT - SAFE_LEFT, theme().muted)
+            self.approx = footnote(self.added.note())
             self.approx.next_to(self.note, DOWN, buff=0.2)
             self.note = VGroup(self.note, self.approx)
         self.note.next_to(whole, DOWN, buff=0.9 if not len(self.approx) else 0.45)

@@ -63,7 +63,7 @@ from scenes.kit import (
     token_color,
 )
 from scenes.kit.i18n import _
-from scenes.kit.readable import NUMBER_CELL, NUMBER_SIZE, TEXT_SIZE, with_power, wrapped
+from scenes.kit.readable import NUMBER_CELL, NUMBER_SIZE, TEXT_SIZE, footnote, with_power, wrapped
 from scenes.kit.sums import shown_sum
 from scenes.kit.vector import number_font_size
 
@@ -216,7 +216,7 @@ class Walk:
 
     def note(self, text: str, anchor: VMobject | None = None) -> VMobject:
         """A note under the grids (under ``anchor`` in the branch area, else centred), wrapped, never shrunk."""
-        mob = wrapped(text, TEXT_SIZE, SAFE_RIGHT - SAFE_LEFT, theme().muted)
+        mob = footnote(text)
         bottom = min(self.stream.get_bottom()[1], (anchor or self.stream).get_bottom()[1])
         mob.move_to([BRANCH_X if anchor is not None else 0, bottom - 0.36, 0], aligned_edge=UP)
         mob.shift(UP * mob[0].height / 2)  # the first line where a one-line note's centre was
@@ -441,8 +441,7 @@ class SumCheck:
                  error=fmt_bound(self.error, prose=True))
         self.verdict = check_line(text) if self.error < 1e-9 else with_power(text, TEXT_SIZE, color)
         if not self.added.adds_up:  # why the sum's title reads ≈, said once above the check
-            note = wrapped(self.added.note(), TEXT_SIZE, SAFE_RIGHT - SAFE_LEFT, t.muted)
-            self.verdict = VGroup(note, self.verdict).arrange(DOWN, buff=0.15)
+            self.verdict = VGroup(footnote(self.added.note()), self.verdict).arrange(DOWN, buff=0.15)
         self.verdict.next_to(VGroup(self.total, self.output), DOWN, buff=0.4).set_x(0)
 
     @staticmethod

@@ -19,8 +19,10 @@ from typing import Any
 
 from manim import DOWN, ORIGIN, VGroup
 
+from .frame import SAFE_WIDTH
 from .layout import LABEL_SIZE, MIN_DIGIT_HEIGHT, NUMBER_SIZE
 from .parts import label, with_power
+from .theme import theme
 from .vector import READABLE_CELL, shows_numbers
 
 # one source: the floor and its sizes are kit/measure.py's; these names are the ones
@@ -54,6 +56,11 @@ def wrapped(text: str, size: float, width: float, color: str | None = None, gap:
         if all(m.width <= width for m in mobs) or count == len(words):
             return VGroup(*mobs).arrange(DOWN, buff=gap, aligned_edge=aligned_edge)
     return VGroup(label(text, size, color))
+
+
+def footnote(text: str) -> VGroup:
+    """A muted note at the floor's size, as wide as the safe area: wrapped into lines, never shrunk."""
+    return wrapped(text, TEXT_SIZE, SAFE_WIDTH, theme().muted)
 
 
 def balanced(words: list[str], count: int) -> list[str]:
