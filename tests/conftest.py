@@ -3,6 +3,12 @@
 from __future__ import annotations
 
 import os
+
+# One BLAS thread a test process (before NumPy loads): with ``-n 2`` two processes share two cores, and
+# OpenBLAS's spinning threads then slow a small product tenfold. Results hold at any count:
+# tests/test_machine_independence.py renders the reference frames again on two threads.
+for _threads in ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_threads, "1")
 import signal
 import subprocess
 import sys

@@ -247,6 +247,7 @@ def test_fit_scripts_batched_block_is_the_engines():
     assert fit_bank.engine_gap(other) < 1e-12  # the copy runs any weights, not just the stored ones
 
 
+@pytest.mark.render  # the whole fit, from scratch, in a fresh interpreter
 def test_fit_script_reproduces_the_file():
     """Run the fit from scratch (a few seconds) and compare with the stored arrays to 1e-6."""
     env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1"}

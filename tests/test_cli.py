@@ -428,6 +428,7 @@ def test_flags_are_written_back_as_real_flags():
         whole_number("seven")
 
 
+@pytest.mark.render  # four fresh interpreters, each loading the whole CLI
 def test_the_tblock_command_is_installed_and_is_render_py():
     import subprocess
     import sys

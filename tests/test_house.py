@@ -15,6 +15,7 @@ a module are imported with it by Python, whatever it names, and are no edge of t
 from __future__ import annotations
 
 import ast
+import functools
 import subprocess
 import sys
 from pathlib import Path
@@ -77,6 +78,12 @@ def _targets(node: ast.Import | ast.ImportFrom, package: str, modules: set[str])
     return targets
 
 
+@functools.cache
+def parsed(path: Path) -> ast.Module:
+    """A file's syntax tree, parsed once a test process (every check here walks the same files)."""
+    return ast.parse(path.read_text(), str(path))
+
+
 def _package(path: Path, here: str) -> str:
     return here if path.name == "__init__.py" else here.rpartition(".")[0]
 
@@ -86,7 +93,7 @@ def project_imports(path: Path, modules: set[str], here: str | None = None) -> d
     classes; relative imports resolved): {module: line of its first import}."""
     here = here or module_name(path)
     found: dict[str, int] = {}
-    for node in ast.walk(ast.parse(path.read_text(), str(path))):
+    for node in ast.walk(parsed(path)):
         if isinstance(node, (ast.Import, ast.ImportFrom)):
             for target in _targets(node, _package(path, here), modules):
                 if target != here:
@@ -99,6 +106,7 @@ def project_files() -> dict[str, Path]:
     return {module_name(p): p for p in files}
 
 
+@functools.cache
 def import_edges() -> dict[str, dict[str, int]]:
     """{module: {module it imports: line}} over the whole project."""
     modules = project_files()
@@ -206,7 +214,7 @@ def lazy_imports_without_a_reason(files: dict[str, Path] | None = None) -> list[
         if name in UNEXPLAINED_LAZY:
             continue
         lines = path.read_text().splitlines()
-        for fn in ast.walk(ast.parse("\n".join(lines))):
+        for fn in ast.walk(parsed(path)):
             if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
                 continue
             for node in ast.walk(fn):
@@ -269,7 +277,7 @@ def long_functions() -> list[str]:
     found = []
     for name, path in sorted(project_files().items()):
         cap = STEP_SCRIPT_MAX if name.endswith(".script") and name.count(".") == 2 else FUNCTION_MAX
-        for node in ast.walk(ast.parse(path.read_text())):
+        for node in ast.walk(parsed(path)):
             if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef):
                 size = node.end_lineno - node.lineno + 1
                 if size > cap:

@@ -1,5 +1,5 @@
 """Reference frames that hold on any machine: every one still matches with its inputs moved by one
-ulp, and with another BLAS thread count.
+ulp, and with two BLAS threads where the suite runs on one.
 
 A reference frame that prints a rounding residue digit for digit passes on the machine that made
 it and fails on the next CPU or BLAS kernel. These tests change the last bits the way
@@ -7,13 +7,14 @@ another machine would, and render every reference scene again against the same c
 
 - ``ulp``: every NumPy input (weights, token vectors, RoPE's vectors) one ulp up where non-zero
   (the plugin ``tests/ulp_inputs.py``);
-- ``one-thread``: OpenBLAS and OpenMP on one thread, which changes how large products are split
-  and summed. (The BLAS kernel itself, ``OPENBLAS_CORETYPE``, is fixed when the process starts:
-  CI, ``.ci/run``, runs the reference tests a second time under ``OPENBLAS_CORETYPE=Prescott``.)
+- ``two-threads``: OpenBLAS and OpenMP on two threads (the suite runs on one, ``tests/conftest.py``),
+  which changes how large products are split and summed. (The BLAS kernel itself,
+  ``OPENBLAS_CORETYPE``, is fixed when the process starts: CI, ``.ci/run``, runs the reference tests
+  a second time under ``OPENBLAS_CORETYPE=Prescott``.)
 
 The reference scenes are found from the control data itself, so a new reference is covered the
 day it is added. Tried against the old digit-for-digit display (``3.5e−18``): the ``ulp`` variant
-fails heads' frame; ``one-thread`` alone does not (these worlds' products are too small for
+fails heads' frame; another thread count alone does not (these worlds' products are too small for
 OpenBLAS to split), which is why both run.
 """
 
@@ -51,7 +52,7 @@ def test_every_control_frame_has_its_test():
 
 VARIANTS = {
     "ulp": (["-p", "tests.ulp_inputs"], {}),
-    "one-thread": ([], {"OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}),
+    "two-threads": ([], {"OPENBLAS_NUM_THREADS": "2", "OMP_NUM_THREADS": "2", "MKL_NUM_THREADS": "2"}),
 }
 
 
