@@ -103,3 +103,26 @@ def test_every_declared_flag_is_a_flag_of_its_command(cli, command, path):
     assert declared and "--help" in listed
     for f in declared:
         assert "--" + f.name.replace("_", "-") in listed, (command, f.name)
+
+
+@pytest.mark.parametrize("command, path", [("deck", ["deck", "residual"]), ("storyboard", ["storyboard", "residual"])])
+def test_a_command_has_no_flag_the_declaration_does_not_give_it(cli, command, path):
+    """The other way round: every flag in the command's help comes from a declaration (the render options,
+    the commands' own, the topic's Params), so a flag's name, default and help are typed once."""
+    import scenes.residual.params as residual
+
+    listed = set(re.findall(r"(?m)^  (?:-\w, )?(--[\w-]+)", cli(*path, "--help").output))
+    declared = [*options.flags(command), *options.flags(command, options.CommandOptions),
+                *dataclasses.fields(residual.Params)]
+    names = {"--" + f.name.replace("_", "-") for f in declared}
+    assert listed - names == {"--help"}, listed - names
+
+
+def test_only_the_flag_generator_writes_a_click_option():
+    """``click.option`` is called in scenes/cli/flags.py alone, which makes every flag from a declared field."""
+    from pathlib import Path
+
+    cli_dir = Path(scenes.__file__).parent
+    calls = {path.relative_to(cli_dir).as_posix() for path in cli_dir.rglob("*.py")
+             if "click.option(" in path.read_text()}
+    assert calls == {"cli/flags.py"}, calls

@@ -10,13 +10,12 @@ from typing import Any
 import click
 
 from scenes.kit.values import flag_of
-from scenes.pipeline import api, exports
+from scenes.pipeline import api
 
-from .flags import cli_errors, flush_notices, render_options, topic_flags, topic_params
+from .flags import cli_errors, command_flags, flush_notices, render_flags, render_options, topic_flags, topic_params
 from .group import TOPICS, unknown_topic
-from .look import look_flags, recover_out, topics_named
+from .look import recover_out, topics_named
 from .output import open_file
-from .topic import open_flag
 
 PARTS = "tblock.deck.parts"  # in click's shared ctx.meta: the parts of the command line after the first `--`
 
@@ -104,13 +103,9 @@ def deck_command(topic: Any | None) -> click.Command:
 
     if topic is not None:
         run = topic_flags(topic)(run)
-        run = click.option("--script", type=click.Path(path_type=Path, dir_okay=False), default=None,
-                           help="Speak this TOML file's texts (from `render.py script TOPIC`) for the steps it "
-                           "names (implies --voice).")(run)
-    run = deck_flags(run)
-    run = open_flag(run)
-    run = look_flags("deck", out="Output folder: the deck goes to OUT/<name>/, the clips it plays to "
-                     "OUT/<topic>/.")(run)
+    run = command_flags("deck", without=() if topic is not None else ("script",), **DECK_HELPS)(run)
+    run = render_flags("deck", out="Output folder: the deck goes to OUT/<name>/, the clips it plays to "
+                       "OUT/<topic>/.")(run)
     run = click.argument("more", metavar="[TOPIC]...", nargs=-1)(run)
     what = "every topic" if topic is None else f"{slug} (with its flags; more topics after it use their defaults)"
     command = click.command(slug, help=f"The slide deck of {what}. More parts, each a topic with its own flags, "
@@ -162,26 +157,12 @@ def one_topic_only(slug: str, params: Any, script: Path | None, count: int) -> N
                                "several topics take their defaults")
 
 
-def deck_flags(func: Any) -> Any:
-    """The deck's own flags: its folder, reveal.js, looping, the handout and the PowerPoint."""
-    for option in reversed([
-        click.option("--name", default="deck", show_default=True, help="The deck's folder: OUT/<name>/index.html."),
-        click.option("--title", default=None, help="The deck's title, as typed: its first slide, the page's and the "
-                     "PDF's title [default: 'tblock:' and the topics]."),
-        click.option("--offline", is_flag=True, help="Bundle a local copy of reveal.js so the deck opens from disk "
-                     "with no network."),
-        click.option("--reveal-js", type=click.Path(path_type=Path, file_okay=False), default=None,
-                     help="A local reveal.js 5 folder for --offline [default: the copy the slides extra installs]."),
-        click.option("--cdn-url", default=exports.REVEAL_CDN, show_default=True,
-                     help="Where the deck loads reveal.js from without --offline."),
-        click.option("--loop", is_flag=True, help="Loop each clip (default: play once, hold the settled frame)."),
-        click.option("--pdf", is_flag=True, help="Also write OUT/<name>/<name>.pdf, a handout: a title page per "
-                     "topic, then each step's last frame and its caption."),
-        click.option("--pptx", is_flag=True, help="Also write OUT/<name>/<name>.pptx for PowerPoint: a title slide "
-                     "per topic, the clips, the captions as notes."),
-    ]):
-        func = option(func)
-    return func
+DECK_HELPS = {  # where the deck command means more by a shared flag than the declaration says
+    "pdf": "Also write OUT/<name>/<name>.pdf, a handout: a title page per topic, then each step's last frame and "
+           "its caption.",
+    "pptx": "Also write OUT/<name>/<name>.pptx for PowerPoint: a title slide per topic, the clips, the captions as "
+            "notes.",
+}
 
 
 @click.group("deck", cls=DeckGroup, subcommand_metavar="TOPIC [TOPIC]... [FLAGS]")

@@ -11,7 +11,7 @@ from typing import Any
 
 import click
 
-from scenes.kit import Alias, param
+from scenes.kit import Alias
 from scenes.kit.values import BadValue, flag_of, kind_of, parsed
 from scenes.pipeline import api, options
 
@@ -75,15 +75,6 @@ def declared_flags(command: str, declaration: type, without: tuple[str, ...] = (
         return func
 
     return attach
-
-
-def command_flag(name: str, default: Any, help: str, **meta: Any) -> Callable:
-    """A flag of one command only (``--sheet-width``, ``--port``), declared as a field so it is read and
-    refused by the same rule as every other flag: ``command_flag("columns", None, "...", low=1, high=8,
-    kind="whole")``."""
-    f = param(default, help, **meta)
-    f.name = name
-    return option_for(f)
 
 
 def topic_flags(topic: Any) -> Callable[[Callable], Callable]:

@@ -9,11 +9,10 @@ import click
 from scenes.kit.values import flag_of
 from scenes.pipeline import api
 
-from .flags import cli_errors, command_flag, flush_notices, render_options, topic_flags, topic_params
+from .flags import cli_errors, command_flags, flush_notices, render_flags, render_options, topic_flags, topic_params
 from .group import TOPICS, unknown_topic
-from .look import look_flags, recover_out, topics_named
+from .look import recover_out, topics_named
 from .output import open_file
-from .topic import open_flag
 
 
 class StoryboardGroup(click.Group):
@@ -59,12 +58,8 @@ def storyboard_command(topic: Any | None) -> click.Command:
 
     if topic is not None:
         run = topic_flags(topic)(run)
-    run = open_flag(run)
-    run = command_flag("columns", None, "Panels per row [default: 1 to 3, by the number of steps].", low=1, high=8,
-                       kind="whole")(run)
-    run = command_flag("sheet_width", None, f"Sheet width in pixels [default: {api.SHEET_WIDTH}].", low=320,
-                       high=3840, kind="whole")(run)
-    run = look_flags("storyboard", out="Output folder; files go to OUT/<topic>/.")(run)
+    run = command_flags("storyboard")(run)
+    run = render_flags("storyboard", out="Output folder; files go to OUT/<topic>/.")(run)
     run = click.argument("more", metavar="[TOPIC]...", nargs=-1)(run)
     what = "every topic" if topic is None else f"{slug} (with its flags; more topics after it use their defaults)"
     return click.command(slug, help=f"The storyboard of {what}.", short_help=f"storyboard of {slug}")(run)

@@ -9,13 +9,11 @@ from typing import Any
 import click
 
 from scenes.pipeline import api
-from scenes.pipeline.options import COMMAND_FIELDS
 
 from .flags import (
     cli_errors,
     command_flags,
     flush_notices,
-    option_for,
     render_flags,
     render_options,
     topic_flags,
@@ -44,8 +42,6 @@ def topic_command(topic: Any) -> click.Command:
     run = render_flags("render")(run)
     return click.command(topic.slug, help=topic.description, short_help=topic.description)(run)
 
-
-open_flag = option_for(COMMAND_FIELDS["open"])  # deck and storyboard attach it apart from their other flags
 
 
 def render_one(topic: Any, params: Any, opts: Any, prefix: str = "") -> Any:

@@ -135,6 +135,10 @@ class RenderOptions:
         return "png" if self.last_frame else self.format
 
 
+REVEAL_VERSION = "5.2.1"
+REVEAL_CDN = f"https://cdn.jsdelivr.net/npm/reveal.js@{REVEAL_VERSION}"  # where a deck loads reveal.js by default
+
+
 @dataclass(frozen=True)
 class CommandOptions:
     """The commands' own flags beside the render options, declared once for every command that takes
@@ -147,6 +151,8 @@ class CommandOptions:
     open: bool = param(False, "Open the result in the system's player or viewer when it is done (xdg-open, or "
                        "open on macOS).", dest="open_result", commands=("render", "deck", "storyboard", "studio-cli"))
     name: str = param("deck", "The deck's folder: OUT/<name>/index.html.", commands=("deck",))
+    title: str = param("", "The deck's title, as typed: its first slide, the page's and the PDF's title "
+                       "[default: 'tblock:' and the topics].", commands=("deck",))
     reuse: bool = param(False, "Use videos already rendered in OUT/<topic>/ with these settings (same engine, "
                         "parameters, quality, theme; files checked against their manifest) instead of rendering "
                         "again.", commands=("deck", "storyboard"))
@@ -162,6 +168,7 @@ class CommandOptions:
                           commands=("deck", "lesson-cli"))
     reveal_js: Path | None = param(None, "A local reveal.js 5 folder for --offline [default: the copy the slides "
                                    "extra installs].", kind="path", metavar="DIR", commands=("deck",))
+    cdn_url: str = param(REVEAL_CDN, "Where the deck loads reveal.js from without --offline.", commands=("deck",))
     loop: bool = param(False, "Loop each clip (default: play once, hold the settled frame).", commands=("deck",))
     check: bool = param(False, "Check the file and print what would render and what is up to date; render nothing.",
                         dest="check_only", commands=("lesson-cli",))

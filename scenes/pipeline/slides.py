@@ -16,14 +16,16 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from scenes.kit import flag_text
+
 from . import exports
 from .fsutil import owned_dir
 from .manifest import Manifest
+from .options import COMMAND_FIELDS
 from .publish import Move, publish
 
 Render = tuple[Manifest, list[Path]]  # a render's manifest and its section clips, in step order
@@ -70,15 +72,11 @@ class Deck:
         return [(kind, getattr(self, kind)) for kind in KINDS if getattr(self, kind) is not None]
 
     def words(self) -> list[str]:
-        """A deck made by :meth:`in_out` as the deck command's own flags (the defaults left out)."""
-        words = [f"--name {shlex.quote(self.name)}"] if self.name != "deck" else []
-        words += [flag for flag, on in (("--offline", self.offline), ("--loop", self.loop),
-                                        ("--pdf", self.pdf is not None), ("--pptx", self.pptx is not None)) if on]
-        if self.reveal_js is not None:
-            words.append(f"--reveal-js {shlex.quote(str(self.reveal_js))}")
-        if self.cdn_url != exports.REVEAL_CDN:
-            words.append(f"--cdn-url {shlex.quote(self.cdn_url)}")
-        return words
+        """A deck made by :meth:`in_out` as the deck command's own flags (those at their declared default
+        left out)."""
+        values = {"name": self.name, "offline": self.offline, "loop": self.loop, "pdf": self.pdf is not None,
+                  "pptx": self.pptx is not None, "reveal_js": self.reveal_js, "cdn_url": self.cdn_url}
+        return [flag_text(key, value) for key, value in values.items() if value != COMMAND_FIELDS[key].default]
 
     def with_sections(self, titles: Sequence[str], subtitles: Sequence[str]) -> Deck:
         """This deck with one title slide per render."""

@@ -23,12 +23,11 @@ Example::
 
 from __future__ import annotations
 
+from ..options import REVEAL_CDN, REVEAL_VERSION
 from .alpha import AlphaReport, alpha_report, check_alpha, to_alpha_webm
 from .deck import (
-    REVEAL_CDN,
     REVEAL_FILES,
     REVEAL_THEMES,
-    REVEAL_VERSION,
     Slide,
     build_deck,
     bundle_reveal_js,

@@ -14,11 +14,10 @@ from pathlib import Path
 from scenes.kit.i18n import bcp47
 
 from ..manifest import Manifest
+from ..options import REVEAL_CDN
 from .drawing import _theme
 from .video_info import ExportError
 
-REVEAL_VERSION = "5.2.1"
-REVEAL_CDN = f"https://cdn.jsdelivr.net/npm/reveal.js@{REVEAL_VERSION}"
 REVEAL_THEMES = {"dark": "black", "light": "white"}  # tblock theme -> reveal.js theme
 # The files of a reveal.js 5 copy the deck needs, relative to the copy's root (plus the two
 # themes' CSS and the font folders they import).
