@@ -36,7 +36,7 @@ ckpt = load({folder!r})
 ids = np.arange({tokens}) * 997 % ckpt.vocab_size
 x, trace = ckpt.trace_layer(ids, ckpt.n_layers - 1)
 seconds = time.perf_counter() - t0
-assert trace["pattern"].shape == (12, {tokens}, {tokens}) and np.isfinite(trace["resid_post"]).all()
+assert trace["pattern", -1].shape == (12, {tokens}, {tokens}) and np.isfinite(trace["resid_post", -1]).all()
 u = resource.getrusage(resource.RUSAGE_SELF)
 print(json.dumps({{"rss_mb": u.ru_maxrss / 1024, "seconds": seconds, "cpu_seconds": u.ru_utime + u.ru_stime}}))
 """

@@ -50,10 +50,10 @@ mode = {mode!r}
 if mode == "layer":
     x = ckpt.embed(ids)
     _, trace = block_forward(x, ckpt.block({layer}), ckpt.config)
-    assert trace["pattern"].shape == (32, {tokens}, {tokens}) and trace["k"].shape == ({tokens}, 8, 64)
+    assert trace["pattern", 0].shape == (32, {tokens}, {tokens}) and trace["k", 0].shape == ({tokens}, 8, 64)
 elif mode == "trace":
     _, trace = ckpt.trace_layer(ids, {layer})
-    assert np.isfinite(trace["resid_post"]).all()
+    assert np.isfinite(trace["resid_post", {layer}]).all()
 else:
     logits = ckpt.unembed(np.ones(({tokens}, 2048)))
     assert logits.shape == ({tokens}, 128256)

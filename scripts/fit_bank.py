@@ -61,7 +61,7 @@ FD_STEP = 1e-6
 MAX_STEP = 0.02  # trust region: largest change of any parameter per step
 NOISE = 0.05
 TARGETS = np.array(list(LESSON_STATES.values()))  # (4 checkpoints, d)
-CHECKPOINTS = tuple(LESSON_STATES)  # ('0_resid_mid', '0_resid_post', '1_resid_post', '2_resid_post')
+CHECKPOINTS = tuple(LESSON_STATES)  # (('resid_mid', 0), ('resid_post', 0), ('resid_post', 1), ('resid_post', 2))
 
 
 # --- parameters: a flat vector <-> named arrays ---
@@ -164,10 +164,10 @@ def run(theta: np.ndarray, depth: int, residual: bool) -> list[dict[str, np.ndar
     return blocks
 
 
-def checkpoint(blocks: list[dict[str, np.ndarray]], key: str) -> np.ndarray:
-    """The state run_stack names key ('0_resid_mid', '2_resid_post', ...): (B, n, d)."""
-    index, _, name = key.partition("_")
-    return blocks[int(index)][name]
+def checkpoint(blocks: list[dict[str, np.ndarray]], key: tuple[str, int]) -> np.ndarray:
+    """The state a stack's trace keys (name, layer) (('resid_mid', 0), ('resid_post', 2), ...): (B, n, d)."""
+    name, layer = key
+    return blocks[layer][name]
 
 
 def residuals(theta: np.ndarray) -> np.ndarray:
@@ -256,12 +256,12 @@ def report(w: BlockWeights) -> str:
     """The fit's numbers, computed by tblock's own forward."""
     lines = []
     _, st = run_stack(EMBEDDINGS, [w] * 3, bank_config(residual=True))
-    for key, target in LESSON_STATES.items():
-        got = st["states"][key][RECEIVER]
-        lines.append(f"{key:>13}: {np.round(got, 4)}  max|err| {np.max(np.abs(got - target)):.2e}")
-    lines.append(f"block-1 attention of bank: {np.round(st['blocks'][0]['pattern'][0, RECEIVER], 3)}")
+    for (name, layer), target in LESSON_STATES.items():
+        got = st[name, layer][RECEIVER]
+        lines.append(f"{f'{name} {layer}':>13}: {np.round(got, 4)}  max|err| {np.max(np.abs(got - target)):.2e}")
+    lines.append(f"block-1 attention of bank: {np.round(st['pattern', 0][0, RECEIVER], 3)}")
     _, st = run_stack(EMBEDDINGS, [w] * MAX_DEPTH, bank_config(residual=False))
-    norms = [np.linalg.norm(st["states"][f"{i}_resid_post"][RECEIVER]) for i in range(MAX_DEPTH)]
+    norms = [np.linalg.norm(st["resid_post", i][RECEIVER]) for i in range(MAX_DEPTH)]
     lines.append(f"residual off, |stream| after blocks 1..{MAX_DEPTH}: {np.round(norms, 3)}")
     lines.append(f"batched copy vs tblock forward: max |gap| {engine_gap(w):.1e}")
     return "\n".join(lines)
@@ -275,7 +275,7 @@ def engine_gap(w: BlockWeights) -> float:
         _, st = run_stack(EMBEDDINGS, [w] * depth, bank_config(residual))
         for i, b in enumerate(run(theta, depth, residual)):
             for name in ("resid_mid", "resid_post"):
-                gap = max(gap, float(np.max(np.abs(b[name][0] - st["states"][f"{i}_{name}"]))))
+                gap = max(gap, float(np.max(np.abs(b[name][0] - st[name, i]))))
     return gap
 
 

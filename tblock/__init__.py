@@ -21,13 +21,14 @@ from tblock.positions import (
     widget_angle,
 )
 from tblock.stack import decomposition_error, run_stack, run_stack_untraced
+from tblock.trace import Trace, act_name
 from tblock.weights import BlockWeights
 
 __version__ = "0.1.0"
 
 __all__ = [
-    "BlockConfig", "BlockWeights", "TRACE_KEYS", "activation", "alibi_bias", "alibi_slopes", "apply_rope",
-    "attention", "block_forward",
+    "BlockConfig", "BlockWeights", "TRACE_KEYS", "Trace", "act_name", "activation", "alibi_bias", "alibi_slopes",
+    "apply_rope", "attention", "block_forward",
     "concat_then_project", "decomposition_error", "forward_untraced", "gelu", "gelu_tanh", "layer_norm",
     "ledger", "mlp", "normalize", "relu", "rms_norm", "rope_2d_score", "rope_angles", "rope_permutation",
     "rope_score_by_offset", "rotate_2d", "run_stack", "run_stack_untraced", "sinusoidal", "softmax",

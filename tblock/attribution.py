@@ -20,7 +20,7 @@ mean over the positions, the rest of the forward recomputed). Components are nam
 >>> names, stack = decompose_resid(cache, position=-1)
 >>> names[:3], stack.shape
 (('embed', 'pos_embed', 'L0H0'), (14, 64))
->>> bool(np.abs(stack.sum(0) - cache.resid_final[-1]).max() < 1e-12)
+>>> bool(np.abs(stack.sum(0) - cache.trace["resid_post", -1][-1]).max() < 1e-12)
 True
 """
 
@@ -36,6 +36,7 @@ from tblock.block import mlp
 from tblock.checkpoint import Checkpoint
 from tblock.config import BlockConfig
 from tblock.layers import normalize, softmax
+from tblock.trace import Trace, act_name
 from tblock.weights import BlockWeights
 
 ABLATIONS = ("zero", "mean")
@@ -73,21 +74,23 @@ def ablatable(n_layers: int, n_heads: int) -> dict[str, tuple[int, str, int | No
 
 @dataclass(frozen=True, eq=False)
 class Cache:
-    """One forward: the ids, every layer's weights and trace, the embeddings apart, the final stream, the logits."""
+    """One forward: the ids, every layer's weights, its trace and the logits.
+
+    The trace holds embed and pos_embed (n, d) apart and every layer's points; the stream the final norm
+    reads is ``trace["resid_post", -1]``.
+    """
 
     ckpt: Checkpoint
     ids: np.ndarray  # (n,)
     blocks: tuple[BlockWeights, ...]
-    tok: np.ndarray  # (n, d) token embeddings
-    pos: np.ndarray  # (n, d) position embeddings
-    traces: tuple[dict, ...]  # one per layer, TransformerLens hook names
-    resid_final: np.ndarray  # (n, d) the stream the final norm reads
+    trace: Trace
     logits: np.ndarray  # (n, V)
 
 
-def hooked_block(x: np.ndarray, w: BlockWeights, cfg: BlockConfig, hooks: dict[str, Hook]) -> tuple[np.ndarray, dict]:
+def hooked_block(x: np.ndarray, w: BlockWeights, cfg: BlockConfig, hooks: dict[str, Hook],
+                 layer: int = 0) -> tuple[np.ndarray, Trace]:
     """One pre-norm (or parallel) block like ``block_forward``, with ``hooks['result']`` / ``hooks['mlp_out']``
-    applied."""
+    applied; its trace as layer ``layer``."""
     if cfg.placement != "pre" or not cfg.residual:
         raise ValueError("attribution needs a pre-norm block with residuals (the stream is then a sum of terms)")
     keep: Hook = lambda v: v  # noqa: E731
@@ -102,21 +105,22 @@ def hooked_block(x: np.ndarray, w: BlockWeights, cfg: BlockConfig, hooks: dict[s
     resid_post = resid_mid + mlp_out  # (n, d)
     trace = {"resid_pre": x, "ln1_normalized": ln1, **trace, "result": result, "attn_out": attn_out,
              "resid_mid": resid_mid, "ln2_normalized": ln2, **mlp_trace, "mlp_out": mlp_out, "resid_post": resid_post}
-    return resid_post, trace
+    return resid_post, Trace.of_block(trace, layer)
 
 
 def run_with_hooks(ckpt: Checkpoint, ids: np.ndarray, hooks: dict[tuple[int, str], Hook] | None = None) -> Cache:
     """The whole forward with hooks keyed (layer, 'result' | 'mlp_out'); every later layer sees their effect."""
     hooks = hooks or {}
     tok, pos = ckpt.embed_parts(ids)  # (n, d), (n, d)
+    trace = Trace({act_name("embed"): tok, act_name("pos_embed"): pos})
     x = tok + pos  # (n, d)
-    blocks, traces = [], []
+    blocks = []
     for layer in range(ckpt.n_layers):
         w = ckpt.block(layer)
-        x, trace = hooked_block(x, w, ckpt.config, {p: f for (i, p), f in hooks.items() if i == layer})
+        x, block_trace = hooked_block(x, w, ckpt.config, {p: f for (i, p), f in hooks.items() if i == layer}, layer)
         blocks.append(w)
-        traces.append(trace)
-    return Cache(ckpt, np.asarray(ids), tuple(blocks), tok, pos, tuple(traces), x, ckpt.unembed(x))
+        trace |= block_trace
+    return Cache(ckpt, np.asarray(ids), tuple(blocks), trace, ckpt.unembed(x))
 
 
 def run_with_cache(ckpt: Checkpoint, ids: np.ndarray) -> Cache:
@@ -129,18 +133,19 @@ def run_with_cache(ckpt: Checkpoint, ids: np.ndarray) -> Cache:
 
 def decompose_resid(cache: Cache, position: int) -> tuple[tuple[str, ...], np.ndarray]:
     """The final stream at ``position`` as its terms: names and a (components, d) stack summing to it."""
-    terms = [cache.tok[position], cache.pos[position]]  # 2 × (d,)
-    for w, trace in zip(cache.blocks, cache.traces):
-        terms += list(trace["result"][position])  # (h, d) -> h × (d,)
-        terms += [w.b_O, trace["mlp_out"][position]]  # 2 × (d,)
+    trace = cache.trace
+    terms = [trace["embed"][position], trace["pos_embed"][position]]  # 2 × (d,)
+    for layer, w in enumerate(cache.blocks):
+        terms += list(trace["result", layer][position])  # (h, d) -> h × (d,)
+        terms += [w.b_O, trace["mlp_out", layer][position]]  # 2 × (d,)
     cfg = cache.ckpt.config
     return component_names(cache.ckpt.n_layers, cfg.n_heads), np.stack(terms)  # (c, d)
 
 
 def accumulated_resid(cache: Cache, position: int) -> np.ndarray:
     """The stream at ``position`` after the embedding and after each layer: (n_layers + 1, d)."""
-    first = cache.tok[position] + cache.pos[position]  # (d,)
-    return np.stack([first] + [trace["resid_post"][position] for trace in cache.traces])  # (L + 1, d)
+    first = cache.trace["resid_pre", 0][position]  # (d,) embed + pos_embed
+    return np.concatenate([first[None], cache.trace.stack_activation("resid_post")[:, position]])  # (L + 1, d)
 
 
 # -- reading the stream -----------------------------------------------------------------------------

@@ -17,6 +17,7 @@ import numpy as np
 from tblock.attention import attention, attention_untraced
 from tblock.config import BlockConfig
 from tblock.layers import activation, normalize
+from tblock.trace import Trace
 from tblock.weights import BlockWeights
 
 TRACE_KEYS = (
@@ -49,16 +50,16 @@ def add(x: np.ndarray, delta: np.ndarray, cfg: BlockConfig) -> np.ndarray:
 
 
 def block_forward(
-    x: np.ndarray, w: BlockWeights, cfg: BlockConfig, positions: np.ndarray | None = None
-) -> tuple[np.ndarray, dict]:
-    """Run one block on the stream x (n, d); return resid_post (n, d) and the full trace.
+    x: np.ndarray, w: BlockWeights, cfg: BlockConfig, positions: np.ndarray | None = None, layer: int = 0
+) -> tuple[np.ndarray, Trace]:
+    """Run one block on the stream x (n, d); return resid_post (n, d) and its trace as layer ``layer``.
 
     RoPE positions default to 0 .. n-1.
 
     >>> from tblock import BlockConfig, BlockWeights
     >>> cfg = BlockConfig(d_model=4, n_heads=2, d_head=2, d_ff=8)
     >>> out, tr = block_forward(np.ones((3, 4)), BlockWeights.random(cfg), cfg)
-    >>> out.shape, tr["pattern"].shape
+    >>> out.shape, tr["pattern", 0].shape
     ((3, 4), (2, 3, 3))
     """
     if x.ndim != 2 or x.shape[1] != cfg.d_model:
@@ -84,7 +85,7 @@ def block_forward(
         ln2 = resid_post = normalize(add(resid_mid, mlp_out, cfg), w.ln2_w, w.ln2_b, cfg)  # (n, d)
     trace = {"resid_pre": x, "ln1_normalized": ln1, **attn_trace, "resid_mid": resid_mid,
              "ln2_normalized": ln2, **mlp_trace, "resid_post": resid_post}  # fmt: skip
-    return resid_post, trace
+    return resid_post, Trace.of_block(trace, layer)
 
 
 def forward_untraced(

@@ -7,36 +7,45 @@ import numpy as np
 from tblock.block import block_forward, forward_untraced
 from tblock.config import BlockConfig
 from tblock.positions import sinusoidal
+from tblock.trace import Trace, act_name
 from tblock.weights import BlockWeights
 
 
-def embed_positions(x0: np.ndarray, cfg: BlockConfig) -> np.ndarray:
-    """Add the sinusoidal table once, below the stack, when cfg asks for it."""
+def embed_trace(x0: np.ndarray, cfg: BlockConfig) -> Trace:
+    """The stack's input as a trace: embed (x0) and, when cfg asks for it, pos_embed, the sinusoidal table."""
+    acts = {act_name("embed"): x0}  # (n, d)
     if cfg.positions == "sinusoidal":
-        return x0 + sinusoidal(*x0.shape)  # (n, d) + (n, d)
-    return x0
+        acts[act_name("pos_embed")] = sinusoidal(*x0.shape)  # (n, d)
+    return Trace(acts)
+
+
+def first_stream(trace: Trace) -> np.ndarray:
+    """The stream entering block 0: embed, plus pos_embed when the trace holds one (n, d)."""
+    pos = trace.get(act_name("pos_embed"))
+    return trace["embed"] if pos is None else trace["embed"] + pos  # (n, d) + (n, d)
+
+
+def embed_positions(x0: np.ndarray, cfg: BlockConfig) -> np.ndarray:
+    """x0, plus the sinusoidal table once, below the stack, when cfg asks for it: (n, d)."""
+    return first_stream(embed_trace(x0, cfg))
 
 
 def run_stack(
     x0: np.ndarray, blocks: list[BlockWeights], cfg: BlockConfig, positions: np.ndarray | None = None
-) -> tuple[np.ndarray, dict]:
-    """Run blocks in order (the same object repeated = tied weights).
+) -> tuple[np.ndarray, Trace]:
+    """Run blocks in order (the same object repeated = tied weights): the output (n, d) and one Trace.
 
-    stack_trace has 'blocks' (one trace per block), 'x0' (stream entering
-    block 0, after positions), 'terms' (x0, then i_attn_out, i_mlp_out per
-    block, in order) and 'states' (x0, then i_resid_mid, i_resid_post).
-    With residual on and pre-norm, out == sum of terms.
+    The trace holds embed (x0 as given), pos_embed (when cfg adds the sinusoidal table) and every
+    block's points as layers 0 .. L-1: ``trace["resid_pre", 0]`` is the stream entering block 0,
+    ``trace["resid_post", i]`` the stream after block i. With residual on and pre-norm,
+    out == resid_pre 0 + every attn_out and mlp_out (:func:`decomposition_error`).
     """
-    x = embed_positions(x0, cfg)  # (n, d)
-    stack_trace: dict = {"blocks": [], "x0": x, "terms": {"x0": x}, "states": {"x0": x}}
+    trace = embed_trace(x0, cfg)
+    x = first_stream(trace)  # (n, d)
     for i, w in enumerate(blocks):
-        x, tr = block_forward(x, w, cfg, positions)  # (n, d) -> (n, d)
-        stack_trace["blocks"].append(tr)
-        stack_trace["terms"][f"{i}_attn_out"] = tr["attn_out"]
-        stack_trace["terms"][f"{i}_mlp_out"] = tr["mlp_out"]
-        stack_trace["states"][f"{i}_resid_mid"] = tr["resid_mid"]
-        stack_trace["states"][f"{i}_resid_post"] = tr["resid_post"]
-    return x, stack_trace
+        x, block_trace = block_forward(x, w, cfg, positions, layer=i)  # (n, d) -> (n, d)
+        trace |= block_trace
+    return x, trace
 
 
 def run_stack_untraced(
@@ -49,7 +58,9 @@ def run_stack_untraced(
     return x
 
 
-def decomposition_error(stack_trace: dict, out: np.ndarray) -> float:
-    """max |out - sum of terms|: 0 (to rounding) for a pre-norm stack with residuals on."""
-    total = sum(stack_trace["terms"].values())  # (n, d)
+def decomposition_error(trace: Trace, out: np.ndarray) -> float:
+    """max |out - (resid_pre 0 + every attn_out and mlp_out)|: 0 (to rounding) for a pre-norm stack with
+    residuals on."""
+    corrections = trace.stack_activation("attn_out") + trace.stack_activation("mlp_out")  # (L, n, d)
+    total = trace["resid_pre", 0] + corrections.sum(axis=0)  # (n, d)
     return float(np.max(np.abs(out - total)))

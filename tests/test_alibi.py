@@ -105,10 +105,10 @@ def test_scores_are_content_plus_bias_before_the_mask(world):
     cfg, w, x, pos = world
     _, tr = block_forward(x, w, cfg, pos)
     bias = alibi_bias(alibi_slopes(cfg.n_heads), pos)
-    np.testing.assert_array_equal(tr["attn_bias"], bias)
-    content = attention_scores(tr["q"], tr["k"], "full")  # (h, n, n)
-    allowed = np.isfinite(tr["attn_scores"])
-    np.testing.assert_allclose(tr["attn_scores"][allowed], (content + bias)[allowed], atol=1e-12)
+    np.testing.assert_array_equal(tr["attn_bias", 0], bias)
+    content = attention_scores(tr["q", 0], tr["k", 0], "full")  # (h, n, n)
+    allowed = np.isfinite(tr["attn_scores", 0])
+    np.testing.assert_allclose(tr["attn_scores", 0][allowed], (content + bias)[allowed], atol=1e-12)
     if cfg.mask == "causal":
         assert np.all(allowed == np.tri(len(x), dtype=bool))
 
@@ -118,8 +118,8 @@ def test_scores_are_content_plus_bias_before_the_mask(world):
 def test_pattern_rows_sum_to_one_with_alibi(world):
     cfg, w, x, pos = world
     _, tr = block_forward(x, w, cfg, pos)
-    np.testing.assert_allclose(tr["pattern"].sum(-1), 1.0, atol=1e-12)
-    assert np.all(tr["pattern"] >= 0)
+    np.testing.assert_allclose(tr["pattern", 0].sum(-1), 1.0, atol=1e-12)
+    assert np.all(tr["pattern", 0] >= 0)
 
 
 @FAST
@@ -129,7 +129,7 @@ def test_shifting_both_positions_leaves_scores_and_output_unchanged(world, shift
     cfg, w, x, pos = world
     out, tr = block_forward(x, w, cfg, pos)
     out_s, tr_s = block_forward(x, w, cfg, pos + shift)
-    np.testing.assert_allclose(tr_s["attn_scores"], tr["attn_scores"], atol=1e-12)
+    np.testing.assert_allclose(tr_s["attn_scores", 0], tr["attn_scores", 0], atol=1e-12)
     np.testing.assert_allclose(out_s, out, atol=1e-12)
 
 
@@ -166,7 +166,7 @@ def test_steeper_slopes_pull_weight_towards_the_query_and_earlier_keys():
     cfg = BlockConfig(2, 1, 2, 4, mask="causal", positions="alibi")
     w = BlockWeights.zeros(cfg)  # every content score is 0: the bias alone sets the weights
     x = np.zeros((6, 2))
-    own = [block_forward(x, w, cfg.replace(alibi_slopes=(m,)))[1]["pattern"][0, -1, -1] for m in (0.0, 0.5, 2.0)]
+    own = [block_forward(x, w, cfg.replace(alibi_slopes=(m,)))[1]["pattern", 0][0, -1, -1] for m in (0.0, 0.5, 2.0)]
     assert own[0] == pytest.approx(1 / 6) and own[0] < own[1] < own[2]
 
 

@@ -83,13 +83,13 @@ def test_the_names_are_the_induction_topics_labels():
 def test_the_forward_is_the_independent_one():
     cache = run_with_cache(CKPT, IDS)
     x, logits, parts = forward(IDS)
-    np.testing.assert_allclose(cache.resid_final, x, atol=1e-9)
+    np.testing.assert_allclose(cache.trace["resid_post", -1], x, atol=1e-9)
     np.testing.assert_allclose(cache.logits, logits, atol=1e-9)
     np.testing.assert_allclose(cache.logits, CKPT.forward(IDS)[0], atol=1e-9)
-    for trace, (heads, m, a) in zip(cache.traces, parts):
-        np.testing.assert_allclose(trace["result"], heads, atol=1e-9)
-        np.testing.assert_allclose(trace["pattern"], a, atol=1e-9)
-        np.testing.assert_allclose(trace["mlp_out"], m, atol=1e-9)
+    for layer, (heads, m, a) in enumerate(parts):
+        np.testing.assert_allclose(cache.trace["result", layer], heads, atol=1e-9)
+        np.testing.assert_allclose(cache.trace["pattern", layer], a, atol=1e-9)
+        np.testing.assert_allclose(cache.trace["mlp_out", layer], m, atol=1e-9)
 
 
 @pytest.mark.parametrize("ids", [IDS, TEXT_IDS])
@@ -114,7 +114,7 @@ def test_the_attributions_sum_to_the_logit(against):
     x, logits, parts = forward(IDS)
     token = int(np.argmax(logits[-1]))
     direction, bias = logit_direction(CKPT, token, against)
-    attrs = logit_attrs(names, stack, cache.resid_final[-1], *CKPT.final_norm(), 1e-5, direction, bias)
+    attrs = logit_attrs(names, stack, cache.trace["resid_post", -1][-1], *CKPT.final_norm(), 1e-5, direction, bias)
     assert list(attrs)[-2:] == ["centring", "ln_final.b"] and "b_U" not in attrs  # tiny's unembedding: no bias
     want = logits[-1, token] - (0 if against is None else logits[-1, against])
     assert sum(attrs.values()) == pytest.approx(want, abs=1e-9)
@@ -131,7 +131,8 @@ def test_on_the_repeated_sequence_the_induction_head_writes_the_most():
     names, stack = decompose_resid(cache, -1)
     token = int(np.argmax(cache.logits[-1]))
     assert token == IDS[6]  # the word after the first 'sad'
-    attrs = logit_attrs(names, stack, cache.resid_final[-1], *CKPT.final_norm(), 1e-5, *logit_direction(CKPT, token))
+    final = cache.trace["resid_post", -1][-1]  # (d,)
+    attrs = logit_attrs(names, stack, final, *CKPT.final_norm(), 1e-5, *logit_direction(CKPT, token))
     assert max(attrs, key=attrs.get) == "L1H2"
 
 
@@ -150,22 +151,22 @@ def test_the_lens_at_the_last_layer_is_the_models_prediction():
 @pytest.mark.parametrize("layer_index, head", [(0, 1), (1, 2)])
 def test_a_zero_ablated_head_is_gone_and_the_rest_is_recomputed(layer_index, head):
     cut = ablate(CKPT, IDS, component_name(layer_index, head), "zero")
-    assert np.all(cut.traces[layer_index]["result"][:, head] == 0.0)
+    assert np.all(cut.trace["result", layer_index][:, head] == 0.0)
     x, logits, parts = forward(IDS, {layer_index: {"c_proj": zeroed_head(layer_index, head)}})
-    np.testing.assert_allclose(cut.resid_final, x, atol=1e-9)
+    np.testing.assert_allclose(cut.trace["resid_post", -1], x, atol=1e-9)
     np.testing.assert_allclose(cut.logits, logits, atol=1e-9)
-    np.testing.assert_allclose(cut.traces[1]["pattern"], parts[1][2], atol=1e-9)
+    np.testing.assert_allclose(cut.trace["pattern", 1], parts[1][2], atol=1e-9)
     intact = run_with_cache(CKPT, IDS)
     if layer_index == 0:  # layer 1 read a different stream, so it attends differently: it was run again
-        assert np.abs(cut.traces[1]["pattern"] - intact.traces[1]["pattern"]).max() > 1e-3
+        assert np.abs(cut.trace["pattern", 1] - intact.trace["pattern", 1]).max() > 1e-3
     assert np.abs(cut.logits[-1] - intact.logits[-1]).max() > 1e-3
 
 
 def test_a_mean_ablated_head_writes_its_mean_over_the_positions():
     intact = run_with_cache(CKPT, IDS)
     cut = ablate(CKPT, IDS, "L0H1", "mean")
-    mean = intact.traces[0]["result"][:, 1].mean(axis=0)  # (d,)
-    np.testing.assert_allclose(cut.traces[0]["result"][:, 1], np.tile(mean, (len(IDS), 1)), atol=1e-12)
+    mean = intact.trace["result", 0][:, 1].mean(axis=0)  # (d,)
+    np.testing.assert_allclose(cut.trace["result", 0][:, 1], np.tile(mean, (len(IDS), 1)), atol=1e-12)
     # the same model by other means: W_O of head 1 zeroed and its mean output folded into the bias
     x, logits, _ = forward(IDS, {0: {"c_proj": zeroed_head(0, 1), "b_proj": TINY["h.0.attn.c_proj.bias"] + mean}})
     np.testing.assert_allclose(cut.logits, logits, atol=1e-9)
@@ -173,7 +174,7 @@ def test_a_mean_ablated_head_writes_its_mean_over_the_positions():
 
 def test_a_mean_ablated_mlp_writes_its_mean_over_the_positions():
     intact = run_with_cache(CKPT, IDS)
-    mean = intact.traces[1]["mlp_out"].mean(axis=0)  # (d,)
+    mean = intact.trace["mlp_out", 1].mean(axis=0)  # (d,)
     cut = ablate(CKPT, IDS, "L1MLP", "mean")
     _, logits, _ = forward(IDS, {1: {"mlp_out": lambda m: np.tile(mean, (len(m), 1))}})
     np.testing.assert_allclose(cut.logits, logits, atol=1e-9)
@@ -200,7 +201,7 @@ def test_the_sum_differs_from_the_stream_by_less_than_the_rounding_bound(ids):
         _, stack = decompose_resid(cache, position)
         bound = summation_bound(stack)
         assert 0 < bound < 1e-10  # a rounding error, far below the 2 decimals on screen
-        assert np.abs(stack.sum(0) - cache.resid_final[position]).max() <= bound
+        assert np.abs(stack.sum(0) - cache.trace["resid_post", -1][position]).max() <= bound
 
 
 def test_an_unembedding_bias_gets_its_own_bar(tmp_path):
@@ -216,7 +217,8 @@ def test_an_unembedding_bias_gets_its_own_bar(tmp_path):
     names, stack = decompose_resid(cache, -1)
     token, other = int(np.argmax(cache.logits[-1])), int(np.argmin(cache.logits[-1]))
     direction, bias = logit_direction(ckpt, token, other)
-    attrs = logit_attrs(names, stack, cache.resid_final[-1], *ckpt.final_norm(), ckpt.config.eps, direction, bias)
+    final = cache.trace["resid_post", -1][-1]  # (d,)
+    attrs = logit_attrs(names, stack, final, *ckpt.final_norm(), ckpt.config.eps, direction, bias)
     assert attrs["b_U"] == pytest.approx(float(tl["unembed.b_U"][token]) - float(tl["unembed.b_U"][other]))
     assert sum(attrs.values()) == pytest.approx(cache.logits[-1, token] - cache.logits[-1, other], abs=1e-9)
 

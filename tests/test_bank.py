@@ -29,7 +29,8 @@ from tblock.worlds.bank import (
     bank,
     bank_stack,
     bank_weights,
-    depth_map,
+    depth_bars,
+    stream_by_block,
 )  # fmt: skip
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -37,26 +38,26 @@ FIT_SCRIPT = ROOT / "scripts" / "fit_bank.py"
 X0 = np.array([0.3, 0.3, 0.0, 1.0])  # bank's input, as the lesson prints it
 # The lesson's printed stream for bank, residual on ("Block 1, attention ... becomes [1.0, 0.0, -0.2, 1.0]", ...).
 PRINTED = {
-    "0_resid_mid": [1.0, 0.0, -0.2, 1.0],
-    "0_resid_post": [1.3, -0.1, -0.4, 1.2],
-    "1_resid_post": [2.3, -0.6, -0.6, 1.4],
-    "2_resid_post": [3.4, -1.2, -0.8, 1.5],
+    ("resid_mid", 0): [1.0, 0.0, -0.2, 1.0],
+    ("resid_post", 0): [1.3, -0.1, -0.4, 1.2],
+    ("resid_post", 1): [2.3, -0.6, -0.6, 1.4],
+    ("resid_post", 2): [3.4, -1.2, -0.8, 1.5],
 }
-PRINTED_DELTAS = {"0_attn_out": [0.7, -0.3, -0.2, 0.0], "0_mlp_out": [0.3, -0.1, -0.2, 0.2]}
+PRINTED_DELTAS = {("attn_out", 0): [0.7, -0.3, -0.2, 0.0], ("mlp_out", 0): [0.3, -0.1, -0.2, 0.2]}
 PRINTED_DIM0 = [0.3, 1.3, 2.3, 3.4]  # "dimension 0 climbed 0.3 -> 1.3 -> 2.3 -> 3.4"
 PRINTED_OFF_NORM = 0.4  # "the magnitude stays put, around 0.4 the whole way down"
 RIVER = TOKENS.index("river")
 DEPTHS = range(1, 13)
 
 
-def bank_state(stack_trace: dict, key: str) -> np.ndarray:
-    """Bank's row of one named state of a run_stack trace: (d,)."""
-    return stack_trace["states"][key][RECEIVER]
+def bank_state(trace, key: tuple[str, int]) -> np.ndarray:
+    """Bank's row of one stream point (name, layer) of a stack trace: (d,)."""
+    return trace[key][RECEIVER]
 
 
-def states_after_block_1(stack_trace: dict) -> list[np.ndarray]:
+def states_after_block_1(trace) -> list[np.ndarray]:
     """Bank's stream after every sublayer of the stack (everything but x0)."""
-    return [v[RECEIVER] for k, v in stack_trace["states"].items() if k != "x0"]
+    return [trace[name, b][RECEIVER] for b in trace.layers for name in ("resid_mid", "resid_post")]
 
 
 # --- the world ---
@@ -99,22 +100,22 @@ def test_bank_is_a_named_world():
 
     assert worlds.EXAMPLES["bank"] is bank
     out, _ = worlds.run_example(bank())
-    np.testing.assert_allclose(out[RECEIVER], PRINTED["2_resid_post"], atol=1e-3)
+    np.testing.assert_allclose(out[RECEIVER], PRINTED["resid_post", 2], atol=1e-3)
 
 
 # --- residual on: the lesson's numbers ---
 
 
-@pytest.mark.parametrize("key", list(PRINTED))
+@pytest.mark.parametrize("key", list(PRINTED), ids=str)
 def test_stream_passes_the_lessons_states(key):
     _, st = bank_stack(depth=3)
     np.testing.assert_allclose(bank_state(st, key), PRINTED[key], atol=1e-3)
 
 
-@pytest.mark.parametrize("key", list(PRINTED_DELTAS))
+@pytest.mark.parametrize("key", list(PRINTED_DELTAS), ids=str)
 def test_block_1_corrections(key):
     _, st = bank_stack(depth=3)
-    np.testing.assert_allclose(st["terms"][key][RECEIVER], PRINTED_DELTAS[key], atol=1e-3)
+    np.testing.assert_allclose(st[key][RECEIVER], PRINTED_DELTAS[key], atol=1e-3)
 
 
 def test_stream_is_the_same_at_every_depth_it_passes():
@@ -125,20 +126,19 @@ def test_stream_is_the_same_at_every_depth_it_passes():
 
 
 def test_geographic_dimension_climbs_as_printed():
-    m = depth_map(bank_stack(depth=3)[1])
-    np.testing.assert_allclose(m["states"][:, 0], PRINTED_DIM0, atol=0.05)
+    np.testing.assert_allclose(stream_by_block(bank_stack(depth=3)[1])[:, 0], PRINTED_DIM0, atol=0.05)
 
 
 def test_geography_climbs_while_identity_holds():
     _, st = bank_stack(depth=3)
-    path = [bank_state(st, k) for k in ("x0", "0_resid_post", "1_resid_post", "2_resid_post")]
+    path = [bank_state(st, k) for k in (("resid_pre", 0), ("resid_post", 0), ("resid_post", 1), ("resid_post", 2))]
     assert np.all(np.diff([p[0] for p in path]) > 0.9)  # 0.3 -> 1.3 -> 2.3 -> 3.4
     assert all(0.9 <= p[3] <= 1.6 for p in path)  # bank identity stays around 1
 
 
 def test_block_1_attention_lands_mostly_on_river():
     _, st = bank_stack(depth=3)
-    row = st["blocks"][0]["pattern"][0, RECEIVER]  # (n,)
+    row = st["pattern", 0][0, RECEIVER]  # (n,)
     assert row[RIVER] >= 0.5
     assert np.argmax(row) == RIVER
     np.testing.assert_allclose(row.sum(), 1.0)
@@ -146,9 +146,8 @@ def test_block_1_attention_lands_mostly_on_river():
 
 def test_final_stream_is_x0_plus_the_six_corrections():
     out, st = bank_stack(depth=3)
-    terms = st["terms"]
-    assert list(terms) == ["x0", "0_attn_out", "0_mlp_out", "1_attn_out", "1_mlp_out", "2_attn_out", "2_mlp_out"]
-    deltas = sum(terms[k][RECEIVER] for k in terms if k != "x0")  # (d,)
+    assert st.layers == (0, 1, 2)
+    deltas = sum(st[name, b][RECEIVER] for b in st.layers for name in ("attn_out", "mlp_out"))  # (d,)
     np.testing.assert_allclose(out[RECEIVER], X0 + deltas, atol=1e-12)
     assert decomposition_error(st, out) < 1e-12
 
@@ -162,7 +161,7 @@ def test_residual_off_keeps_the_stream_near_0_4(depth):
     out, st = bank_stack(depth=depth, residual=False)
     assert abs(np.linalg.norm(out[RECEIVER]) - PRINTED_OFF_NORM) <= 0.05
     for i in range(depth):
-        assert abs(np.linalg.norm(bank_state(st, f"{i}_resid_post")) - PRINTED_OFF_NORM) <= 0.05
+        assert abs(np.linalg.norm(bank_state(st, ("resid_post", i))) - PRINTED_OFF_NORM) <= 0.05
 
 
 @pytest.mark.parametrize("depth", DEPTHS)
@@ -185,23 +184,27 @@ def test_residual_off_forgets_which_word_came_in(depth):
 
 def test_residual_on_keeps_x0_as_a_term():
     _, st = bank_stack(depth=6)
-    np.testing.assert_array_equal(st["terms"]["x0"][RECEIVER], X0)
+    np.testing.assert_array_equal(st["resid_pre", 0][RECEIVER], X0)
 
 
 # --- the depth map ---
 
 
 def test_depth_map_with_the_residual_piles_corrections_on_x0():
-    m = depth_map(bank_stack(depth=6)[1])
-    assert m["states"].shape == (7, 4) and m["attn"].shape == m["ffn"].shape == (6, 4)
-    np.testing.assert_allclose(m["states"][-1], X0 + m["attn"].sum(0) + m["ffn"].sum(0), atol=1e-12)
-    assert m["drift"][0] == 0 and np.all(np.diff(m["drift"]) > 0)  # the green bar grows block by block
+    trace = bank_stack(depth=6)[1]
+    stream = stream_by_block(trace)
+    attn, ffn = trace.stack_activation("attn_out")[:, RECEIVER], trace.stack_activation("mlp_out")[:, RECEIVER]
+    assert stream.shape == (7, 4) and attn.shape == ffn.shape == (6, 4)
+    np.testing.assert_allclose(stream[-1], X0 + attn.sum(0) + ffn.sum(0), atol=1e-12)
+    bars = depth_bars(trace)
+    assert np.all(np.diff(bars) > 0)  # the green bar grows block by block
+    np.testing.assert_allclose(bars, np.linalg.norm(stream[1:] - X0, axis=-1), atol=1e-12)
 
 
 def test_depth_map_without_the_residual_keeps_only_the_last_output():
-    m = depth_map(bank_stack(depth=6, residual=False)[1])
-    np.testing.assert_array_equal(m["states"][1:], m["ffn"])  # each block's output overwrites the stream
-    np.testing.assert_allclose(m["size"][1:], PRINTED_OFF_NORM, atol=0.05)
+    trace = bank_stack(depth=6, residual=False)[1]
+    np.testing.assert_array_equal(stream_by_block(trace)[1:], trace.stack_activation("mlp_out")[:, RECEIVER])
+    np.testing.assert_allclose(depth_bars(trace, residual=False), PRINTED_OFF_NORM, atol=0.05)
 
 
 # --- the weights file ---

@@ -13,11 +13,11 @@ import numpy as np
 import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 
-from scenes.bank.numbers import TRACKED, bank_numbers, bar_heights, folded_terms, follow, numbers, terms_total
+from scenes.bank.numbers import TRACKED, bank_numbers, folded_terms, followed, numbers, terms_total
 from scenes.bank.params import MAX_DEPTH, Params, position_of_word
 from scenes.bank.scene import BankScene
 from scenes.bank.script import script
-from tblock.worlds.bank import RECEIVER, TOKENS, bank_stack
+from tblock.worlds.bank import RECEIVER, TOKENS, bank_stack, depth_bars
 
 RIVER = TOKENS.index("river")
 # The lesson's stream for bank (residual on), and what follows from it by hand.
@@ -39,7 +39,7 @@ def test_folded_terms_add_up_to_the_stream(depth, position):
     assert len(terms) <= 7  # x0 plus at most six columns: a deep stack still fits one line
     np.testing.assert_allclose(terms_total(terms), out[position], atol=1e-12)
     keys = [k for t in terms for k in t.keys]
-    assert keys == list(st["terms"])  # every term once, in order
+    assert keys == [("resid_pre", 0)] + [(name, b) for b in range(depth) for name in ("attn_out", "mlp_out")]
 
 
 def test_folded_terms_keep_first_and_last_block():
@@ -50,25 +50,22 @@ def test_folded_terms_keep_first_and_last_block():
     assert [t.label for t in folded_terms(st, RECEIVER)][1:3] == ["attn 1", "ffn 1"]
 
 
-def test_follow_passes_the_lessons_states():
+def test_followed_points_pass_the_lessons_states():
     _, st = bank_stack(3)
-    path = follow(st, RECEIVER)
-    np.testing.assert_allclose(path["states"]["x0"], X0)
-    for b, printed in enumerate(AFTER_BLOCK):
-        np.testing.assert_allclose(path["states"][f"{b}_resid_post"], printed, atol=1e-3)
-        np.testing.assert_allclose(path["blocks"][b]["resid_post"], printed, atol=1e-3)
-    first = path["blocks"][0]
-    assert first["pattern"].shape == (1, 4) and np.argmax(first["pattern"][0]) == RIVER
-    np.testing.assert_allclose(first["pattern"][0].sum(), 1.0)
-    assert first["pattern"][0][RIVER] >= 0.5  # "its weights land mostly on river"
-    np.testing.assert_allclose(first["attn_out"], [0.7, -0.3, -0.2, 0.0], atol=1e-3)
+    np.testing.assert_allclose(followed(st, "resid_pre", RECEIVER)[0], X0)
+    np.testing.assert_allclose(followed(st, "resid_post", RECEIVER), AFTER_BLOCK, atol=1e-3)
+    pattern = followed(st, "pattern", RECEIVER)[0]  # block 1: (h, n)
+    assert pattern.shape == (1, 4) and np.argmax(pattern[0]) == RIVER
+    np.testing.assert_allclose(pattern[0].sum(), 1.0)
+    assert pattern[0][RIVER] >= 0.5  # "its weights land mostly on river"
+    np.testing.assert_allclose(followed(st, "attn_out", RECEIVER)[0], [0.7, -0.3, -0.2, 0.0], atol=1e-3)
 
 
 def test_bar_heights_are_the_lessons_drift_and_size():
     _, st = bank_stack(3, residual=True)
-    np.testing.assert_allclose(bar_heights(st, RECEIVER, residual=True), DRIFT, atol=2e-3)
+    np.testing.assert_allclose(depth_bars(st, RECEIVER, residual=True), DRIFT, atol=2e-3)
     _, st = bank_stack(6, residual=False)
-    np.testing.assert_allclose(bar_heights(st, RECEIVER, residual=False), OFF_NORM, atol=0.05)
+    np.testing.assert_allclose(depth_bars(st, RECEIVER, residual=False), OFF_NORM, atol=0.05)
 
 
 def test_bank_numbers_follow_the_flag_position_and_both_settings():
@@ -79,13 +76,14 @@ def test_bank_numbers_follow_the_flag_position_and_both_settings():
     np.testing.assert_allclose(nums.tracked[:, 1], [X0[3]] + [s[3] for s in AFTER_BLOCK], atol=1e-3)
     assert TRACKED == (0, 3)  # geographic and bank identity
     np.testing.assert_allclose(nums.map_scale, DRIFT[-1], atol=2e-3)  # the tallest bar: residual on, block 3
-    np.testing.assert_allclose(nums.runs[False].bars, OFF_NORM, atol=0.05)
-    assert len(nums.run.blocks[0]["mlp_post"]) == nums.d_ff
+    np.testing.assert_allclose(nums.bars[False], OFF_NORM, atol=0.05)
+    assert nums.mlp_post.shape == (3, nums.d_ff)
+    np.testing.assert_array_equal(nums.resid_post, nums.trace.stack_activation("resid_post")[:, RECEIVER])
     river = bank_numbers(depth=2, residual=False, position=RIVER)
     assert river.token == "river" and not river.residual
     np.testing.assert_allclose(river.x0, [1.0, 0.0, 0.2, 0.0])  # river's embedding: geographic
     # without the residual the stream after block 2 is its FFN's output alone
-    np.testing.assert_allclose(river.final, river.run.blocks[1]["mlp_out"])
+    np.testing.assert_allclose(river.final, river.mlp_out[1])
 
 
 def test_numbers_module_loads_no_manim():
@@ -193,7 +191,7 @@ def test_compare_closing_sentence_is_clear_of_both_maps(depth):
     try:
         nums = bank_numbers(depth, True, RECEIVER)
         maps = DepthMaps(nums.map_scale, compare=True)
-        on, off = maps.add_map(True, nums.runs[True].bars), maps.add_map(False, nums.runs[False].bars)
+        on, off = maps.add_map(True, nums.bars[True]), maps.add_map(False, nums.bars[False])
         for m in (on, off):
             assert not overlaps(maps.closing, m.head), depth
             assert not overlaps(maps.closing, m), depth
@@ -257,6 +255,16 @@ def close(a, b, atol=1e-9):
 DRAWN = 0.005 + 1e-9  # numbers on screen have 2 decimals
 
 
+def manifest_keyed(trace, names: tuple[str, ...], position: int) -> dict[str, np.ndarray]:
+    """The trace's points at ``position`` under the manifest's keys ('0_resid_mid', ...), in the walk's order."""
+    return {f"{b}_{name}": trace[name, b][position] for b in trace.layers for name in names}
+
+
+def manifest_stream(trace, position: int) -> dict[str, np.ndarray]:
+    """What the manifest's stream column logs: x0, then each block's resid_mid and resid_post."""
+    return {"x0": trace["resid_pre", 0][position], **manifest_keyed(trace, ("resid_mid", "resid_post"), position)}
+
+
 @pytest.mark.render
 def test_default_shows_the_engine_and_the_lesson(rendered):
     result, manifest, out = rendered("--last-frame")
@@ -265,21 +273,23 @@ def test_default_shows_the_engine_and_the_lesson(rendered):
     nums = manifest["numbers"]
     assert (nums["token"], nums["index"], nums["depth"], nums["residual"]) == ("bank", RECEIVER, 3, True)
     _, st = bank_stack(3)
-    assert list(nums["stream"]) == list(st["states"])  # the stream column showed every state, in order
-    for key, v in st["states"].items():
-        close(nums["stream"][key], v[RECEIVER], atol=DRAWN)
+    stream = manifest_stream(st, RECEIVER)
+    assert list(nums["stream"]) == list(stream)  # the stream column showed every state, in order
+    for key, v in stream.items():
+        close(nums["stream"][key], v, atol=DRAWN)
     close(nums["stream"]["x0"], X0, atol=DRAWN)
     for b, printed in enumerate(AFTER_BLOCK):
         close(nums["stream"][f"{b}_resid_post"], printed, atol=0.05)
-    assert list(nums["deltas"]) == [k for k in st["terms"] if k != "x0"]
+    deltas = manifest_keyed(st, ("attn_out", "mlp_out"), RECEIVER)
+    assert list(nums["deltas"]) == list(deltas)
     for key, v in nums["deltas"].items():
-        close(v, st["terms"][key][RECEIVER], atol=DRAWN)
+        close(v, deltas[key], atol=DRAWN)
     panel = nums["panel"]
     assert len(panel) == 3 and all(len(b["mlp_post"]) == nums["d_ff"] == 8 for b in panel)
     for b, shown in enumerate(panel):  # the engine's trace keys; the pattern row in percent, as drawn
-        close(shown["pattern"], 100 * st["blocks"][b]["pattern"][0, RECEIVER], atol=0.05 + 1e-9)
-        close(shown["mlp_post"], st["blocks"][b]["mlp_post"][RECEIVER])
-        close(shown["ln2_normalized"], st["blocks"][b]["ln2_normalized"][RECEIVER], atol=DRAWN)
+        close(shown["pattern"], 100 * st["pattern", b][0, RECEIVER], atol=0.05 + 1e-9)
+        close(shown["mlp_post"], st["mlp_post", b][RECEIVER])
+        close(shown["ln2_normalized"], st["ln2_normalized", b][RECEIVER], atol=DRAWN)
     assert nums["attention_top"] == "river" and panel[0]["pattern"][RIVER] >= 50
     close(nums["plot"], [[X0[0], X0[3]]] + [[s[0], s[3]] for s in AFTER_BLOCK], atol=0.05)
     sums = nums["sum"]
@@ -300,9 +310,9 @@ def test_old_token_flag_gives_a_notice_and_the_same_video(rendered):
     nums = manifest["numbers"]
     assert (nums["token"], nums["index"], nums["residual"]) == ("river", RIVER, False)
     _, st = bank_stack(4, residual=False)
-    for key, v in st["states"].items():
-        close(nums["stream"][key], v[RIVER], atol=DRAWN)
-    close(nums["panel"][0]["pattern"], 100 * st["blocks"][0]["pattern"][0, RIVER], atol=0.05 + 1e-9)
+    for key, v in manifest_stream(st, RIVER).items():
+        close(nums["stream"][key], v, atol=DRAWN)
+    close(nums["panel"][0]["pattern"], 100 * st["pattern", 0][0, RIVER], atol=0.05 + 1e-9)
     for b in range(4):  # every state is only the latest correction: x0 is not in it
         for state, term in ((f"{b}_resid_mid", f"{b}_attn_out"), (f"{b}_resid_post", f"{b}_mlp_out")):
             close(nums["stream"][state], nums["deltas"][term])

@@ -83,7 +83,7 @@ def stated(cfg) -> dict:
 def test_the_header_states_the_config_the_numbers_run_under(flags):
     p = Params(**flags)
     text = world_toml(api.topic_named("bank"), p)
-    used = numbers(p).run.trace["blocks"]  # the config actually run: bank() builds it, the trace has no copy
+    used = numbers(p).trace.layers  # the blocks actually run: bank() builds them, the trace has no copy
     cfg = bank(p.depth, p.residual).cfg
     assert header_config(text) == stated(cfg)
     assert len(used) == p.depth and f"# Stack: {p.depth} blocks, tied" in text
@@ -138,10 +138,9 @@ def test_one_step_by_hand_with_the_headers_architecture(d, residual, tmp_path):
     nums = numbers(p)
     for b in range(2):  # the header says: tied, the same arrays in every block
         x, attn, ffn = block_by_hand(x, A, arch)
-        shown = nums.run.blocks[b]
-        np.testing.assert_allclose(shown["attn_out"], attn[-1], atol=1e-9)
-        np.testing.assert_allclose(shown["mlp_out"], ffn[-1], atol=1e-9)
-        np.testing.assert_allclose(shown["resid_post"], x[-1], atol=1e-9)
+        np.testing.assert_allclose(nums.attn_out[b], attn[-1], atol=1e-9)
+        np.testing.assert_allclose(nums.mlp_out[b], ffn[-1], atol=1e-9)
+        np.testing.assert_allclose(nums.resid_post[b], x[-1], atol=1e-9)
 
 
 # -- the scene at any width: readable, inside the frame, no text on text -------------------------------------

@@ -41,9 +41,9 @@ LESSON_NORM1 = [[1.421, 0.711, -0.426, 1.137], [-0.478, 1.673, 0.956, -0.239], [
 def test_the_walk_starts_from_the_lessons_input_and_normalised_read():
     b = block_numbers()
     np.testing.assert_allclose(b.ex.x, LESSON_X)
-    np.testing.assert_allclose(b.trace["ln1_normalized"], LESSON_NORM1, atol=5e-4)
+    np.testing.assert_allclose(b.trace["ln1_normalized", 0], LESSON_NORM1, atol=5e-4)
     # hand: row 1 has mean square (1 + 0.25 + 0.09 + 0.64) / 4 = 0.495, so its norm is 1/sqrt(0.495) times x
-    np.testing.assert_allclose(b.trace["ln1_normalized"][0], np.array(LESSON_X[0]) / math.sqrt(0.495), rtol=1e-5)
+    np.testing.assert_allclose(b.trace["ln1_normalized", 0][0], np.array(LESSON_X[0]) / math.sqrt(0.495), rtol=1e-5)
 
 
 def test_block_stages_follow_the_placement():
@@ -55,7 +55,7 @@ def test_block_stages_follow_the_placement():
     post = block_stages(tr, "post")
     assert [s.key for s in post] == ["resid_pre", "attn_out", "attn_sum", "resid_mid", "mlp_out", "mlp_sum",
                                      "resid_post"]
-    np.testing.assert_allclose(post[2].values, tr["resid_pre"] + tr["attn_out"])
+    np.testing.assert_allclose(post[2].values, tr["resid_pre", 0] + tr["attn_out", 0])
     with pytest.raises(ValueError, match="placement"):
         block_stages(tr, "sandwich")
 
@@ -81,13 +81,13 @@ def test_reconstruction_is_exact_for_pre_norm_only():
 
 def test_row_sums_and_relu_effect():
     _, tr = run_example(tiny(act="relu", n_tokens=6))
-    np.testing.assert_allclose(row_sums(tr["pattern"]), 1.0)
-    effect = activation_effect(tr["mlp_pre"], tr["mlp_post"])
-    np.testing.assert_array_equal(effect == 2, np.round(tr["mlp_pre"], 2) < 0)
+    np.testing.assert_allclose(row_sums(tr["pattern", 0]), 1.0)
+    effect = activation_effect(tr["mlp_pre", 0], tr["mlp_post", 0])
+    np.testing.assert_array_equal(effect == 2, np.round(tr["mlp_pre", 0], 2) < 0)
     assert not np.any(effect == 1)  # ReLU never bends, it zeroes or passes
-    summary = activation_summary(tr["mlp_pre"], tr["mlp_post"])
-    assert summary["zeroed"] + summary["kept"] + summary["bent"] == tr["mlp_pre"].size
-    assert summary["after"] == 0.0 and summary["before"] == tr["mlp_pre"].min()
+    summary = activation_summary(tr["mlp_pre", 0], tr["mlp_post", 0])
+    assert summary["zeroed"] + summary["kept"] + summary["bent"] == tr["mlp_pre", 0].size
+    assert summary["after"] == 0.0 and summary["before"] == tr["mlp_pre", 0].min()
 
 
 def test_activation_curve_samples_the_engines_activation():
@@ -187,7 +187,7 @@ def test_last_frame_numbers_are_what_the_parts_show(render_topic_cli):
     assert [s["name"] for s in manifest["steps"]] == list(ORDERS["post"])
     for key in ("resid_pre", "pattern", "attn_out", "attn_sum", "resid_mid", "mlp_pre", "mlp_post", "mlp_out",
                 "resid_post"):
-        engine = tr["resid_pre"] + tr["attn_out"] if key == "attn_sum" else tr[key]
+        engine = tr["resid_pre", 0] + tr["attn_out", 0] if key == "attn_sum" else tr[key, 0]
         np.testing.assert_allclose(shown[key], np.round(engine, 2), atol=1e-9, err_msg=key)
     np.testing.assert_allclose(shown["resid_post"], np.round(out_z, 2), atol=1e-9)
     np.testing.assert_allclose(shown["row_sums"], 1.0)

@@ -111,10 +111,10 @@ def tl_tensors(t: dict[str, np.ndarray]) -> dict[str, np.ndarray]:
 
 def assert_matches(ckpt, t: dict[str, np.ndarray]) -> None:
     logits, streams, patterns = reference(t, IDS)
-    got, traces = ckpt.forward(IDS)
+    got, trace = ckpt.forward(IDS)
     np.testing.assert_allclose(got, logits, atol=1e-9)
-    np.testing.assert_allclose(traces[1]["resid_pre"], streams[1], atol=1e-9)
-    np.testing.assert_allclose(traces[1]["pattern"], patterns[1], atol=1e-9)
+    np.testing.assert_allclose(trace["resid_pre", 1], streams[1], atol=1e-9)
+    np.testing.assert_allclose(trace["pattern", 1], patterns[1], atol=1e-9)
 
 
 def test_hf_folder_tied(tmp_path):
@@ -156,7 +156,7 @@ def test_trace_layer_runs_the_earlier_layers(tmp_path):
     _, streams, patterns = reference(t, IDS)
     x, trace = ckpt.trace_layer(IDS, layer=1)
     np.testing.assert_allclose(x, streams[1], atol=1e-9)
-    np.testing.assert_allclose(trace["pattern"], patterns[1], atol=1e-9)
+    np.testing.assert_allclose(trace["pattern", 1], patterns[1], atol=1e-9)
     np.testing.assert_allclose(ckpt.embed(IDS), streams[0], atol=1e-9)
 
 

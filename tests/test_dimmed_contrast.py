@@ -74,9 +74,9 @@ def test_banks_dimmed_halves_keep_3_to_1(name):
     use_theme(name)
     try:
         look = THEMES[name]
-        blk = bank_numbers(3, True, 3).run.blocks[0]
-        panel = BlockPanel(3, ("by", "the", "river", "bank"), blk["pattern"][0], blk["ln2_normalized"],
-                           blk["mlp_post"], float(np.max(blk["mlp_post"])))
+        nums = bank_numbers(3, True, 3)
+        panel = BlockPanel(3, ("by", "the", "river", "bank"), nums.pattern[0, 0], nums.ln2_normalized[0],
+                           nums.mlp_post[0], float(np.max(nums.mlp_post[0])))
         for half in ("attn", "ffn"):
             veil = panel.veils[half]
             assert veil.get_fill_color().to_hex().upper() == look.background.upper()

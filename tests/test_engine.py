@@ -13,6 +13,7 @@ from tblock import (
     TRACE_KEYS,
     BlockConfig,
     BlockWeights,
+    act_name,
     apply_rope,
     attention,
     block_forward,
@@ -82,8 +83,8 @@ def expected_shapes(cfg: BlockConfig, n: int) -> dict:
 def test_pattern_rows_sum_to_one(world):
     cfg, w, x = world
     _, tr = block_forward(x, w, cfg)
-    np.testing.assert_allclose(tr["pattern"].sum(-1), 1.0, atol=1e-12)
-    assert np.all(tr["pattern"] >= 0)
+    np.testing.assert_allclose(tr["pattern", 0].sum(-1), 1.0, atol=1e-12)
+    assert np.all(tr["pattern", 0] >= 0)
 
 
 @FAST
@@ -92,8 +93,8 @@ def test_causal_pattern_is_zero_above_diagonal(world):
     cfg, w, x = world
     _, tr = block_forward(x, w, cfg)
     upper = np.triu(np.ones((len(x), len(x)), dtype=bool), k=1)
-    assert np.all(tr["pattern"][:, upper] == 0.0)
-    assert np.all(np.isneginf(tr["attn_scores"][:, upper]))
+    assert np.all(tr["pattern", 0][:, upper] == 0.0)
+    assert np.all(np.isneginf(tr["attn_scores", 0][:, upper]))
 
 
 @FAST
@@ -101,8 +102,9 @@ def test_causal_pattern_is_zero_above_diagonal(world):
 def test_per_head_sum_equals_concat_then_project(world):
     cfg, w, x = world
     _, tr = block_forward(x, w, cfg)
-    np.testing.assert_allclose(tr["result"].sum(1) + w.b_O, concat_then_project(tr["z"], w.W_O, w.b_O), atol=1e-12)
-    np.testing.assert_allclose(tr["attn_out"], concat_then_project(tr["z"], w.W_O, w.b_O), atol=1e-12)
+    concat = concat_then_project(tr["z", 0], w.W_O, w.b_O)  # (n, d)
+    np.testing.assert_allclose(tr["result", 0].sum(1) + w.b_O, concat, atol=1e-12)
+    np.testing.assert_allclose(tr["attn_out", 0], concat_then_project(tr["z", 0], w.W_O, w.b_O), atol=1e-12)
 
 
 @FAST
@@ -113,7 +115,7 @@ def test_permutation_equivariance_without_mask_or_positions(world, rnd):
     out, tr = block_forward(x, w, cfg)
     out_p, tr_p = block_forward(x[perm], w, cfg)
     np.testing.assert_allclose(out_p, out[perm], atol=1e-10)
-    np.testing.assert_allclose(tr_p["pattern"], tr["pattern"][:, perm][:, :, perm], atol=1e-12)
+    np.testing.assert_allclose(tr_p["pattern", 0], tr["pattern", 0][:, perm][:, :, perm], atol=1e-12)
 
 
 def test_causal_or_positions_break_permutation_equivariance():
@@ -133,9 +135,9 @@ def test_rot_qk_equal_qk_unless_rope(world):
     cfg, w, x = world
     _, tr = block_forward(x, w, cfg)
     if cfg.positions != "rope":
-        assert tr["rot_q"] is tr["q"] and tr["rot_k"] is tr["k"]
+        assert tr["rot_q", 0] is tr["q", 0] and tr["rot_k", 0] is tr["k", 0]
     else:
-        np.testing.assert_allclose(tr["rot_q"][0], tr["q"][0], atol=1e-12)  # position 0: identity
+        np.testing.assert_allclose(tr["rot_q", 0][0], tr["q", 0][0], atol=1e-12)  # position 0: identity
 
 
 def test_scores_are_scaled_dot_products():
@@ -153,7 +155,7 @@ def test_scores_are_scaled_dot_products():
 def test_heads_need_not_tile_d_model():
     cfg = BlockConfig(d_model=6, n_heads=4, d_head=2, d_ff=5)
     out, tr = block_forward(np.ones((3, 6)), BlockWeights.random(cfg), cfg)
-    assert out.shape == (3, 6) and tr["z"].shape == (3, 4, 2)
+    assert out.shape == (3, 6) and tr["z", 0].shape == (3, 4, 2)
 
 
 # --- RoPE ---
@@ -209,7 +211,7 @@ def test_rope_block_shift_invariance():
     x = np.random.default_rng(5).standard_normal((5, 8))
     out0, tr0 = block_forward(x, w, cfg)
     out1, tr1 = block_forward(x, w, cfg, positions=np.arange(5) + 37)
-    np.testing.assert_allclose(tr1["attn_scores"], tr0["attn_scores"], atol=1e-9)
+    np.testing.assert_allclose(tr1["attn_scores", 0], tr0["attn_scores", 0], atol=1e-9)
     np.testing.assert_allclose(out1, out0, atol=1e-9)
 
 
@@ -242,11 +244,11 @@ def test_sinusoidal_table():
 def test_every_trace_key_with_design_shapes(world):
     cfg, w, x = world
     out, tr = block_forward(x, w, cfg)
-    assert tuple(tr) == TRACE_KEYS
+    assert tuple(tr) == tuple(act_name(key, 0) for key in TRACE_KEYS)
     for key, shape in expected_shapes(cfg, len(x)).items():
-        assert tr[key].shape == shape, key
-    assert out is tr["resid_post"]
-    assert tr["resid_pre"] is x
+        assert tr[key, 0].shape == shape, key
+    assert out is tr["resid_post", 0]
+    assert tr["resid_pre", 0] is x
 
 
 @FAST
@@ -262,8 +264,8 @@ def test_untraced_equals_traced(world):
 def test_pre_norm_equations(world):
     cfg, w, x = world
     out, tr = block_forward(x, w, cfg)
-    np.testing.assert_allclose(tr["resid_mid"], x + tr["attn_out"], atol=1e-12)
-    np.testing.assert_allclose(out, x + tr["attn_out"] + tr["mlp_out"], atol=1e-12)
+    np.testing.assert_allclose(tr["resid_mid", 0], x + tr["attn_out", 0], atol=1e-12)
+    np.testing.assert_allclose(out, x + tr["attn_out", 0] + tr["mlp_out", 0], atol=1e-12)
 
 
 @FAST
@@ -272,9 +274,9 @@ def test_post_norm_equations(world):
     cfg, w, x = world
     out, tr = block_forward(x, w, cfg)
     norm = unit_norm(cfg)
-    np.testing.assert_allclose(tr["resid_mid"], norm(x + tr["attn_out"]), atol=1e-10)
-    np.testing.assert_allclose(out, norm(tr["resid_mid"] + tr["mlp_out"]), atol=1e-10)
-    assert tr["ln1_normalized"] is tr["resid_mid"] and tr["ln2_normalized"] is tr["resid_post"]
+    np.testing.assert_allclose(tr["resid_mid", 0], norm(x + tr["attn_out", 0]), atol=1e-10)
+    np.testing.assert_allclose(out, norm(tr["resid_mid", 0] + tr["mlp_out", 0]), atol=1e-10)
+    assert tr["ln1_normalized", 0] is tr["resid_mid", 0] and tr["ln2_normalized", 0] is tr["resid_post", 0]
 
 
 def test_pre_and_post_differ():
@@ -292,14 +294,14 @@ def test_residual_off_overwrites(world):
     cfg, w, x = world
     out, tr = block_forward(x, w, cfg)
     if cfg.placement == "pre":
-        np.testing.assert_allclose(tr["resid_mid"], tr["attn_out"], atol=0)
-        np.testing.assert_allclose(out, tr["mlp_out"], atol=0)
+        np.testing.assert_allclose(tr["resid_mid", 0], tr["attn_out", 0], atol=0)
+        np.testing.assert_allclose(out, tr["mlp_out", 0], atol=0)
     else:
         on, tr_on = block_forward(x, w, cfg.replace(residual=True))
         np.testing.assert_allclose(forward_untraced(x, w, cfg), out, atol=1e-10)
         norm = unit_norm(cfg)
-        np.testing.assert_allclose(tr["resid_mid"], norm(tr["attn_out"]), atol=1e-10)
-        np.testing.assert_allclose(out, norm(tr["mlp_out"]), atol=1e-10)
+        np.testing.assert_allclose(tr["resid_mid", 0], norm(tr["attn_out", 0]), atol=1e-10)
+        np.testing.assert_allclose(out, norm(tr["mlp_out", 0]), atol=1e-10)
 
 
 def test_biases_and_gains_are_used():
@@ -353,27 +355,28 @@ def test_gelu_is_exact_to_float64():
 def test_stack_stream_is_x0_plus_every_delta(world, n_blocks, tied):
     cfg, w, x = world
     blocks = [w] * n_blocks if tied else [BlockWeights.random(cfg, seed=i) for i in range(n_blocks)]
-    out, st_ = run_stack(x, blocks, cfg)
-    assert list(st_["terms"]) == ["x0"] + [f"{i}_{p}" for i in range(n_blocks) for p in ("attn_out", "mlp_out")]
-    assert list(st_["states"]) == ["x0"] + [f"{i}_{p}" for i in range(n_blocks) for p in ("resid_mid", "resid_post")]
-    np.testing.assert_allclose(out, sum(st_["terms"].values()), atol=1e-10)
-    assert decomposition_error(st_, out) < 1e-10
-    assert len(st_["blocks"]) == n_blocks
+    out, trace = run_stack(x, blocks, cfg)
+    assert trace.layers == tuple(range(n_blocks))
+    corrections = [trace[name, i] for i in range(n_blocks) for name in ("attn_out", "mlp_out")]
+    np.testing.assert_allclose(out, trace["resid_pre", 0] + sum(corrections), atol=1e-10)
+    assert decomposition_error(trace, out) < 1e-10
     np.testing.assert_allclose(run_stack_untraced(x, blocks, cfg), out, atol=1e-10)
+    assert trace["embed"] is x
     if cfg.positions == "sinusoidal":
-        np.testing.assert_allclose(st_["x0"], x + sinusoidal(*x.shape))
+        np.testing.assert_allclose(trace["pos_embed"], sinusoidal(*x.shape))
+        np.testing.assert_allclose(trace["resid_pre", 0], x + sinusoidal(*x.shape))
     else:
-        assert st_["x0"] is x
+        assert trace["resid_pre", 0] is x and "hook_pos_embed" not in trace
 
 
 def test_stack_states_chain():
     cfg = BlockConfig(8, 2, 4, 16, placement="post")
     blocks = [BlockWeights.random(cfg, seed=i) for i in range(3)]
     x = np.random.default_rng(0).standard_normal((4, 8))
-    out, st_ = run_stack(x, blocks, cfg)
-    assert st_["states"]["2_resid_post"] is out
-    assert st_["blocks"][1]["resid_pre"] is st_["states"]["0_resid_post"]
-    assert decomposition_error(st_, out) > 1e-3  # post-norm is not a plain sum
+    out, trace = run_stack(x, blocks, cfg)
+    assert trace["resid_post", 2] is out and trace["resid_post", -1] is out
+    assert trace["resid_pre", 1] is trace["resid_post", 0]
+    assert decomposition_error(trace, out) > 1e-3  # post-norm is not a plain sum
 
 
 # --- config and weights validation ---

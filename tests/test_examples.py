@@ -56,14 +56,14 @@ def test_eiffel_bad_arguments():
 def test_tiny_first_rmsnorm_matches_lesson():
     _, tr = run_example(tiny())
     expected = [[1.421, 0.711, -0.426, 1.137], [-0.478, 1.673, 0.956, -0.239], [1.333, -0.889, 0.444, 1.111]]
-    np.testing.assert_allclose(np.round(tr["ln1_normalized"], 3), expected)
+    np.testing.assert_allclose(np.round(tr["ln1_normalized", 0], 3), expected)
 
 
 @pytest.mark.parametrize("kw", [{}, {"act": "relu"}, {"norm": "layer"}, {"seed": 4, "n_tokens": 6}])
 def test_tiny_output_is_input_plus_both_deltas(kw):
     ex = tiny(**kw)
     out, tr = run_example(ex)
-    np.testing.assert_allclose(out, ex.x + tr["attn_out"] + tr["mlp_out"], atol=1e-12)
+    np.testing.assert_allclose(out, ex.x + tr["attn_out", 0] + tr["mlp_out", 0], atol=1e-12)
     assert ex.cfg.d_model == 4 and ex.cfg.n_heads == 2 and ex.cfg.d_head == 2 and ex.cfg.d_ff == 8
 
 
@@ -102,12 +102,12 @@ def test_contribution_shares_lesson_numbers():
 def test_token_shares_rows_sum_to_100():
     ex = tiny()
     _, tr = run_example(ex)
-    t = token_shares(ex.x, tr["attn_out"], tr["mlp_out"])
+    t = token_shares(ex.x, tr["attn_out", 0], tr["mlp_out", 0])
     assert t.shape == (3, 3)
     np.testing.assert_allclose(t.sum(1), 100.0)
     np.testing.assert_allclose(t[0, 0], 100 * np.linalg.norm(ex.x[0]) / (
-        np.linalg.norm(ex.x[0]) + np.linalg.norm(tr["attn_out"][0]) + np.linalg.norm(tr["mlp_out"][0])))
-    shares = contribution_shares(ex.x, tr["attn_out"], tr["mlp_out"])["share"]
+        np.linalg.norm(ex.x[0]) + np.linalg.norm(tr["attn_out", 0][0]) + np.linalg.norm(tr["mlp_out", 0][0])))
+    shares = contribution_shares(ex.x, tr["attn_out", 0], tr["mlp_out", 0])["share"]
     assert sum(shares.values()) == pytest.approx(100.0)
 
 
@@ -120,7 +120,7 @@ def test_gpt2_small_example():
     assert ex.cfg.norm == "layer" and ex.cfg.mask == "causal"
     assert ex.x.shape == (5, 768) and len(ex.tokens) == 5 and ex.receiver == 4
     out, tr = run_example(ex)
-    assert out.shape == (5, 768) and tr["result"].shape == (5, 12, 768)
+    assert out.shape == (5, 768) and tr["result", 0].shape == (5, 12, 768)
     np.testing.assert_array_equal(ex.x, gpt2_small(n_tokens=5).x)
 
 

@@ -35,16 +35,16 @@ def refused(path, *needles: str) -> str:
 def test_forward_equals_the_reference(tmp_path, family):
     ckpt = load(fam.folder(family, tmp_path))
     assert ckpt.family == family
-    logits, traces = ckpt.forward(IDS)
+    logits, trace = ckpt.forward(IDS)
     c = fam.config(family)
     want, outs, patterns = fam.reference_forward(family, c, fam.tensors(family, c), IDS)
     np.testing.assert_allclose(logits, want, rtol=0, atol=1e-10)
-    assert len(traces) == fam.L
-    for trace, out, pattern in zip(traces, outs, patterns):
-        np.testing.assert_allclose(trace["resid_post"], out, rtol=0, atol=1e-10)
-        assert trace["pattern"].shape == (fam.H, len(IDS), len(IDS))  # one per query head
-        np.testing.assert_allclose(trace["pattern"], pattern, rtol=0, atol=1e-12)
-    assert np.ptp(traces[-1]["pattern"][:, -1]) > 0.05  # far from uniform: a wrong layout would show
+    assert trace.layers == tuple(range(fam.L))
+    for layer, (out, pattern) in enumerate(zip(outs, patterns)):
+        np.testing.assert_allclose(trace["resid_post", layer], out, rtol=0, atol=1e-10)
+        assert trace["pattern", layer].shape == (fam.H, len(IDS), len(IDS))  # one per query head
+        np.testing.assert_allclose(trace["pattern", layer], pattern, rtol=0, atol=1e-12)
+    assert np.ptp(trace["pattern", -1][:, -1]) > 0.05  # far from uniform: a wrong layout would show
 
 
 def test_the_families_are_named_once():
@@ -54,10 +54,11 @@ def test_the_families_are_named_once():
 @pytest.mark.parametrize("family", fam.FAMILIES)
 def test_each_layer_alone_equals_the_forward(tmp_path, family):
     ckpt = load(fam.folder(family, tmp_path))
-    _, traces = ckpt.forward(IDS)
+    _, forward = ckpt.forward(IDS)
     x, trace = ckpt.trace_layer(IDS, layer=1)
-    np.testing.assert_allclose(x, traces[0]["resid_post"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(trace["resid_post"], traces[1]["resid_post"], rtol=0, atol=1e-12)
+    assert trace.layers == (1,)
+    np.testing.assert_allclose(x, forward["resid_post", 0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(trace["resid_post", 1], forward["resid_post", 1], rtol=0, atol=1e-12)
 
 
 def test_gqa_traces_keep_the_kv_heads(tmp_path):
@@ -66,8 +67,8 @@ def test_gqa_traces_keep_the_kv_heads(tmp_path):
     assert (cfg.n_heads, cfg.kv_heads, cfg.group) == (fam.H, fam.KV, fam.H // fam.KV)
     assert w.W_K.shape == (fam.KV, fam.D, fam.D // fam.H) and w.W_gate.shape == (fam.D, fam.F)
     _, trace = ckpt.trace_layer(IDS[:5], 0)
-    assert trace["q"].shape == (5, fam.H, 8) and trace["k"].shape == trace["v"].shape == (5, fam.KV, 8)
-    assert trace["mlp_pre"].shape == trace["mlp_pre_linear"].shape == (5, fam.F)
+    assert trace["q", 0].shape == (5, fam.H, 8) and trace["k", 0].shape == trace["v", 0].shape == (5, fam.KV, 8)
+    assert trace["mlp_pre", 0].shape == trace["mlp_pre_linear", 0].shape == (5, fam.F)
 
 
 def test_the_config_decides_each_variant(tmp_path):
@@ -224,7 +225,7 @@ def test_every_weights_topic_runs_on_every_family(hub, family):
     assert heads.grouped == (c.kv_heads < c.n_heads) and len(heads.kv_of) == c.n_heads
     assert heads.kv_of.tolist() == [r // c.group for r in range(c.n_heads)]
     ffn = ffn_numbers(FFNParams(weights=name, layer=1, text="the cat sees the dog"))
-    up = ffn.trace["mlp_pre_linear"][ffn.index] if c.ffn == "gated" else 1.0  # (d_ff,)
+    up = ffn.trace["mlp_pre_linear", 0][ffn.index] if c.ffn == "gated" else 1.0  # (d_ff,)
     np.testing.assert_array_equal(ffn.pos["mlp_act"] * up, ffn.pos["mlp_post"])
     rope = RopeParams(weights=name).resolved()
     assert (rope.base, rope.pairing, rope.d_head) == (c.rope_base, "half", c.rotary)

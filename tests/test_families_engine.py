@@ -27,7 +27,7 @@ def test_grouped_query_attention_is_mha_with_repeated_kv_heads():
     out, tr = block_forward(x_of(16), w, gqa)
     out_mha, tr_mha = block_forward(x_of(16), w_mha, mha)
     np.testing.assert_allclose(out, out_mha, rtol=0, atol=1e-12)
-    assert tr["k"].shape == (N, 2, 4) and tr_mha["k"].shape == (N, 4, 4) and tr["pattern"].shape == (4, N, N)
+    assert tr["k", 0].shape == (N, 2, 4) and tr_mha["k", 0].shape == (N, 4, 4) and tr["pattern", 0].shape == (4, N, N)
     np.testing.assert_allclose(forward_untraced(x_of(16), w, gqa), out, rtol=0, atol=1e-12)
 
 
@@ -37,7 +37,7 @@ def test_sliding_window_reads_only_the_last_keys():
     assert np.array_equal(ok, (j <= i) & (i - j < 3))
     cfg = BlockConfig(8, 2, 4, 16, window=3)
     _, tr = block_forward(x_of(8), BlockWeights.random(cfg, seed=2), cfg)
-    assert np.all(tr["pattern"][:, ~ok] == 0) and np.allclose(tr["pattern"].sum(-1), 1)
+    assert np.all(tr["pattern", 0][:, ~ok] == 0) and np.allclose(tr["pattern", 0].sum(-1), 1)
 
 
 def test_soft_cap_bounds_the_scores():
@@ -60,8 +60,8 @@ def test_parallel_block_reads_x_in_both_sublayers():
     cfg = BlockConfig(8, 2, 4, 16, parallel=True)
     w = BlockWeights.random(cfg, seed=4)
     out, tr = block_forward(x_of(8), w, cfg)
-    np.testing.assert_allclose(out, x_of(8) + tr["attn_out"] + tr["mlp_out"], rtol=0, atol=1e-12)
-    np.testing.assert_allclose(tr["ln2_normalized"], tr["ln1_normalized"] * w.ln2_w / w.ln1_w, atol=1e-12)
+    np.testing.assert_allclose(out, x_of(8) + tr["attn_out", 0] + tr["mlp_out", 0], rtol=0, atol=1e-12)
+    np.testing.assert_allclose(tr["ln2_normalized", 0], tr["ln1_normalized", 0] * w.ln2_w / w.ln1_w, atol=1e-12)
     with pytest.raises(ValueError, match="placement 'pre'"):
         cfg.replace(placement="post")
 

@@ -86,15 +86,15 @@ def test_toy_world_runs_the_worked_examples_inputs():
 
 def test_relu_active_units_are_its_nonzero_outputs():
     _, tr = ffn_run(ffn_world(4, 16, "relu", 4, 0))
-    np.testing.assert_array_equal(active_units(tr["mlp_pre"]), tr["mlp_post"] > 0)
+    np.testing.assert_array_equal(active_units(tr["mlp_pre", 0]), tr["mlp_post", 0] > 0)
     with pytest.raises(ValueError, match="position must be in 0..3"):
         ffn_position(tr, 4)
 
 
 def test_curves_are_the_activations_over_a_window_holding_every_input():
     n = ffn_numbers(40, 160, "gelu", 2, 0, 0)
-    lo, hi = curve_window(n.trace["mlp_pre"])
-    assert lo == -hi and lo <= n.trace["mlp_pre"].min() and n.trace["mlp_pre"].max() <= hi and hi == int(hi)
+    lo, hi = curve_window(n.trace["mlp_pre", 0])
+    assert lo == -hi and lo <= n.trace["mlp_pre", 0].min() and n.trace["mlp_pre", 0].max() <= hi and hi == int(hi)
     assert curve_window(np.array([0.5, -1.2])) == (-3.0, 3.0)  # at least [-3, 3]
     assert curve_window(np.array([4.2])) == (-5.0, 5.0)
     curves = activation_curves(curve_names("relu"), -2.0, 2.0, samples=5)
@@ -229,25 +229,25 @@ def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", n_tokens
     ex = ffn_world(d_model, d_ff, act, n_tokens, seed)
     _, tr = ffn_run(ex)
     i = p.index
-    out, mtr = mlp(tr["ln2_normalized"], ex.weights, ex.cfg)
+    out, mtr = mlp(tr["ln2_normalized", 0], ex.weights, ex.cfg)
     look = Look(d_model, d_ff)
 
     def shown(key, engine, numeric):
         np.testing.assert_allclose(numbers[key], np.round(engine, 2) if numeric else engine, atol=1e-12)
 
     assert numbers["position"] == i + 1
-    shown("ln2_normalized", tr["ln2_normalized"][i], look.stream_numbers)
+    shown("ln2_normalized", tr["ln2_normalized", 0][i], look.stream_numbers)
     shown("mlp_pre", mtr["mlp_pre"][i], look.hidden_numbers)
     shown("mlp_post", mtr["mlp_post"][i], look.hidden_numbers)
     shown("mlp_out", out[i], look.stream_numbers)
-    shown("resid_mid", tr["resid_mid"][i], look.stream_numbers)
-    shown("resid_post", tr["resid_mid"][i] + out[i], look.stream_numbers)
+    shown("resid_mid", tr["resid_mid", 0][i], look.stream_numbers)
+    shown("resid_post", tr["resid_mid", 0][i] + out[i], look.stream_numbers)
     assert numbers["active_units"] == (np.flatnonzero(mtr["mlp_pre"][i] > 0) + 1).tolist()
     assert numbers["ledger"]["n_active"] == len(numbers["active_units"])
     assert numbers["ledger"]["update_norm"] == pytest.approx(round(float(np.linalg.norm(out[i])), 2))
     perm = np.roll(np.arange(n_tokens), -1)
     assert numbers["perm"] == perm.tolist()
-    again = mlp(tr["ln2_normalized"][perm], ex.weights, ex.cfg)[0]
+    again = mlp(tr["ln2_normalized", 0][perm], ex.weights, ex.cfg)[0]
     np.testing.assert_allclose(numbers["rows"]["mlp_out"], np.round(again, 2) if look.table_numbers else again,
                                atol=1e-12)
     assert numbers["check"]["max_diff"] == pytest.approx(float(np.max(np.abs(again - out[perm]))), abs=1e-15)

@@ -9,7 +9,7 @@ import pytest
 from manim.utils.testing.frames_comparison import frames_comparison
 from safetensors.numpy import load_file
 
-from scenes.heads.numbers import numbers
+from scenes.heads.numbers import numbers, world_trace
 from scenes.heads.params import Params
 from scenes.heads.script import script
 from tblock.checkpoint import BUILTIN
@@ -53,7 +53,7 @@ def test_the_stream_entering_layer_1_is_layer_0s_output():
     n = numbers(p)
     assert n.trained.ids.tolist() == IDS and n.world.tokens == tuple(TEXT.split())
     np.testing.assert_allclose(n.world.x, X1, atol=1e-5)
-    np.testing.assert_allclose(n.world.trace["pattern"], A1, atol=1e-6)
+    np.testing.assert_allclose(world_trace(n.world)["pattern", 1], A1, atol=1e-6)
     i = p.receiver_index
     hand = by_hand(n.world, i)  # the head written out on the checkpoint's layer-1 weights
     np.testing.assert_allclose(n.view["pattern"], A1[:, i], atol=1e-6)

@@ -75,7 +75,7 @@ def test_banks_sum_row_holds_with_its_shown_digits_or_reads_approximately(flags)
     from scenes.bank.parts import SumRow
 
     nums = bank_numbers(flags["depth"], flags["residual"], flags["position"])
-    row = SumRow(nums.run.terms, nums.final, nums.dims, nums.token, nums.residual)
+    row = SumRow(nums.terms, nums.final, nums.dims, nums.token, nums.residual)
     shown = row.displayed
     if not nums.residual:
         assert "relation" not in shown  # an overwrite: the row shows the last output alone, nothing summed

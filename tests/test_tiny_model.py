@@ -55,10 +55,10 @@ def test_head_scores_recomputed_with_tblock(tiny):
     prev, ind = np.zeros((tiny.n_layers, 4)), np.zeros((tiny.n_layers, 4))
     for seed in range(n):
         ids = probe_ids(tiny, seed)
-        _, traces = tiny.forward(ids)
-        for layer, trace in enumerate(traces):
-            prev[layer] += previous_token_score(trace["pattern"]) / n
-            ind[layer] += induction_score(trace["pattern"], ids) / n
+        _, trace = tiny.forward(ids)
+        for layer in trace.layers:
+            prev[layer] += previous_token_score(trace["pattern", layer]) / n
+            ind[layer] += induction_score(trace["pattern", layer], ids) / n
     assert prev.max() >= 0.5  # a previous-token head
     assert ind.max() >= 0.4  # an induction head
     assert np.unravel_index(prev.argmax(), prev.shape)[0] < np.unravel_index(ind.argmax(), ind.shape)[0]

@@ -216,7 +216,7 @@ def attribution_numbers(weights: str = "tiny", text: str = "", token_ids: str = 
     if other == predicted:
         raise ValueError(f"--against {against!r} is the predicted token itself; give another token")
     names, stack = decompose_resid(cache, index)  # (c, d)
-    resid_final = cache.resid_final[index]  # (n, d) -> (d,)
+    resid_final = cache.trace["resid_post", -1][index]  # (n, d) -> (d,) the stream the final norm reads
     direction, bias = logit_direction(ckpt, predicted, other)
     c = ckpt.config
     attrs = logit_attrs(names, stack, resid_final, *ckpt.final_norm(), c.eps, direction, bias, c.norm, c.norm_offset)

@@ -103,18 +103,17 @@ class BankScene(StepScene):
 
     def build_block(self) -> None:
         """The block panel (block 1's numbers) and the running plot: on screen, empty, from the first step."""
-        blk = self.numbers.run.blocks[0]
-        self.panel = self.track("panel", BlockPanel(self.numbers.depth, self.numbers.tokens, blk["pattern"][0],
-                                                    blk["ln2_normalized"], blk["mlp_post"],
+        self.panel = self.track("panel", BlockPanel(self.numbers.depth, self.numbers.tokens, self.numbers.pattern[0, 0],
+                                                    self.numbers.ln2_normalized[0], self.numbers.mlp_post[0],
                                                     self.numbers.mlp_post_max))
         names = [_(self.numbers.dims[k]) for k in self.numbers.tracked_dims]
         self.plot = self.track("plot", RunningPlot(self.numbers.tracked, names))
 
     @step
     def first_attention(self) -> None:
-        blk, residual = self.numbers.run.blocks[0], self.numbers.residual
+        residual = self.numbers.residual
         self.delta = self.track("deltas", WalkColumn(
-            blk["attn_out"], DELTA_X, title=formula(sub("attn"), 36, roles().attn)))
+            self.numbers.attn_out[0], DELTA_X, title=formula(sub("attn"), 36, roles().attn)))
         node = (AddNode(0.22, theme().text) if residual else OverwriteNode()).move_to([ADD_X, self.delta_y, 0])
         formula_y = min(FORMULA_AT[1], self.status.get_bottom()[1] - FORMULA_GAP)  # below a tall column's status
         self.formula = self.formula_for("attn").move_to([FORMULA_AT[0], formula_y, 0])
@@ -128,14 +127,13 @@ class BankScene(StepScene):
         self.delta.log("0_attn_out")
         self.cue(_("entry by entry"))
         self.play(FadeIn(node), Write(self.formula))
-        self.combine(blk["resid_mid"], "0_resid_mid", entry_by_entry=True)
+        self.combine(self.numbers.resid_mid[0], "0_resid_mid", entry_by_entry=True)
         self.status_to(_("after block {b} · attention", b=1))
         self.cue(3)
         self.play(Indicate(self.stream.entry(self.numbers.identity), color=roles().focus))
 
     @step
     def first_ffn(self) -> None:
-        blk = self.numbers.run.blocks[0]
         panel = self.panel
         into, out = panel.ffn_arrows(self.delta.cells.get_corner(DOWN + RIGHT))
         self.play(*panel.veil("attn"), FadeOut(self.attn_arrow), run_time=0.6)
@@ -144,8 +142,8 @@ class BankScene(StepScene):
         self.play(Create(into), LaggedStart(*[GrowFromEdge(b, DOWN) for b in panel.relu_bars], lag_ratio=0.1),
                   FadeIn(panel.relu_base), FadeIn(panel.relu_name), run_time=1.2)
         self.cue(_("correction"))
-        self.swap_delta("ffn", blk["mlp_out"], "0_mlp_out", extra=[Create(out)])
-        self.combine(blk["resid_post"], "0_resid_post", run_time=1.2)
+        self.swap_delta("ffn", self.numbers.mlp_out[0], "0_mlp_out", extra=[Create(out)])
+        self.combine(self.numbers.resid_post[0], "0_resid_post", run_time=1.2)
         self.cue(_("plot"))
         self.status_to(_("after block {b}", b=1))
         self.play(*self.plot.extend(1), run_time=0.6)
@@ -155,17 +153,17 @@ class BankScene(StepScene):
         d = self.numbers.depth
         speed = 1.0 if d <= 4 else max(0.45, 3.0 / (d - 1))
         for b in range(1, d):
-            blk = self.numbers.run.blocks[b]
             if b == d - 1 and d > 2:
                 self.cue(_("goes"))  # the last block with the sentence that reads the track
-            self.play(*self.panel.show_block(b + 1, blk["pattern"][0]), *self.panel.veil("ffn"),
+            self.play(*self.panel.show_block(b + 1, self.numbers.pattern[b, 0]), *self.panel.veil("ffn"),
                       run_time=0.5 * speed)
-            self.swap_delta("attn", blk["attn_out"], f"{b}_attn_out", run_time=0.4 * speed)
-            self.combine(blk["resid_mid"], f"{b}_resid_mid", run_time=0.6 * speed)
-            self.play(*self.panel.veil("attn"), *self.panel.show_ffn(blk["ln2_normalized"], blk["mlp_post"]),
+            self.swap_delta("attn", self.numbers.attn_out[b], f"{b}_attn_out", run_time=0.4 * speed)
+            self.combine(self.numbers.resid_mid[b], f"{b}_resid_mid", run_time=0.6 * speed)
+            ffn_read = self.panel.show_ffn(self.numbers.ln2_normalized[b], self.numbers.mlp_post[b])
+            self.play(*self.panel.veil("attn"), *ffn_read,
                       run_time=0.5 * speed)
-            self.swap_delta("ffn", blk["mlp_out"], f"{b}_mlp_out", run_time=0.4 * speed)
-            self.combine(blk["resid_post"], f"{b}_resid_post", run_time=0.6 * speed)
+            self.swap_delta("ffn", self.numbers.mlp_out[b], f"{b}_mlp_out", run_time=0.4 * speed)
+            self.combine(self.numbers.resid_post[b], f"{b}_resid_post", run_time=0.6 * speed)
             self.status_to(_("after block {b}", b=b + 1), run_time=0.3 * speed)
             self.play(*self.plot.extend(b + 1), run_time=0.4 * speed)
         self.cue(-1)  # the sentence that reads the identity's range
@@ -177,7 +175,7 @@ class BankScene(StepScene):
     def the_sum(self) -> None:
         residual = self.numbers.residual
         self.clear_stage()
-        row = self.track("sum", SumRow(self.numbers.run.terms, self.numbers.final, self.numbers.dims,
+        row = self.track("sum", SumRow(self.numbers.terms, self.numbers.final, self.numbers.dims,
                                        self.numbers.token, residual))
         self.play(FadeIn(row.heading), FadeIn(row.dim_labels), FadeIn(row.cols[0]))
         self.play(LaggedStart(*[FadeIn(m) for pair in zip(row.signs, row.cols[1:]) for m in pair], lag_ratio=0.15),
@@ -198,7 +196,7 @@ class BankScene(StepScene):
         residual = self.numbers.residual
         self.clear_stage()
         self.maps = self.track("maps", DepthMaps(self.numbers.map_scale, self.params.compare))
-        self.show_map(self.maps.add_map(residual, self.numbers.run.bars))
+        self.show_map(self.maps.add_map(residual, self.numbers.bars[residual]))
         if self.params.compare:
             return
         verdict = self.maps.verdict(residual)
@@ -210,7 +208,7 @@ class BankScene(StepScene):
     @step
     def compare_maps(self) -> None:
         other = not self.numbers.residual
-        self.show_map(self.maps.add_map(other, self.numbers.runs[other].bars))
+        self.show_map(self.maps.add_map(other, self.numbers.bars[other]))
         self.cue(_("Without it"))
         self.play(FadeIn(self.maps.closing, shift=UP * 0.2))
 

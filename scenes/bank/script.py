@@ -49,10 +49,11 @@ def walk_additions(nums: BankNumbers) -> list[tuple[str, list[np.ndarray], np.nd
     if not nums.residual:
         return []
     found, x = [], nums.x0
-    for b, blk in enumerate(nums.run.blocks):
+    for b in range(nums.depth):
         for key, after, step in (("attn_out", "resid_mid", "first_attention"), ("mlp_out", "resid_post", "first_ffn")):
-            found.append((step if b == 0 else "later_blocks", [x, blk[key]], blk[after]))
-            x = blk[after]
+            delta, sum_ = getattr(nums, key)[b], getattr(nums, after)[b]
+            found.append((step if b == 0 else "later_blocks", [x, delta], sum_))
+            x = sum_
     return found
 
 
@@ -105,15 +106,14 @@ def identity_change(nums: BankNumbers, before: float, after: float) -> tuple[str
 
 
 def first_attention(nums: BankNumbers) -> Line:
-    blk = nums.run.blocks[0]
-    weight = blk["pattern"][0][nums.top]
+    weight = nums.pattern[0, 0, nums.top]
     source = nums.tokens[nums.top]
-    ident, spoken_ident = identity_change(nums, nums.x0[nums.identity], blk["resid_mid"][nums.identity])
+    ident, spoken_ident = identity_change(nums, nums.x0[nums.identity], nums.resid_mid[0, nums.identity])
     how = _("added to") if nums.residual else _("written over")
     return Line(
         _("Block 1, attention: '{token}' puts {weight} of its weight on '{source}'. Its correction {delta} is "
           "{how} the stream entry by entry; {identity}.", token=nums.token, weight=pct(weight, 1), source=source,
-          delta=fmt_vec(blk["attn_out"]), how=how, identity=ident),
+          delta=fmt_vec(nums.attn_out[0]), how=how, identity=ident),
         _("In block one, attention: {token} puts {weight} of its weight on {source}. Out comes a correction, "
           "delta attention. It is {how} the stream, entry by entry. {identity}.", token=nums.token,
           weight=say_percent(100 * weight, 1), source=source, how=how,
@@ -121,13 +121,12 @@ def first_attention(nums: BankNumbers) -> Line:
 
 
 def first_ffn(nums: BankNumbers) -> Line:
-    blk = nums.run.blocks[0]
-    n_on, n_units = int(np.sum(blk["mlp_post"] > 0)), len(blk["mlp_post"])
+    n_on, n_units = int(np.sum(nums.mlp_post[0] > 0)), nums.mlp_post.shape[1]
     how = _("added") if nums.residual else _("written over the stream")
     return Line(
         _("Block 1, feed-forward: from the normalised stream {norm}, {on} of {units} ReLU units fire; their "
-          "correction {delta} is {how}. Block 1 leaves {out}.", norm=fmt_vec(blk["ln2_normalized"]), on=n_on,
-          units=n_units, delta=fmt_vec(blk["mlp_out"]), how=how, out=fmt_vec(blk["resid_post"])),
+          "correction {delta} is {how}. Block 1 leaves {out}.", norm=fmt_vec(nums.ln2_normalized[0]), on=n_on,
+          units=n_units, delta=fmt_vec(nums.mlp_out[0]), how=how, out=fmt_vec(nums.resid_post[0])),
         _("Block one, feed-forward: it reads the normalised stream. {on} of its {units} ReLU units fire. Their "
           "correction, delta F F N, is {how}. The plot marks where block one leaves the stream.",
           on=say_int(n_on).capitalize(), units=say_int(n_units), how=how))
@@ -178,7 +177,7 @@ def the_sum(nums: BankNumbers) -> Line:
     n_corr = 2 * nums.depth
     final = nums.final
     if nums.residual:
-        folded = len(nums.run.terms) - 1 < n_corr
+        folded = len(nums.terms) - 1 < n_corr
         return Line(
             _("The sum: the final stream {final} is x₀ plus all {count} corrections{folded}. The input is still "
               "a term of it.", final=fmt_vec(final), count=n_corr,
@@ -196,7 +195,7 @@ def the_sum(nums: BankNumbers) -> Line:
 def depth_map(nums: BankNumbers, verdict: bool = True) -> Line:
     """The map's words; ``verdict``: the closing sentence the map shows beside it (not when a second map
     follows, which closes the comparison itself)."""
-    bars = nums.run.bars
+    bars = nums.bars[nums.residual]
     if nums.residual:
         if len(bars) == 1:  # one block: one bar, nothing grows
             grows, spoken = _("is {value}", value=fmt(bars[0])), _("it is {value}", value=say_number(bars[0]))
@@ -220,7 +219,7 @@ def depth_map(nums: BankNumbers, verdict: bool = True) -> Line:
 
 
 def compare_maps(nums: BankNumbers) -> Line:
-    on, off = nums.runs[True].bars, nums.runs[False].bars
+    on, off = nums.bars[True], nums.bars[False]
     typical = float(np.median(off))
     return Line(
         _("Side by side on one scale: with the residual the bars climb to {top} on top of an unbroken x₀; without "

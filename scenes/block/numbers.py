@@ -29,6 +29,7 @@ import numpy as np
 from scenes.activations import ACT_NAMES  # noqa: F401  (re-exported for the scene and script)
 from scenes.once import once_per_render
 from tblock import block_forward
+from tblock.trace import Trace
 from tblock.worlds import Example, contribution_shares, run_example, tiny, token_shares
 from tblock.worlds.lessons import TINY_SPEC, tiny_from
 from tblock.worlds.world_file import World, WorldSpec, load_world
@@ -134,17 +135,17 @@ class Stage:
     values: np.ndarray  # (n, d)
 
 
-def attn_sum(trace: dict) -> np.ndarray:
+def attn_sum(trace: Trace) -> np.ndarray:
     """X + Δ_attn, the first sum (post-norm normalises it into resid_mid)."""
-    return trace["resid_pre"] + trace["attn_out"]  # (n, d) + (n, d)
+    return trace["resid_pre", 0] + trace["attn_out", 0]  # (n, d) + (n, d)
 
 
-def mlp_sum(trace: dict) -> np.ndarray:
+def mlp_sum(trace: Trace) -> np.ndarray:
     """Y + Δ_ffn, the second sum (post-norm normalises it into resid_post)."""
-    return trace["resid_mid"] + trace["mlp_out"]  # (n, d) + (n, d)
+    return trace["resid_mid", 0] + trace["mlp_out", 0]  # (n, d) + (n, d)
 
 
-def block_stages(trace: dict, placement: str) -> list[Stage]:
+def block_stages(trace: Trace, placement: str) -> list[Stage]:
     """The input and the six stream-shaped stages after it, in the order the placement visits them.
 
     pre:  X, LN1(X), Δattn, Y = X + Δattn, LN2(Y), Δffn, Z = Y + Δffn
@@ -152,15 +153,15 @@ def block_stages(trace: dict, placement: str) -> list[Stage]:
     """
     t = trace
     if placement == "pre":
-        return [Stage("resid_pre", "X", t["resid_pre"]), Stage("ln1_normalized", "LN1(X)", t["ln1_normalized"]),
-                Stage("attn_out", "Δattn", t["attn_out"]), Stage("resid_mid", "Y", t["resid_mid"]),
-                Stage("ln2_normalized", "LN2(Y)", t["ln2_normalized"]), Stage("mlp_out", "Δffn", t["mlp_out"]),
-                Stage("resid_post", "Z", t["resid_post"])]  # fmt: skip
+        return [Stage("resid_pre", "X", t["resid_pre", 0]), Stage("ln1_normalized", "LN1(X)", t["ln1_normalized", 0]),
+                Stage("attn_out", "Δattn", t["attn_out", 0]), Stage("resid_mid", "Y", t["resid_mid", 0]),
+                Stage("ln2_normalized", "LN2(Y)", t["ln2_normalized", 0]), Stage("mlp_out", "Δffn", t["mlp_out", 0]),
+                Stage("resid_post", "Z", t["resid_post", 0])]  # fmt: skip
     if placement == "post":
-        return [Stage("resid_pre", "X", t["resid_pre"]), Stage("attn_out", "Δattn", t["attn_out"]),
-                Stage("attn_sum", "X + Δattn", attn_sum(t)), Stage("resid_mid", "Y", t["resid_mid"]),
-                Stage("mlp_out", "Δffn", t["mlp_out"]), Stage("mlp_sum", "Y + Δffn", mlp_sum(t)),
-                Stage("resid_post", "Z", t["resid_post"])]  # fmt: skip
+        return [Stage("resid_pre", "X", t["resid_pre", 0]), Stage("attn_out", "Δattn", t["attn_out", 0]),
+                Stage("attn_sum", "X + Δattn", attn_sum(t)), Stage("resid_mid", "Y", t["resid_mid", 0]),
+                Stage("mlp_out", "Δffn", t["mlp_out", 0]), Stage("mlp_sum", "Y + Δffn", mlp_sum(t)),
+                Stage("resid_post", "Z", t["resid_post", 0])]  # fmt: skip
     raise ValueError(f"placement must be 'pre' or 'post', got {placement!r}")
 
 
@@ -198,14 +199,14 @@ def activation_summary(mlp_pre: np.ndarray, mlp_post: np.ndarray, places: int = 
             "before": float(mlp_pre[i, j]), "after": float(mlp_post[i, j])}  # fmt: skip
 
 
-def reconstruction(trace: dict) -> dict:
+def reconstruction(trace: Trace) -> dict:
     """input + Δ_attn + Δ_ffn against the block output.
 
     Returns {'sum': (n, d), 'output': (n, d), 'error': max |sum - output|}.
     Zero to rounding for pre-norm; post-norm's output is not such a sum.
     """
-    total = trace["resid_pre"] + trace["attn_out"] + trace["mlp_out"]  # (n, d)
-    out = trace["resid_post"]  # (n, d)
+    total = trace["resid_pre", 0] + trace["attn_out", 0] + trace["mlp_out", 0]  # (n, d)
+    out = trace["resid_post", 0]  # (n, d)
     return {"sum": total, "output": out, "error": float(np.max(np.abs(total - out)))}
 
 
@@ -223,9 +224,9 @@ def compare_placements(ex_pre: Example, ex_post: Example) -> dict:
         if ex.cfg.placement != name:
             raise ValueError(f"the {name} example must have placement {name!r}, got {ex.cfg.placement!r}")
         _, tr = block_forward(ex.x, ex.weights, ex.cfg)
-        states = {key: tr[key] for key in STATES}
+        states = {key: tr[key, 0] for key in STATES}
         stacked = np.stack(list(states.values()), axis=1)  # 3 x (n, d) -> (n, 3, d)
-        runs[name] = {"states": states, "pattern": tr["pattern"],
+        runs[name] = {"states": states, "pattern": tr["pattern", 0],
                       "lengths": np.linalg.norm(stacked, axis=-1),  # (n, 3, d) -> (n, 3)
                       "rms": np.sqrt(np.mean(stacked**2, axis=-1))}  # (n, 3, d) -> (n, 3)  # fmt: skip
     if not np.array_equal(ex_pre.x, ex_post.x):
@@ -246,7 +247,7 @@ class BlockNumbers:
 
     ex: Example
     placement: Placement
-    trace: dict
+    trace: Trace
     stages: list[Stage]
     stage_len: np.ndarray  # (n, 7) each token's length at each stage
     sums: np.ndarray  # (h, n) attention row sums
@@ -305,10 +306,10 @@ def block_numbers(seed: int = 0, norm: str = "rms", act: str = "gelu", placement
     both = compare_placements(build("pre"), build("post"))
     return BlockNumbers(
         ex=ex, placement=PLACEMENTS[placement], trace=tr, stages=stages, stage_len=stage_lengths(stages),
-        sums=row_sums(tr["pattern"]), act_effect=activation_effect(tr["mlp_pre"], tr["mlp_post"]),
-        act_summary=activation_summary(tr["mlp_pre"], tr["mlp_post"]), recon=reconstruction(tr),
-        shares=contribution_shares(ex.x, tr["attn_out"], tr["mlp_out"]),
-        token_shares=token_shares(ex.x, tr["attn_out"], tr["mlp_out"]), compare=both, world_file=file)
+        sums=row_sums(tr["pattern", 0]), act_effect=activation_effect(tr["mlp_pre", 0], tr["mlp_post", 0]),
+        act_summary=activation_summary(tr["mlp_pre", 0], tr["mlp_post", 0]), recon=reconstruction(tr),
+        shares=contribution_shares(ex.x, tr["attn_out", 0], tr["mlp_out", 0]),
+        token_shares=token_shares(ex.x, tr["attn_out", 0], tr["mlp_out", 0]), compare=both, world_file=file)
 
 
 @once_per_render

@@ -413,7 +413,7 @@ class SumCheck:
         self.stacked = False  # the sum replaces its terms (two rows of grids do not fit at the floor's cells)
         kw = dict(cell_width=NUMBER_CELL, scale=b.colour_scale(), cols=[], cell_height=walk_cell(b.n)[1])
         r = roles()
-        parts = [(b.ex.x, "X", r.stream), (b.trace["attn_out"], ATTN, r.attn), (b.trace["mlp_out"], FFN, r.ffn)]
+        parts = [(b.ex.x, "X", r.stream), (b.trace["attn_out", 0], ATTN, r.attn), (b.trace["mlp_out", 0], FFN, r.ffn)]
         self.grids = [stage_grid(v, s, title_color=c, **kw) for v, s, c in parts]
         self.ops = VGroup(*[formula("+", 44) for _ in range(2)])
         self.terms = VGroup(self.grids[0], self.ops[0], self.grids[1], self.ops[1], self.grids[2]).arrange(RIGHT,
@@ -426,7 +426,7 @@ class SumCheck:
         self.eq = formula("=" if b.placement.sums_to_output else "!=", 44)
         # the terms merge into their sum: an equation of rounded numbers, '≈' in the sum's title when its digits
         # do not add up (the block's output Z is that sum to rounding, so '=' there holds digit for digit)
-        self.added = shown_sum([b.ex.x, b.trace["attn_out"], b.trace["mlp_out"]], b.recon["sum"],
+        self.added = shown_sum([b.ex.x, b.trace["attn_out", 0], b.trace["mlp_out", 0]], b.recon["sum"],
                                self.grids[0].places)
         if not self.added.adds_up:
             self.total.title.become(formula(f"{self.added.typst} X + {ATTN} + {FFN}", TITLE_SIZE).move_to(

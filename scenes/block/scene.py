@@ -128,7 +128,7 @@ class BlockScene(StepScene):
     @step
     def attention(self) -> None:
         w, sums = self.walk, self.numbers.sums
-        maps = HeadHeatmaps(self.numbers.trace["pattern"], sums, cell_cap=0.85, title_size=30, font_size=NUMBER_SIZE,
+        maps = HeadHeatmaps(self.numbers.trace["pattern", 0], sums, cell_cap=0.85, title_size=30, font_size=NUMBER_SIZE,
                             cell_height=w.cell[1]).set_x(BRANCH_X)  # weights in [0, 1]: "0.69" fits 0.85
         self.play(*w.show_formula(f'A_r = "softmax"(Q_r K_r^top \\/ sqrt({self.numbers.ex.cfg.d_head})), quad '
                                   f'Q_r, K_r" read "{self.numbers.placement.attn_reads}'),
@@ -157,7 +157,7 @@ class BlockScene(StepScene):
     @step
     def ffn_hidden(self) -> None:
         w, act = self.walk, self.params.act
-        pre, post = self.numbers.trace["mlp_pre"], self.numbers.trace["mlp_post"]
+        pre, post = self.numbers.trace["mlp_pre", 0], self.numbers.trace["mlp_post", 0]
         s = self.numbers.act_summary
         act_name = f'"{ACT_NAMES[act]}"'
         g = w.grid(pre, 'F W_"in" + b_"in"', cols=[f"h{k + 1}" for k in range(pre.shape[1])],
@@ -210,7 +210,7 @@ class BlockScene(StepScene):
         """A sub-layer's update (step attn_out or ffn_out) appears in the branch area; ``source`` is its
         formula (Typst math)."""
         w, key = self.walk, {"attn_out": "attn_out", "ffn_out": "mlp_out"}[name]
-        g = w.grid(self.numbers.trace[key], title, title_color=color)
+        g = w.grid(self.numbers.trace[key, 0], title, title_color=color)
         shown = w.show_formula(source)
         left_of(w.formula, g.title)  # a tall formula (W_O^((r))) would reach down onto the grid's title
         self.play(*shown, *w.highlight(name), *w.swap_note(None))
@@ -288,7 +288,7 @@ class BlockScene(StepScene):
         and their key: how to read them, and the colour bar."""
         side = n <= ROOMY_TOKENS
         height = min(0.95, 4.4 / n - CELL_GAP) if side else min(0.7, 4.7 / (2 * n) - CELL_GAP)
-        maps = HeadHeatmaps(self.numbers.trace["pattern"], self.numbers.sums, cell_cap=1.25, title_size=36,
+        maps = HeadHeatmaps(self.numbers.trace["pattern", 0], self.numbers.sums, cell_cap=1.25, title_size=36,
                             width=13.0 if side else 2 * 8.0, cell_height=height, font_size=NUMBER_SIZE,
                             row_names=[f"t{i + 1}" for i in range(n)])
         lines = (_("row: token reading"), _("column: token read"), _("Σ: row sum"))

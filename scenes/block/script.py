@@ -88,7 +88,7 @@ SOURCES = {"pre": N_("the normalised copy"), "post": N_("the stream X itself")}
 
 
 def attention(b: BlockNumbers, p: Params) -> Line:
-    pattern = b.trace["pattern"]  # (h, n, n)
+    pattern = b.trace["pattern", 0]  # (h, n, n)
     r = b.n - 1
     top = int(np.argmax(pattern[0, r]))
     reads, spoken_reads = READS[p.mask == "causal"]
@@ -103,7 +103,7 @@ def attention(b: BlockNumbers, p: Params) -> Line:
 
 
 def attn_out(b: BlockNumbers, p: Params) -> Line:
-    d0 = b.trace["attn_out"][0]
+    d0 = b.trace["attn_out", 0][0]
     return Line(_("Each head's mixture of values, projected by the head's block of the output matrix and summed over "
                   "heads, is the attention update Δattn, again {n} × {d} (token 1's: {x}).", n=b.n, d=b.d,
                   x=fmt_vec(d0)),
@@ -171,7 +171,7 @@ def ffn_hidden(b: BlockNumbers, p: Params) -> Line:
 
 
 def ffn_out(b: BlockNumbers, p: Params) -> Line:
-    d0 = b.trace["mlp_out"][0]
+    d0 = b.trace["mlp_out", 0][0]
     return Line(_("The FFN's second matrix brings each row back to {d} numbers: the FFN update Δffn (token 1's: "
                   "{x}). Each row was computed from its own token alone.", d=b.d, x=fmt_vec(d0)),
                 _("The second matrix, W out, brings each row back to {d} numbers, each from its own token alone. "

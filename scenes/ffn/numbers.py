@@ -26,6 +26,7 @@ from scenes.activations import ACT_NAMES, sample_activation  # noqa: F401  (ACT_
 from scenes.once import once_per_render
 from tblock import activation, block_forward, mlp
 from tblock.config import BlockConfig
+from tblock.trace import Trace
 from tblock.weights import BlockWeights
 from tblock.worlds import Example, ffn_world
 from tblock.worlds.ffn import FFN_SPEC, ffn_world_from
@@ -40,7 +41,7 @@ ACT_SPOKEN = {"gelu": "GELU", "gelu_tanh": "the tanh approximation of GELU", "re
 GELU_VARIANT = {"gelu": "gelu", "gelu_tanh": "gelu_tanh", "relu": "gelu", "silu": "silu"}  # SiLU: SwiGLU's gate
 
 
-def ffn_run(ex: Example) -> tuple[np.ndarray, dict]:
+def ffn_run(ex: Example) -> tuple[np.ndarray, Trace]:
     """One block_forward on the world: resid_post (n, d) and the full trace."""
     return block_forward(ex.x, ex.weights, ex.cfg)
 
@@ -54,7 +55,7 @@ def active_units(mlp_pre: np.ndarray) -> np.ndarray:
     return np.asarray(mlp_pre) > 0
 
 
-def ffn_position(trace: dict, p: int) -> dict:
+def ffn_position(trace: Trace, p: int) -> dict:
     """Position p (0-based) through the FFN, read from a block_forward trace.
 
     The trace's keys at p: resid_mid, the stream after attention, Y (d,);
@@ -64,15 +65,15 @@ def ffn_position(trace: dict, p: int) -> dict:
     gate times the up projection; :func:`world_numbers` adds mlp_act, the activated gate alone.)
     And active: bool mask (d_ff,); active_units: their 1-based numbers; n_active; update_norm: |Δ|.
     """
-    n = trace["mlp_out"].shape[0]
+    n = trace["mlp_out", 0].shape[0]
     if not 0 <= p < n:
         raise ValueError(f"position must be in 0..{n - 1}, got {p}")
-    pre = trace["mlp_pre"][p]  # (d_ff,)
-    delta = trace["mlp_out"][p]  # (d,)
+    pre = trace["mlp_pre", 0][p]  # (d_ff,)
+    delta = trace["mlp_out", 0][p]  # (d,)
     active = active_units(pre)  # (d_ff,)
     return {
-        "resid_mid": trace["resid_mid"][p], "ln2_normalized": trace["ln2_normalized"][p], "mlp_pre": pre,
-        "mlp_post": trace["mlp_post"][p], "mlp_out": delta, "resid_post": trace["resid_post"][p],
+        "resid_mid": trace["resid_mid", 0][p], "ln2_normalized": trace["ln2_normalized", 0][p], "mlp_pre": pre,
+        "mlp_post": trace["mlp_post", 0][p], "mlp_out": delta, "resid_post": trace["resid_post", 0][p],
         "active": active, "active_units": np.flatnonzero(active) + 1, "n_active": int(active.sum()),
         "update_norm": float(np.linalg.norm(delta)),
     }  # fmt: skip
@@ -126,7 +127,7 @@ class FFNNumbers:
     """
 
     world: Example
-    trace: dict
+    trace: Trace
     index: int
     pos: dict
     check: dict
@@ -152,7 +153,7 @@ def ffn_numbers(d_model: int, d_ff: int, act: str, n_tokens: int, index: int, se
 
 def trained_world(inp: TrainedInput) -> Example:
     """A checkpoint's layer as the topic's world: its weights, and the real stream entering it as x."""
-    x, _ = inp.ckpt.trace_layer(inp.ids, inp.layer)  # layers 0 .. L-1 run first; (n, d)
+    x = inp.ckpt.stream_entering(inp.ids, inp.layer)  # layers 0 .. L-1 run first; (n, d)
     return Example(inp.name, inp.ckpt.config, inp.ckpt.block(inp.layer), x, inp.strings)
 
 
@@ -168,7 +169,7 @@ def world_numbers(world: Example, index: int, trained: TrainedInput | None = Non
     _, trace = ffn_run(world)
     pos = ffn_position(trace, index)
     pos["mlp_act"] = activation(pos["mlp_pre"], world.cfg.act)  # (d_ff,): on the curve (mlp_post unless gated)
-    check = permutation_check(trace["ln2_normalized"], world.weights, world.cfg, cyclic_permutation(n_tokens))
+    check = permutation_check(trace["ln2_normalized", 0], world.weights, world.cfg, cyclic_permutation(n_tokens))
     window = curve_window(pos["mlp_pre"])
     curves = activation_curves(curve_names(world.cfg.act), *window)
     return FFNNumbers(world, trace, index, pos, check, window, curves, trained, file)

@@ -135,7 +135,7 @@ class FFNScene(StepScene):
     def every_position(self) -> None:
         p, tr = self.p, self.numbers.trace
         self.clear_stage()
-        self.table = table = RowTable(tr["ln2_normalized"], tr["mlp_post"], tr["mlp_out"],
+        self.table = table = RowTable(tr["ln2_normalized", 0], tr["mlp_post", 0], tr["mlp_out", 0],
                                       words.token_names(self.numbers), self.look, words.table_titles(p, self.numbers),
                                       _(words.BOX_NOTE),
                                       featured=self.numbers.index)

@@ -18,6 +18,7 @@ True
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -25,6 +26,7 @@ import numpy as np
 
 from tblock.attention import concat_then_project, kv_head_of
 from tblock.block import block_forward
+from tblock.trace import Trace
 from tblock.weights import BlockWeights
 from tblock.worlds.heads import WORLD_SPEC, HeadsWorld, heads_world, heads_world_from
 from tblock.worlds.trained import TrainedInput, trained_heads_world
@@ -45,6 +47,11 @@ def running_sums(parts: np.ndarray) -> np.ndarray:
     """Partial sums of contributions, starting from zero: (k, d) -> (k + 1, d)."""
     zero = np.zeros((1, parts.shape[1]))  # (1, d)
     return np.concatenate([zero, np.cumsum(parts, axis=0)])  # (k + 1, d)
+
+
+def world_trace(world: HeadsWorld) -> Trace:
+    """The world's block run on its x: its trace, as layer ``world.layer`` (a checkpoint's, else 0)."""
+    return block_forward(world.x, world.weights, world.cfg, layer=world.layer)[1]
 
 
 def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
@@ -69,23 +76,23 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
       concat_difference     max |concat - attn_out|
       and the stream's keys (:func:`stream_view`)
     """
-    tr, w = world.trace, world.weights
-    n, h = tr["z"].shape[:2]
+    tr, w, layer = world_trace(world), world.weights, world.layer
+    n, h = tr["z", layer].shape[:2]
     if not 0 <= receiver < n:
         raise ValueError(f"receiver must be a position from 0 to {n - 1}, got {receiver}")
     if not 1 <= shown <= h:
         raise ValueError(f"shown must be from 1 to {h} heads, got {shown}")
     i = receiver
-    result = tr["result"][i]  # (n, h, d) -> (h, d)
+    result = tr["result", layer][i]  # (n, h, d) -> (h, d)
     rest = result[shown:].sum(axis=0)  # (h - k, d) -> (d,)
     parts = result[:shown] if shown == h else np.concatenate([result[:shown], rest[None]])  # (k [+1], d)
-    concat = concat_then_project(tr["z"], w.W_O, w.b_O)[i]  # (n, h, dh) -> (n, d) -> (d,)
-    attn_out = tr["attn_out"][i]  # (d,)
+    concat = concat_then_project(tr["z", layer], w.W_O, w.b_O)[i]  # (n, h, dh) -> (n, d) -> (d,)
+    attn_out = tr["attn_out", layer][i]  # (d,)
     has_bias = bool(np.any(w.b_O != 0))  # trained output projections have a bias; the seeded block's is zero
     running = running_sums(np.concatenate([parts, w.b_O[None]]) if has_bias else parts)  # (k [+1] [+1] + 1, d)
     return {
-        "pattern": tr["pattern"][:, i, :],  # (h, n, n) -> (h, n)
-        "z": tr["z"][i],  # (n, h, dh) -> (h, dh)
+        "pattern": tr["pattern", layer][:, i, :],  # (h, n, n) -> (h, n)
+        "z": tr["z", layer][i],  # (n, h, dh) -> (h, dh)
         "result": result,
         "result_norm": np.linalg.norm(result, axis=-1),  # (h, d) -> (h,)
         "write_rank": np.array([np.linalg.matrix_rank(W) for W in w.W_O]),  # h x (dh, d) -> (h,)
@@ -99,16 +106,16 @@ def receiver_view(world: HeadsWorld, receiver: int, shown: int) -> dict:
         "attn_out": attn_out,
         "attn_out_norm": float(np.linalg.norm(attn_out)),
         "concat": concat,
-        "z_concat": tr["z"][i].reshape(-1),  # (h, dh) -> (h * dh,)
+        "z_concat": tr["z", layer][i].reshape(-1),  # (h, dh) -> (h * dh,)
         "concat_difference": float(np.max(np.abs(concat - attn_out))),
-        **stream_view(tr, i),
+        **stream_view(tr, layer, i),
     }
 
 
-def stream_view(trace: dict, i: int) -> dict:
-    """The stream at position i around the attention sublayer: resid_pre X[i] and resid_mid Y[i] (d,),
-    resid_pre_norm and resid_mid_norm their norms, and bypass_difference max |Y[i] - (X[i] + attn_out[i])|."""
-    x, y, attn_out = trace["resid_pre"][i], trace["resid_mid"][i], trace["attn_out"][i]  # (d,) each
+def stream_view(trace: Trace, layer: int, i: int) -> dict:
+    """The stream at position i around layer ``layer``'s attention sublayer: resid_pre X[i] and resid_mid Y[i]
+    (d,), resid_pre_norm and resid_mid_norm their norms, and bypass_difference max |Y[i] - (X[i] + attn_out[i])|."""
+    x, y, attn_out = (trace[name, layer][i] for name in ("resid_pre", "resid_mid", "attn_out"))  # (d,) each
     return {
         "resid_pre": x,
         "resid_mid": y,
@@ -173,9 +180,7 @@ def world_numbers(world: HeadsWorld, receiver: int, shown: int, scale_wo: float,
     view = receiver_view(world, receiver, shown)
     if scale_wo == 1.0:
         return HeadsNumbers(world, view, receiver, shown, trained=trained, world_file=file)
-    w2 = scale_head_output(world.weights, 0, scale_wo)
-    _, trace2 = block_forward(world.x, w2, world.cfg)
-    world2 = HeadsWorld(world.cfg, w2, world.tokens, world.x, trace2)
+    world2 = dataclasses.replace(world, weights=scale_head_output(world.weights, 0, scale_wo))
     return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown), trained, file)
 
 

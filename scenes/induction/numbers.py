@@ -125,13 +125,13 @@ def induction_numbers(period: int = 6, seed: int = 0, top: int = 3, weights: str
     ckpt = checkpoint(weights)
     full = probe(ckpt, period, seed)  # (2p + 1,)
     ids = full[:-1]  # (2p,): the last position is the second occurrence of word p - 1
-    logits, traces = ckpt.forward(ids)  # (n, V), one trace per layer
+    logits, trace = ckpt.forward(ids)  # (n, V), every layer's points
     n = len(ids)
     t = np.arange(1, n)
-    prev = head_view(0, previous_token_score(traces[0]["pattern"]), traces[0]["pattern"], t, t - 1)
-    last = ckpt.n_layers - 1
+    first, last = trace["pattern", 0], trace["pattern", -1]  # (h, n, n) each
+    prev = head_view(0, previous_token_score(first), first, t, t - 1)
     queries, keys = induction_targets(ids)
-    ind = head_view(last, induction_score(traces[last]["pattern"], ids), traces[last]["pattern"], queries, keys)
+    ind = head_view(ckpt.n_layers - 1, induction_score(last, ids), last, queries, keys)
     probs = softmax(logits[-1])  # (V,)
     order = np.argsort(-probs)[:top]  # (k,)
     return InductionNumbers(

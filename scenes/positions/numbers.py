@@ -33,6 +33,7 @@ from tblock.attention import attention_scores, slopes_of
 from tblock.block import block_forward
 from tblock.config import BlockConfig
 from tblock.positions import sinusoidal
+from tblock.trace import Trace
 from tblock.weights import BlockWeights
 from tblock.worlds.heads import embed_tokens
 from tblock.worlds.positions import POSITIONS_SPEC
@@ -111,7 +112,7 @@ def stream(world: World, scheme: str, order: np.ndarray, offset: int = 0) -> np.
 
 
 def run(world: World, scheme: str, order: np.ndarray, offset: int = 0, mask: str = "full"
-        ) -> tuple[np.ndarray, dict]:
+        ) -> tuple[np.ndarray, Trace]:
     """One block on the tokens in ``order`` at positions offset.. : resid_post (n, d) and the trace."""
     positions = offset + np.arange(world.n)  # (n,)
     return block_forward(stream(world, scheme, order, offset), world.weights, scheme_config(world, scheme, mask),
@@ -143,12 +144,12 @@ def shift_invariance_error(world: World, scheme: str, shift: int) -> float:
     ident = np.arange(world.n)
     _, at_zero = run(world, scheme, ident)
     _, shifted = run(world, scheme, ident, offset=shift)
-    return largest_difference(shifted["attn_scores"], at_zero["attn_scores"])
+    return largest_difference(shifted["attn_scores", 0], at_zero["attn_scores", 0])
 
 
-def content_scores(trace: dict) -> np.ndarray:
+def content_scores(trace: Trace) -> np.ndarray:
     """The scores without any bias: (rotated) q · k / sqrt(d_head), full attention. (h, n, n)"""
-    return attention_scores(trace["rot_q"], trace["rot_k"], "full")
+    return attention_scores(trace["rot_q", 0], trace["rot_k", 0], "full")
 
 
 def repeated_pair(tokens: tuple[str, ...]) -> tuple[int, int]:
@@ -196,8 +197,8 @@ def relative_view(world: World, shift: int) -> Relative:
     _, shifted = run(world, "relative", ident, offset=shift)
     slopes = slopes_of(scheme_config(world, "relative"))  # (h,)
     r = int(np.argmax(slopes))
-    return Relative(r, slopes, content_scores(tr)[r], tr["attn_bias"][r], tr["attn_scores"][r], tr["pattern"][r],
-                    shifted["attn_scores"][r])
+    return Relative(r, slopes, content_scores(tr)[r], tr["attn_bias", 0][r], tr["attn_scores", 0][r],
+                    tr["pattern", 0][r], shifted["attn_scores", 0][r])
 
 
 def rope_view(world: World, shift: int) -> Rope:
@@ -205,7 +206,7 @@ def rope_view(world: World, shift: int) -> Rope:
     ident = np.arange(world.n)
     _, tr = run(world, "rope", ident)
     _, shifted = run(world, "rope", ident, offset=shift)
-    return Rope(0, tr["attn_scores"][0], shifted["attn_scores"][0])
+    return Rope(0, tr["attn_scores", 0][0], shifted["attn_scores", 0][0])
 
 
 @dataclass(frozen=True, eq=False)

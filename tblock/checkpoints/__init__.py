@@ -17,7 +17,7 @@ Tensors come from :mod:`.stores` (safetensors, sharded safetensors, .npz); every
 >>> ckpt = load("tiny")
 >>> ids = ckpt.tokenize("the cat sees the dog .")
 >>> x, trace = ckpt.trace_layer(ids, layer=1)  # layer 0 runs first; x is the stream entering layer 1
->>> x.shape == (len(ids), ckpt.config.d_model), trace["pattern"].shape[1:] == (len(ids), len(ids))
+>>> x.shape == (len(ids), ckpt.config.d_model), trace["pattern", 1].shape[1:] == (len(ids), len(ids))
 (True, True)
 """
 

@@ -21,6 +21,7 @@ from tblock.checkpoints.hf_cache import MODEL_NAME, cached_model, hf_cache_dirs,
 from tblock.checkpoints.layout import Layout, Shapes, check_against_config
 from tblock.checkpoints.stores import NpzStore, SafetensorsStore, ShardedStore, Store
 from tblock.layers import normalize
+from tblock.trace import Trace
 from tblock.weights import BlockWeights
 
 BUILTIN = {"tiny": Path(__file__).resolve().parent.parent / "worlds" / "data" / "tiny"}
@@ -143,23 +144,29 @@ class Checkpoint:
             logits = logits + self._read([lay.unembed_b])[lay.unembed_b]
         return logits
 
-    def trace_layer(self, ids: np.ndarray, layer: int) -> tuple[np.ndarray, dict]:
-        """Run layers 0 .. layer-1 untraced; return the stream entering `layer` (n, d) and that layer's trace."""
+    def trace_layer(self, ids: np.ndarray, layer: int) -> tuple[np.ndarray, Trace]:
+        """Run layers 0 .. layer-1 untraced; return the stream entering `layer` (n, d) and a trace holding that
+        layer alone (``trace["pattern", layer]``)."""
+        x = self.stream_entering(ids, layer)  # (n, d)
+        _, trace = block_forward(x, self.block(layer), self.config, layer=layer)
+        return x, trace
+
+    def stream_entering(self, ids: np.ndarray, layer: int) -> np.ndarray:
+        """The stream entering `layer`: the embedding, then layers 0 .. layer-1 untraced. (n,) -> (n, d)"""
         self._check_layer(layer)
         x = self.embed(ids)  # (n,) -> (n, d)
         for i in range(layer):
             x = forward_untraced(x, self.block(i), self.config)  # (n, d) -> (n, d)
-        _, trace = block_forward(x, self.block(layer), self.config)
-        return x, trace
+        return x
 
-    def forward(self, ids: np.ndarray) -> tuple[np.ndarray, list[dict]]:
-        """Every layer traced, then the logits: (n,) -> (n, vocab), and one trace per layer."""
+    def forward(self, ids: np.ndarray) -> tuple[np.ndarray, Trace]:
+        """Every layer traced, then the logits: (n,) -> (n, vocab), and one trace of layers 0 .. L-1."""
         x = self.embed(ids)  # (n, d)
-        traces = []
+        trace = Trace({})
         for i in range(self.n_layers):
-            x, trace = block_forward(x, self.block(i), self.config)  # (n, d) -> (n, d)
-            traces.append(trace)
-        return self.unembed(x), traces
+            x, block_trace = block_forward(x, self.block(i), self.config, layer=i)  # (n, d) -> (n, d)
+            trace |= block_trace
+        return self.unembed(x), trace
 
     def _check_layer(self, i: int) -> None:
         if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < self.n_layers:

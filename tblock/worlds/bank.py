@@ -27,6 +27,7 @@ import numpy as np
 
 from tblock.config import BlockConfig
 from tblock.stack import run_stack
+from tblock.trace import Trace
 from tblock.weights import BlockWeights
 from tblock.worlds.example import Example
 from tblock.worlds.world_file import World, WorldError, WorldSpec, block_arrays
@@ -46,13 +47,14 @@ EMBEDDINGS = np.array(  # (n, d) = (4, 4)
 )
 EMBEDDINGS.flags.writeable = False  # bank() hands out copies
 
-# The lesson's stream for bank (residual on), keyed like run_stack's 'states'.
+# The lesson's stream for bank (residual on), keyed like the stack's trace: trace["resid_post", 1].
 LESSON_STATES = {
-    "0_resid_mid": (1.0, 0.0, -0.2, 1.0),
-    "0_resid_post": (1.3, -0.1, -0.4, 1.2),
-    "1_resid_post": (2.3, -0.6, -0.6, 1.4),
-    "2_resid_post": (3.4, -1.2, -0.8, 1.5),
+    ("resid_mid", 0): (1.0, 0.0, -0.2, 1.0),
+    ("resid_post", 0): (1.3, -0.1, -0.4, 1.2),
+    ("resid_post", 1): (2.3, -0.6, -0.6, 1.4),
+    ("resid_post", 2): (3.4, -1.2, -0.8, 1.5),
 }
+SHOWN_POINTS = ("resid_pre", "attn_out", "resid_mid", "mlp_out", "resid_post")  # the trace points a cell shows
 NO_RESIDUAL_NORM = 0.4  # the lesson's size of a block's output with the residual off
 
 DATA_PATH = Path(__file__).parent / "data" / "bank.npz"
@@ -93,13 +95,13 @@ def check_world(world: World, depth: int) -> None:
     """Raise WorldError (one line naming the file) when the stream this world makes at ``depth``, with the
     residual on or off, holds a value a cell cannot show (beyond ±SHOWN_LIMIT)."""
     for residual in (True, False):
-        _, st = bank_stack(depth, residual, world)
-        for key, value in {**st["states"], **st["terms"]}.items():
-            top = float(np.max(np.abs(value)))
+        _, trace = bank_stack(depth, residual, world)
+        for layer, name in ((layer, name) for layer in trace.layers for name in SHOWN_POINTS):
+            top = float(np.max(np.abs(trace[name, layer])))
             if top > SHOWN_LIMIT:
                 raise WorldError(f"{world.path}: x and weights: at depth {depth} (residual "
-                                 f"{'on' if residual else 'off'}) {key} reaches {top:.4g}; bank shows values "
-                                 f"within ±{SHOWN_LIMIT:g}")
+                                 f"{'on' if residual else 'off'}) block {layer + 1}'s {name} reaches {top:.4g}; "
+                                 f"bank shows values within ±{SHOWN_LIMIT:g}")
 
 
 def bank_weights(path: str | Path = DATA_PATH) -> BlockWeights:
@@ -132,36 +134,28 @@ def bank(depth: int = 3, residual: bool = True, world: World | None = None) -> E
     return Example("bank", bank_config(residual), [w] * depth, EMBEDDINGS.copy(), TOKENS, DIMS, RECEIVER)
 
 
-def bank_stack(depth: int = 3, residual: bool = True, world: World | None = None) -> tuple[np.ndarray, dict]:
-    """run_stack on the world (or a read world file): (out (n, d), stack_trace)."""
+def bank_stack(depth: int = 3, residual: bool = True, world: World | None = None) -> tuple[np.ndarray, Trace]:
+    """run_stack on the world (or a read world file): the output (n, d) and the stack's trace."""
     ex = bank(depth, residual, world)
     return run_stack(ex.x, ex.weights, ex.cfg)
 
 
-def depth_map(stack_trace: dict, receiver: int = RECEIVER) -> dict[str, np.ndarray]:
-    """One token's stream block by block, for the lesson's depth map.
+def stream_by_block(trace: Trace, receiver: int = RECEIVER) -> np.ndarray:
+    """One token's stream entering block 0, then after each block: (depth + 1, d), for the lesson's depth map.
 
-    Returns states (depth + 1, d): the input, then the stream after each
-    block; attn, ffn (depth, d): each block's two corrections; drift
-    (depth + 1,): |stream - x0| (the green bar: corrections piled up so far);
-    size (depth + 1,): |stream| (with the residual off, the red bar: only
-    the latest output).
-
-    >>> m = depth_map(bank_stack(depth=3)[1])
-    >>> np.round(m["states"][:, 0], 1).tolist()
+    >>> np.round(stream_by_block(bank_stack(depth=3)[1])[:, 0], 1).tolist()
     [0.3, 1.3, 2.3, 3.4]
     """
-    depth = len(stack_trace["blocks"])
-    states = np.stack(
-        [stack_trace["states"]["x0"][receiver]]
-        + [stack_trace["states"][f"{i}_resid_post"][receiver] for i in range(depth)]
-    )  # (depth + 1, d)
-    attn = np.stack([stack_trace["terms"][f"{i}_attn_out"][receiver] for i in range(depth)])  # (depth, d)
-    ffn = np.stack([stack_trace["terms"][f"{i}_mlp_out"][receiver] for i in range(depth)])  # (depth, d)
-    return {
-        "states": states,
-        "attn": attn,
-        "ffn": ffn,
-        "drift": np.linalg.norm(states - states[0], axis=-1),  # (depth + 1,)
-        "size": np.linalg.norm(states, axis=-1),  # (depth + 1,)
-    }
+    first = trace["resid_pre", 0][receiver]  # (n, d) -> (d,)
+    return np.concatenate([first[None], trace.stack_activation("resid_post")[:, receiver]])  # (depth + 1, d)
+
+
+def depth_bars(trace: Trace, receiver: int = RECEIVER, residual: bool = True) -> np.ndarray:
+    """The depth map's bar per block, (depth,): with the residual, |stream - x0| after each block (the
+    corrections piled up so far); without it, |stream| (only the latest output).
+
+    >>> np.round(depth_bars(bank_stack(depth=3)[1]), 2).tolist()
+    [1.17, 2.31, 3.57]
+    """
+    stream = stream_by_block(trace, receiver)  # (depth + 1, d)
+    return np.linalg.norm(stream[1:] - stream[0] if residual else stream[1:], axis=-1)  # (depth,)

@@ -5,7 +5,7 @@ and :func:`run_example` runs it through the ordinary forward functions.
 
 >>> from tblock.worlds import eiffel
 >>> out, trace = run_example(eiffel())
->>> trace["pattern"].shape
+>>> trace["pattern", 0].shape
 (1, 3, 3)
 """
 
@@ -18,6 +18,7 @@ import numpy as np
 from tblock.block import block_forward
 from tblock.config import BlockConfig
 from tblock.stack import run_stack
+from tblock.trace import Trace
 from tblock.weights import BlockWeights
 
 
@@ -39,7 +40,7 @@ class Example:
         return self.x.shape[0]
 
 
-def run_example(ex: Example) -> tuple[np.ndarray, dict]:
+def run_example(ex: Example) -> tuple[np.ndarray, Trace]:
     """Run the example's block (block_forward) or stack (run_stack, when weights is a list)."""
     if isinstance(ex.weights, (list, tuple)):
         return run_stack(ex.x, list(ex.weights), ex.cfg)

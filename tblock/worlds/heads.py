@@ -4,8 +4,8 @@ Not a trained model: the weights are ``BlockWeights.random`` and the token
 embeddings N(0, 1) rows, both from the seed (the video says so).
 
 >>> world = heads_world(d_model=4, n_heads=2, d_head=2, tokens=("the", "Eiffel", "tower"))
->>> world.x.shape, world.trace["result"].shape
-((3, 4), (3, 2, 4))
+>>> world.x.shape, world.cfg.n_heads
+((3, 4), 2)
 """
 
 from __future__ import annotations
@@ -14,7 +14,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from tblock.block import block_forward
 from tblock.config import BlockConfig
 from tblock.weights import BlockWeights
 from tblock.worlds.world_file import World, WorldSpec, block_arrays
@@ -27,13 +26,13 @@ WORLD_SPEC = WorldSpec("heads", {"x": (("n", "d"), "each token's embedding: the 
 
 @dataclass(frozen=True, eq=False)
 class HeadsWorld:
-    """A block config, seeded weights, seeded token embeddings x (n, d), and the block's trace."""
+    """A block config, its weights, the token embeddings x (n, d) entering it, and its layer (a checkpoint's)."""
 
     cfg: BlockConfig
     weights: BlockWeights
     tokens: tuple[str, ...]
     x: np.ndarray  # (n, d)
-    trace: dict
+    layer: int = 0
 
 
 def embed_tokens(tokens: tuple[str, ...], d_model: int, seed: int) -> np.ndarray:
@@ -62,8 +61,7 @@ def heads_world(d_model: int, n_heads: int, d_head: int, tokens: tuple[str, ...]
                       norm="layer", placement="pre", mask=mask, positions="none")
     w = BlockWeights.random(cfg, seed=seed) if weights is None else weights.validate(cfg)
     x = embed_tokens(tuple(tokens), d_model, seed)  # (n, d)
-    _, trace = block_forward(x, w, cfg)
-    return HeadsWorld(cfg, w, tuple(tokens), x, trace)
+    return HeadsWorld(cfg, w, tuple(tokens), x)
 
 
 def heads_world_from(world: World, mask: str = "causal") -> HeadsWorld:
@@ -74,5 +72,4 @@ def heads_world_from(world: World, mask: str = "causal") -> HeadsWorld:
     cfg = BlockConfig(d_model=z["d"], n_heads=z["h"], d_head=z["d_head"], d_ff=z["d_ff"], norm="layer",
                       placement="pre", mask=mask, positions="none")
     w = BlockWeights(**{k: np.array(world.arrays[k]) for k in block_arrays()}).validate(cfg)
-    _, trace = block_forward(x, w, cfg)
-    return HeadsWorld(cfg, w, world.tokens, x, trace)
+    return HeadsWorld(cfg, w, world.tokens, x)

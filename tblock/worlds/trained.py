@@ -2,14 +2,14 @@
 
 A topic that takes ``--weights PATH|tiny --layer L --text "..."`` (or ``--token-ids 5,17,3``) asks
 :func:`trained_input` for the checked input (one-line ``ValueError`` on anything wrong) and
-:func:`trained_heads_world` for layer L's trace on the real stream (layers 0 .. L-1 run first).
+:func:`trained_heads_world` for layer L on the real stream entering it (layers 0 .. L-1 run first).
 
 >>> inp = trained_input("tiny", layer=1, text="the cat sees the cat")
 >>> inp.strings, inp.ids.tolist()
 (('the', 'cat', 'sees', 'the', 'cat'), [4, 51, 151, 4, 51])
 >>> world = trained_heads_world(inp)
->>> world.x.shape, world.trace["pattern"].shape
-((5, 64), (4, 5, 5))
+>>> world.x.shape, world.layer
+((5, 64), 1)
 """
 
 from __future__ import annotations
@@ -186,6 +186,6 @@ def trained_input(weights: str, layer: int, text: str = "", token_ids: str = "",
 
 
 def trained_heads_world(inp: TrainedInput) -> HeadsWorld:
-    """Layer L's weights and trace on the real stream entering it (layers before L run first)."""
-    x, trace = inp.ckpt.trace_layer(inp.ids, inp.layer)  # (n, d), layer L's trace
-    return HeadsWorld(inp.ckpt.config, inp.ckpt.block(inp.layer), inp.strings, x, trace)
+    """Layer L's weights and the real stream entering it (layers before L run first)."""
+    x = inp.ckpt.stream_entering(inp.ids, inp.layer)  # (n, d)
+    return HeadsWorld(inp.ckpt.config, inp.ckpt.block(inp.layer), inp.strings, x, inp.layer)
