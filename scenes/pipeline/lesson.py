@@ -34,7 +34,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from scenes.kit.base import flag_text
+from scenes.kit.params import flag_text
 from scenes.kit.values import BadValue, checked, flag_of
 from scenes.kit.values import shown as echoed
 from scenes.topics import load_topics
