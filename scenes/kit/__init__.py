@@ -41,6 +41,7 @@ from .layout import (
                    spread,
                    stack_below,
 )
+from .number_format import fmt, fmt_bound, fmt_vec, pct
 from .params import (
                    POSITION_HELP,
                    SEED_HIGH,
@@ -86,11 +87,7 @@ from .theme import (
                    MONO,
                    THEMES,
                    Theme,
-                   fmt,
-                   fmt_bound,
-                   fmt_vec,
                    head_color,
-                   pct,
                    roles,
                    theme,
                    token_color,
