@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scenes.once import once_per_render
 from tblock.worlds.bank import DIMS, TOKENS, WORLD_SPEC, bank, bank_config, bank_stack, depth_map
 from tblock.worlds.world_file import Architecture, World, WorldSpec, load_world
 
@@ -248,6 +249,7 @@ def read_world(path) -> World:
     return load_world(path, WORLD_SPEC)
 
 
+@once_per_render
 def numbers(p: Params) -> BankNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
     world = None if p.world is None else read_world(p.world)
