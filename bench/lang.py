@@ -4,7 +4,7 @@
     .venv/bin/python bench/lang.py --topic bank --lang zh -q medium
 
 Each case runs in its own child process, in fresh temporary folders, and counts the animations it drew and
-the ones Manim took from the step cache (``scenes.kit.base.on_play``):
+the ones Manim took from the step cache (``scenes.kit.hooks.on_play``):
 
 - cold en: ``render.py TOPIC`` into an empty ``--out``;
 - cold LANG: ``--lang LANG`` into another empty ``--out``;
@@ -31,7 +31,7 @@ sys.path[:] = [str(ROOT)] + [p for p in sys.path if p and str(Path(p).resolve())
 def child(topic: str, lang: str, quality: str, out: str) -> None:
     """Render once (in this process) and print the animations drawn and taken from the cache, as JSON."""
     import scenes
-    from scenes.kit.base import on_play
+    from scenes.kit.hooks import on_play
 
     counts = {"drawn": 0, "cached": 0}
 

@@ -12,9 +12,10 @@ from manim.utils.testing.frames_comparison import frames_comparison
 
 from scenes.attribution.numbers import numbers
 from scenes.attribution.params import Params
-from scenes.attribution.script import power_of_ten, script
+from scenes.attribution.script import script
 from scenes.induction.numbers import induction_numbers
 from scenes.induction.params import Params as InductionParams
+from scenes.kit.number_format import power_of_ten
 from tblock.worlds.trained import checkpoint
 from tests.test_attribution import IDS, TINY, forward, ln, zeroed_head
 

@@ -21,7 +21,6 @@ from scenes.studio.app import make_app
 
 HOST, PORT = "127.0.0.1", 8765
 LESSON_OPTIONS = ("quality", "theme", "lang", "voice", "burn_captions")  # the render options a lesson file sets
-STUDIO_OPTIONS = ("quality", "format", "gif_width", "sections", "theme", "lang", "voice")
 
 BAD = [  # (case, topic, name, value, command-line text, the line)
     ("wrong type", "bank", "depth", "six", "six", "--depth must be a whole number; got 'six'"),

@@ -289,7 +289,7 @@ def test_a_captioned_still_shows_the_last_steps_caption(tmp_path):
     still byte for byte: every step took its burned caption away as it ended.)"""
     from manim import config
 
-    from scenes.kit.theme import CAPTION_TOP
+    from scenes.kit.layout import CAPTION_TOP
 
     out = tmp_path / "out"
     for extra in ([], ["--burn-captions"]):

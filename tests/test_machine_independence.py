@@ -79,7 +79,7 @@ def test_a_rounding_residue_is_shown_and_said_as_its_bound():
 
     from scenes.kit import fmt_bound, say_bound
 
-    for name in ("scenes.kit.theme", "scenes.kit.speech"):
+    for name in ("scenes.kit.number_format", "scenes.kit.theme", "scenes.kit.speech"):
         assert doctest.testmod(importlib.import_module(name)).failed == 0, name
     assert {fmt_bound(r) for r in RESIDUES} == {"< 10⁻¹²"}
     assert {fmt_bound(r, prose=True) for r in RESIDUES} == {"below 10⁻¹²"}

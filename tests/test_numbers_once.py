@@ -48,6 +48,19 @@ def test_the_topics_entry_point_is_shared_inside_a_render(monkeypatch):
     assert len(calls) == 1
 
 
+def test_every_topics_entry_point_is_shared_inside_a_render():
+    """The script and the scene of every topic ask for the same numbers: none is computed twice per render."""
+    import importlib
+
+    from scenes.topics import load_topics
+
+    for slug, topic in load_topics().items():
+        module = importlib.import_module(topic.Scene.__module__.rpartition(".")[0] + ".numbers")
+        p = topic.Params()
+        with one_render():
+            assert module.numbers(p) is module.numbers(p), f"{slug}'s numbers(p) computed twice in one render"
+
+
 @pytest.mark.render
 def test_a_render_computes_the_topics_numbers_once(monkeypatch, tmp_path):
     calls = counting(monkeypatch, residual, "residual_numbers")

@@ -29,8 +29,8 @@ DECIMALS = [0.0, -0.004, 0.25, -0.2483, 1.5, 12.345, 100.5, 3072.5]
 
 def number_texts() -> dict[str, list[str]]:
     """The kit's written and spoken numbers on a grid of values (in the current language)."""
+    from scenes.kit.number_format import fmt, fmt_bound, fmt_vec, pct
     from scenes.kit.speech import say_bound, say_int, say_list, say_number, say_ordinal, say_percent, say_vector
-    from scenes.kit.theme import fmt, fmt_bound, fmt_vec, pct
     from scenes.ledger.script import count, say_about, short
 
     return {

@@ -105,18 +105,10 @@ def test_the_caption_band_is_kept_free_as_the_camera_shows_it():
     assert in_caption_band([low], View(y=-1.0, height=FRAME_HEIGHT / 2)) == []  # zoomed: a caption hides it
 
 
-# Known gaps of the readability floor, measured by this test at this commit: each is a strict xfail, so the case
-# fails the suite as soon as it passes (take it out of this table then).
-KNOWN_GAPS = {
-}
-
-
 def topic_cases() -> list:
     """(slug, which) for every topic, at its default flags and at its largest."""
-    return [pytest.param(slug, which, id=f"{slug}-{which}",
-                         marks=[pytest.mark.xfail(strict=True, reason=KNOWN_GAPS[slug, which])]
-                         if (slug, which) in KNOWN_GAPS else [])
-            for slug in TOPIC_MODULES for which in ("default", "largest")]
+    return [pytest.param(slug, which, id=f"{slug}-{which}") for slug in TOPIC_MODULES
+            for which in ("default", "largest")]
 
 
 @pytest.mark.render

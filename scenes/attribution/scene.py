@@ -46,7 +46,7 @@ from scenes.attribution.parts import (
     TermRows,
     component_color,
 )
-from scenes.attribution.script import PLACES, depth_name, depth_short, power_of_ten, script, verdict
+from scenes.attribution.script import PLACES, depth_name, depth_short, script, verdict
 from scenes.kit import (
     SAFE_LEFT,
     SAFE_RIGHT,
@@ -64,6 +64,7 @@ from scenes.kit import (
     theme,
 )
 from scenes.kit.i18n import N_, _
+from scenes.kit.number_format import power_of_ten
 
 HEADER_Y = 3.2  # column headings under the context line
 ROWS_TOP, ROWS_BOTTOM = 2.85, -1.2  # the terms of the sum

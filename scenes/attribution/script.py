@@ -11,17 +11,10 @@ from scenes.attribution.params import Params
 from scenes.attribution.parts import shown_name
 from scenes.kit import Line, fmt, pct, say_head, say_int, say_number, say_percent
 from scenes.kit.i18n import N_, _
+from scenes.kit.number_format import power_of_ten
 from tblock.attribution import component_name
 
 PLACES = 2  # norms and logits, as the bars print them
-SUPERSCRIPT = str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹")
-
-
-def power_of_ten(k: int) -> str:
-    """'10⁻¹³'."""
-    return "10" + str(k).translate(SUPERSCRIPT)
-
-
 def depth_name(depth: int) -> str:
     """'embedding' for depth 0, else 'after L0', 'after L1', ... (the layer as the components name it)."""
     return _("embedding") if depth == 0 else _("after {layer}", layer=component_name(depth - 1, ""))

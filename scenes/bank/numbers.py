@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scenes.once import once_per_render
 from tblock.trace import Trace
 from tblock.worlds.bank import (
     DIMS,
@@ -214,6 +215,7 @@ def read_world(path) -> World:
     return load_world(path, WORLD_SPEC)
 
 
+@once_per_render
 def numbers(p: Params) -> BankNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
     world = None if p.world is None else read_world(p.world)

@@ -26,12 +26,13 @@ def lesson_command(lesson_file: Path, make_deck: bool, pptx: bool, pdf: bool, st
     if offline and exports.find_reveal_js() is None:
         raise click.UsageError("--offline needs a local copy of reveal.js 5: pip install -e '.[slides]' "
                                "(sphinx-revealjs ships one)")
-    asked = {"deck": make_deck, "pptx": pptx, "pdf": pdf, "storyboard": storyboard}
+    run = lesson.LessonRun(out, deck=make_deck, pptx=pptx, pdf=pdf, storyboard=storyboard, offline=offline,
+                           jobs=jobs, force=force, verbose=verbose)
     with cli_errors():
         plan = lesson.load(lesson_file, TOPICS)
         lesson.check_out(out)
         if check_only:
-            for line in lesson.check_report(plan, out, force, [k for k, on in asked.items() if on]):
+            for line in lesson.check_report(plan, run):
                 click.echo(line)
             return
 
@@ -41,8 +42,7 @@ def lesson_command(lesson_file: Path, make_deck: bool, pptx: bool, pdf: bool, st
             click.echo(f"[{clip.index}/{len(plan.clips)}] {clip.topic.slug:<10} {result_line(path, skipped, seconds)}")
 
         try:
-            result = lesson.render(plan, out, **asked, offline=offline, jobs=jobs, force=force, verbose=verbose,
-                                   report=report)
+            result = lesson.render(plan, run, report)
         except exports.ExportError as err:
             raise click.ClickException(str(err)) from None
     for path in result.files:

@@ -7,8 +7,8 @@ from typing import Any
 
 import click
 
-from scenes.kit.base import flag_text
 from scenes.kit.i18n import in_language
+from scenes.kit.params import flag_text
 from scenes.pipeline.options import option_fields
 from scenes.pipeline.script_file import default_captions, default_script, dump, step_names
 

@@ -24,6 +24,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from scenes.once import once_per_render
 from tblock.attention import concat_then_project, kv_head_of
 from tblock.block import block_forward
 from tblock.trace import Trace
@@ -184,6 +185,7 @@ def world_numbers(world: HeadsWorld, receiver: int, shown: int, scale_wo: float,
     return HeadsNumbers(world, view, receiver, shown, world2, receiver_view(world2, receiver, shown), trained, file)
 
 
+@once_per_render
 def numbers(p: Params) -> HeadsNumbers:
     """The numbers for these flags: the one entry point (the script and the scene ask the same)."""
     if p.world is not None:

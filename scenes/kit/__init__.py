@@ -2,29 +2,13 @@
 
 from . import manim_patches  # noqa: F401  (applies the fixes the parts need: HeatStrip images, Text SVGs, Typst)
 from .axes import LabelledAxes
-from .base import (
-                   POSITION_HELP,
-                   READING_RATE,
-                   SEED_HIGH,
-                   STEP_HOLD,
-                   Alias,
-                   Line,
-                   StepScene,
-                   Topic,
-                   TopicParams,
-                   flag_text,
-                   followed_position,
-                   param,
-                   renamed,
-                   seed_param,
-                   step,
-                   whole_number,
-                   world_param,
-)
+from .base import STEP_HOLD, StepScene
+from .burned_caption import READING_RATE
 from .camera import WHOLE, View, view_of
 from .circuit import Box, BypassCircuit
 from .formulas import Formula, Glyph
 from .grid import HeatGrid, MatrixGrid
+from .hooks import step
 from .layout import (
                    CAPTION_TOP,
                    FRAME_BOTTOM,
@@ -56,6 +40,20 @@ from .layout import (
                    small_texts,
                    spread,
                    stack_below,
+)
+from .number_format import fmt, fmt_bound, fmt_vec, pct
+from .params import (
+                   POSITION_HELP,
+                   SEED_HIGH,
+                   Alias,
+                   TopicParams,
+                   flag_text,
+                   followed_position,
+                   param,
+                   renamed,
+                   seed_param,
+                   whole_number,
+                   world_param,
 )
 from .parts import (
                    AddNode,
@@ -89,11 +87,7 @@ from .theme import (
                    MONO,
                    THEMES,
                    Theme,
-                   fmt,
-                   fmt_bound,
-                   fmt_vec,
                    head_color,
-                   pct,
                    roles,
                    theme,
                    token_color,
@@ -101,6 +95,7 @@ from .theme import (
                    value_color,
                    value_rgb,
 )
+from .topic import Line, Topic
 from .vector import Vector, colour_scale, shows_numbers
 
 __all__ = [

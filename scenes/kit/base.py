@@ -1,10 +1,10 @@
-"""The step scene, topic parameters, each step's words, and the topic record render.py reads.
+"""The step scene: a scene made of named steps, each a section with one caption and its narration.
 
 A topic defines a frozen ``Params`` dataclass whose fields are made with
-:func:`param` (default, help text, range or choices), a *script* (a function
-``Params -> {step name: Line}``: each step's caption as written and its
-narration as spoken, built from the topic's numbers), a scene class derived
-from :class:`StepScene`, and a module-level ``TOPIC``.
+:func:`~scenes.kit.params.param` (default, help text, range or choices), a *script* (a function
+``Params -> {step name: Line}``: each step's caption as written and its narration as spoken, built
+from the topic's numbers; scenes/kit/topic.py), a scene class derived from :class:`StepScene`, and a
+module-level ``TOPIC``.
 
 Example::
 
@@ -32,271 +32,24 @@ Example::
 
 from __future__ import annotations
 
-import contextlib
-import dataclasses
-import functools
-import math
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from manim import FadeIn, MovingCameraScene, Rectangle, Transform, VGroup, Wait, config
 
+from .burned_caption import READING_RATE, BurnedCaption
 from .camera import MAX_ZOOM, WHOLE, StepCamera, View, frame_points, place_in_view, view_of
-from .captions import PagedCaption, page_mobject
+from .captions import PagedCaption
+from .hooks import PLAY_HOOKS, Snapshot, whole_frames
 from .i18n import reading_words
 from .narration import PAUSE, speakable, split_sentences
 from .pacing import Beat
+from .params import TopicParams
 from .theme import Theme, use_theme
-from .values import check_range, flag_of, kind_of, words_text
+from .topic import Line, no_script
 
 STEP_HOLD = 0.6  # seconds each step rests on its settled last frame, at least
-READING_RATE = 3.5  # caption words per second: a step lasts as long as its caption takes to read
-
-
-SEED_HIGH = 2**31 - 1  # every --seed takes 0 .. 2^31 - 1
-
-
-def param(default: Any, help: str, *, low: float | None = None, high: float | None = None,
-          choices: tuple[str, ...] | None = None, shown_range: str | None = None,
-          unused_with: str | None = None, kind: str | None = None, **door: Any) -> Any:
-    """A flag: a ``Params`` (or ``RenderOptions``) field with its help text and its valid range or choices.
-
-    ``shown_range`` is what ``render.py show`` prints when the real range depends on other flags
-    ("0 .. layers-1 of the checkpoint"); ``unused_with`` names the field that makes this one
-    meaningless when set (``"weights"``: the checkpoint decides), so the CLI refuses both together.
-    ``kind`` is the value's kind where the default does not tell it (``"words"``, or any kind for a
-    ``None`` default; scenes/kit/values.py); ``door`` holds what only the doors read (``short``,
-    ``commands``, ``metavar``, ``hidden``: scenes/pipeline/options.py; ``drawn``: a text the picture shows, so
-    every character must have a glyph, scenes/kit/values.py).
-    """
-    meta = {"help": help, "low": low, "high": high, "choices": choices, "shown_range": shown_range,
-            "unused_with": unused_with, "kind": kind, **door}
-    return field(default=default, metadata=meta)
-
-
-def seed_param(default: int, help: str, **kwargs: Any) -> Any:
-    """A ``--seed`` field: the same range in every topic."""
-    return param(default, help, low=0, high=SEED_HIGH, **kwargs)
-
-
-def world_param(topic: str) -> Any:
-    """A ``--world FILE`` field: a world file (``tblock world TOPIC > FILE``) whose tokens, names, inputs
-    and weights replace the topic's own (tblock/worlds/world_file.py)."""
-    return param(None, f"a world file of your own numbers (write one: tblock world {topic} > my.toml)",
-                 kind="path", metavar="FILE")
-
-
-def flag_text(name: str, value: Any) -> str:
-    """A field's value written back as flags: ``--no-residual``, ``--compare``, ``--text 'a b'``.
-
-    >>> flag_text("residual", False), flag_text("depth", 6), flag_text("text", "the cat")
-    ('--no-residual', '--depth 6', "--text 'the cat'")
-    """
-    import shlex
-
-    if isinstance(value, bool):
-        return flag_of(name) if value else "--no-" + flag_of(name)[2:]
-    return f"{flag_of(name)} {shlex.quote(str(value))}"
-
-
-@dataclass(frozen=True)
-class Alias:
-    """An old flag name that still works for now: ``--old VALUE`` becomes ``--<field> convert(VALUE)``.
-
-    ``convert`` takes the flag's text and returns the new field's value (raise ``ValueError``
-    with a sentence for a bad value); the CLI prints a one-line notice when it is used.
-    """
-
-    field: str
-    convert: Callable[[str], Any]
-    help: str = ""
-
-
-def renamed(new_field: str, convert: Callable[[str], Any] = str) -> Alias:
-    """An :class:`Alias` for a flag that only changed its name: the same value, now ``--<new_field>``."""
-    return Alias(new_field, convert)
-
-
-def whole_number(text: str) -> int:
-    """An alias's text as an int, or ``ValueError`` with a sentence."""
-    try:
-        return int(text)
-    except ValueError:
-        raise ValueError(f"must be a whole number; got {text!r}") from None
-
-
-@dataclass(frozen=True)
-class TopicParams:
-    """Base of every topic's ``Params``: range checks plus a cross-field hook.
-
-    ``ALIASES`` maps old flag names (without ``--``, dashes as in the flag) to an :class:`Alias`.
-    A words field holds the comma form of a sentence (``"the cat"`` -> ``"the,cat"``), whichever
-    door built the Params. :meth:`derived` fills in a field whose default comes from other fields
-    (a checkpoint's own sentence); :attr:`notes` says what was filled in, one line each.
-    """
-
-    ALIASES: ClassVar[dict[str, Alias]] = {}
-
-    def __post_init__(self) -> None:
-        for f in dataclasses.fields(self):
-            value = getattr(self, f.name)
-            if kind_of(f) == "words" and isinstance(value, str):
-                object.__setattr__(self, f.name, words_text(value))
-            check_field(f, getattr(self, f.name))
-        notes = []
-        for name, (value, note) in self.derived().items():
-            object.__setattr__(self, name, value)
-            notes.append(note)
-        object.__setattr__(self, "notes", tuple(notes))
-        self.check()
-
-    def check(self) -> None:
-        """Cross-field validation; raise ``ValueError`` with a sentence."""
-
-    def derived(self) -> dict[str, tuple[Any, str]]:
-        """Fields left at their default that other fields fill in, before :meth:`check`:
-        ``{field: (value, one-line note)}``; the doors print the notes (the command line on stderr)."""
-        return {}
-
-    def changed(self) -> dict[str, Any]:
-        """The fields whose values differ from the defaults."""
-        defaults = type(self)()
-        return {f.name: getattr(self, f.name) for f in dataclasses.fields(self)
-                if getattr(self, f.name) != getattr(defaults, f.name)}
-
-
-def check_field(f: dataclasses.Field, value: Any) -> None:
-    """Raise ``ValueError`` (:class:`~scenes.kit.values.BadValue`) when ``value`` is outside the
-    field's range or choices."""
-    check_range(f, value)
-
-
-@dataclass(frozen=True)
-class Topic:
-    """What render.py needs to know about one topic."""
-
-    slug: str
-    description: str
-    Params: type
-    Scene: type
-    world: Callable[[Any], tuple] | None = None  # Params -> (spec, tokens, dims, arrays): its world file's content
-
-
-@dataclass(frozen=True)
-class Line:
-    """One step's words: the caption as written (screen and .srt) and its narration as spoken."""
-
-    caption: str
-    speech: str = ""
-
-    def __post_init__(self) -> None:
-        if not self.caption.strip():
-            raise ValueError("a step's caption must not be empty")
-
-
-def followed_position(position: int, n_tokens: int) -> int:
-    """The 0-based index of the ``--position`` flag's token: 1 = the first, ``n`` the last, 0 = the last.
-
-    >>> followed_position(1, 3), followed_position(0, 3), followed_position(3, 3)
-    (0, 2, 2)
-    """
-    if not 0 <= position <= n_tokens:
-        raise ValueError(f"--position must be between 0 (the last token) and {n_tokens}; got {position}")
-    return n_tokens - 1 if position == 0 else position - 1
-
-
-POSITION_HELP = "the followed token, counted from 1 (0 = the last token)"
-
-
-def step(method: Callable) -> Callable:
-    """Mark a scene method as one named step: a section, its scripted caption, a settled end."""
-
-    @functools.wraps(method)
-    def run(self: StepScene, *args: Any, **kwargs: Any) -> Any:
-        self.begin_step(method.__name__)
-        result = method(self, *args, **kwargs)
-        self.end_step()
-        return result
-
-    run.is_step = True  # type: ignore[attr-defined]
-    return run
-
-
-def whole_frames(seconds: float) -> float:
-    """``seconds`` rounded up to whole frames, so a wait never ends before the moment it waits for."""
-    fps = config.frame_rate
-    return math.ceil(seconds * fps - 1e-6) / fps
-
-
-class Snapshot:
-    """What a part displayed at one moment: a frozen copy of its ``displayed`` (or of one key of it)."""
-
-    def __init__(self, part: Any, key: str | None = None) -> None:
-        value = part.displayed
-        self.displayed = value[key] if key is not None else value
-
-
-def no_script(params: Any) -> dict[str, Line]:
-    """The script of a scene that scripts nothing: every step sets its caption itself."""
-    return {}
-
-
-PLAY_HOOKS: list[Callable[[dict[str, Any]], None]] = []  # see on_play
-
-
-@contextlib.contextmanager
-def on_play(hook: Callable[[dict[str, Any]], None]) -> Iterator[None]:
-    """Within the block, call ``hook({"index", "step", "cached"})`` after each animation (or wait) a
-    StepScene plays: its 0-based number, the step it belongs to, and whether Manim took it from the
-    step cache instead of drawing it. The studio's progress bar listens here."""
-    PLAY_HOOKS.append(hook)
-    try:
-        yield
-    finally:
-        PLAY_HOOKS.remove(hook)
-
-
-class BurnedCaption:
-    """The burned caption of a :class:`StepScene` (``--burn-captions``): shown a page at a time in the
-    caption band (kit/captions.py), each page from its time on, fixed on screen as the camera moves."""
-
-    def wait(self, duration: float = 1.0, stop_condition: Any = None, frozen_frame: bool | None = None) -> None:
-        """Manim's wait, cut where a burned caption's next page starts, so the page turns on time."""
-        for start in self._caption.later_starts if self._caption is not None else []:
-            first = whole_frames(start - self.time)
-            if first <= 0 or first >= duration - 1e-9:
-                continue
-            super().wait(first, stop_condition, frozen_frame)
-            duration -= first
-        super().wait(duration, stop_condition, frozen_frame)
-
-    def _burn_caption(self, text: str) -> None:
-        """Show ``text`` in the caption band, a page at a time: each page for its share of the narration's
-        duration (silent: of the caption's reading time), the last until the step ends."""
-        audio = self.steps[-1].get("audio")
-        seconds = audio["duration"] if audio is not None else reading_words(text) / READING_RATE
-        self._caption = PagedCaption.timed(text, self.time, seconds)
-        self._show_page(0)
-
-    def _turn_pages(self) -> None:
-        """Show the last page whose start has come (nothing to do without a burned caption)."""
-        if self._caption is not None and self._caption.due(self.time) != self._caption.shown:
-            self._show_page(self._caption.due(self.time))
-
-    def _show_page(self, k: int) -> None:
-        if self._caption_mob is not None:
-            self.remove(self._caption_mob)
-        self._caption.shown = k
-        self._caption_mob = self._caption_in(self.camera_view)
-        self.add_foreground_mobject(self._caption_mob)
-
-    def _caption_in(self, view: View) -> VGroup:
-        """The page shown, in the caption band of ``view`` (so it stays put on screen as the camera moves);
-        zoomed in, on a strip of the background that hides the picture the band would show."""
-        backing = self.theme.background if view != WHOLE else None
-        return place_in_view(page_mobject(self._caption.lines, self.theme.text, backing), view)
 
 
 class StepScene(BurnedCaption, MovingCameraScene):

@@ -29,9 +29,9 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from scenes.kit.base import flag_text
 from scenes.kit.fonts import undrawable
 from scenes.kit.i18n import in_language
+from scenes.kit.params import flag_text
 from scenes.kit.values import BadValue, checked, cut_echoes, flag_of, kind_of
 from scenes.topics import load_topics
 

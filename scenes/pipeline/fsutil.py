@@ -1,4 +1,5 @@
-"""File-system helpers for the whole project: one atomic write, locks, owned work folders, caches.
+"""File-system helpers for the whole project: one atomic write, locks, owned work folders, caches, and
+the probe of a folder a command is to write into (can it take new files, and on what file system).
 
 Every file tblock writes goes through :func:`atomic_write` (a temporary file
 beside the target, renamed over it when complete), so a reader sees the old
@@ -31,6 +32,7 @@ from pathlib import Path
 from typing import IO
 
 WORK = "work"  # OUT/.cache/work/<id>/ and its lock OUT/.cache/work/<id>.lock
+NAME_MAX = 255  # bytes in one file name on every common file system
 
 
 def _umask() -> int:
@@ -270,3 +272,66 @@ def merge_cache(private: Path, shared: Path) -> int:
         if src.is_file() and not src.name.startswith(".") and not (shared / src.name).exists():
             placed += link_or_copy(src, shared / src.name)
     return placed
+
+
+# -- a folder to write into -------------------------------------------------------------------
+
+class FolderError(ValueError):
+    """A folder that cannot take a command's files: the reason, as it follows the folder's name."""
+
+
+def fs_type(path: Path) -> str | None:
+    """The file system type of the mount holding ``path`` (Linux: /proc/self/mounts), if known."""
+    try:
+        lines = Path("/proc/self/mounts").read_text().splitlines()
+    except OSError:
+        return None
+    best, kind = "", None
+    for line in lines:
+        fields = line.split()
+        if len(fields) >= 3:
+            point = fields[1].replace("\\040", " ")
+            inside = str(path) == point or str(path).startswith(point.rstrip("/") + "/")
+            if inside and len(point) >= len(best):
+                best, kind = point, fields[2]
+    return kind
+
+
+def check_folder(folder: Path) -> None:
+    """``folder`` exists and takes new files, or can be created: else :class:`FolderError` ("is not usable:
+    ...", "is not writable (...)"). Checked by making and removing a probe folder: nothing is left."""
+    target = Path(folder).absolute()
+    for part in target.parts:
+        if len(part.encode("utf-8", "surrogateescape")) > NAME_MAX:
+            raise FolderError(f"is not usable: the folder name {part[:24]!r}... is longer than {NAME_MAX} bytes")
+    probe = _nearest_existing(target)
+    if not probe.is_dir():
+        raise FolderError(f"is not usable: {probe} is a file, not a folder")
+    _probe_writable(probe)
+
+
+def _nearest_existing(path: Path) -> Path:
+    """``path`` or the nearest folder above it that exists."""
+    probe = path
+    try:
+        while not probe.exists():
+            probe = probe.parent
+    except OSError as err:
+        raise FolderError(f"is not usable: cannot look inside {probe.parent} ({err.strerror})") from None
+    return probe
+
+
+def _probe_writable(folder: Path) -> None:
+    """Make and remove a uniquely named folder in ``folder``: :class:`FolderError` saying why it refused."""
+    trial = folder / f".tblock-probe-{os.getpid()}-{secrets.token_hex(3)}"
+    try:
+        os.mkdir(trial)
+    except OSError as err:
+        if err.errno in (errno.ENOENT, errno.ENOTDIR, errno.EINVAL, errno.ENOSYS) and folder.is_dir():
+            kind = fs_type(folder)
+            why = (f"{folder} is on a {kind} file system, which does not hold new files" if kind
+                   else f"{folder} does not accept new files or folders")
+        else:
+            why = f"{folder}: {err.strerror}"
+        raise FolderError(f"is not writable ({why})") from None
+    os.rmdir(trial)

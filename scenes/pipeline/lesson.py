@@ -15,7 +15,7 @@ Example::
     plan = lesson.load("docs/examples/lesson.toml")          # a Lesson, or LessonError
     for clip in plan.clips:
         print(clip.index, clip.topic.slug, clip.title)
-    result = lesson.render(plan, out="media", deck=True, pptx=True)   # the clips' manifests, the files
+    result = lesson.render(plan, lesson.LessonRun("media", deck=True, pptx=True))   # manifests, files
 """
 
 from __future__ import annotations
@@ -34,7 +34,7 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-from scenes.kit.base import flag_text
+from scenes.kit.params import flag_text
 from scenes.kit.values import BadValue, checked, flag_of
 from scenes.kit.values import shown as echoed
 from scenes.topics import load_topics
@@ -283,18 +283,43 @@ def _texts(raw: dict, key: str, known: list[str], where: str, every: list[str]) 
         raise LessonError(str(err)) from None
 
 
-def check_report(lesson: Lesson, out: Any, force: bool, asked: list[str]) -> list[str]:
+def check_report(lesson: Lesson, run: LessonRun) -> list[str]:
     """``render.py lesson --check``'s lines: each clip, whether it would render, where; then a summary."""
     lines = []
-    for state in check(lesson, out):
-        what = "up to date" if state.up_to_date and not force else "would render"
+    for state in check(lesson, run.out):
+        what = "up to date" if state.up_to_date and not run.force else "would render"
         lines.append(f"{state.clip.index:>2}  {state.clip.topic.slug:<11} {what:<13} {state.path}")
-    then = f"; then {', '.join(asked)} into {lesson_dir(lesson, out)}" if asked else ""
+    asked = run.files()
+    then = f"; then {', '.join(asked)} into {lesson_dir(lesson, run.out)}" if asked else ""
     lines.append(f"{lesson.path}: {len(lesson.clips)} clips, valid{then}")
     return lines
 
 
 # -- rendering --------------------------------------------------------------------------------
+
+LESSON_FILES = ("deck", "pptx", "pdf", "storyboard")  # what a lesson can build beside its clips, in order
+
+
+@dataclass(frozen=True)
+class LessonRun:
+    """One render of a lesson as asked: into ``out``; the files it builds under ``OUT/<lesson-name>/``
+    (``deck``, ``pptx``, ``pdf``, ``storyboard``; ``offline``: the deck carries its own reveal.js); how
+    its clips render (``jobs`` at a time, ``force`` even when up to date, ``verbose``: Manim's log)."""
+
+    out: Any = "media"
+    deck: bool = False
+    pptx: bool = False
+    pdf: bool = False
+    storyboard: bool = False
+    offline: bool = False
+    jobs: int = 1
+    force: bool = False
+    verbose: bool = False
+
+    def files(self) -> list[str]:
+        """The files asked for beside the clips, by their names in :data:`LESSON_FILES` order."""
+        return [name for name in LESSON_FILES if getattr(self, name)]
+
 
 def lesson_dir(lesson: Lesson, out: Any) -> Path:
     """``OUT/<lesson-name>/``: the clips' renders (``<topic>/``), their caches and the lesson's files."""
@@ -339,11 +364,11 @@ def check(lesson: Lesson, out: Any = "media") -> list[ClipState]:
 ClipReport = Callable[[Clip, str, bool, float], None]  # pool.Report for a lesson: the clip, not its slug
 
 
-def render_clips(lesson: Lesson, out: Any = "media", *, jobs: int = 1, force: bool = False, verbose: bool = False,
-                 report: ClipReport | None = None) -> list[Manifest]:
-    """Render (or find up to date) every clip, ``jobs`` at a time; their manifests in lesson order."""
-    plan = [(clip, clip_options(lesson, clip, out, force=force, verbose=verbose)) for clip in lesson.clips]
-    if jobs <= 1 or len(plan) <= 1:
+def render_clips(lesson: Lesson, run: LessonRun, report: ClipReport | None = None) -> list[Manifest]:
+    """Render (or find up to date) every clip, ``run.jobs`` at a time; their manifests in lesson order."""
+    plan = [(clip, clip_options(lesson, clip, run.out, force=run.force, verbose=run.verbose))
+            for clip in lesson.clips]
+    if run.jobs <= 1 or len(plan) <= 1:
         manifests = []
         for clip, opts in plan:
             outcome, seconds = api.render_checked(clip.topic, clip.params, opts)
@@ -359,7 +384,8 @@ def render_clips(lesson: Lesson, out: Any = "media", *, jobs: int = 1, force: bo
         if report is not None:
             report(by_label[label], path, skipped, seconds)
 
-    failures = pool.render_each([(clip.label, clip.topic, clip.params, opts) for clip, opts in plan], jobs, heard)
+    failures = pool.render_each([(clip.label, clip.topic, clip.params, opts) for clip, opts in plan], run.jobs,
+                                heard)
     if failures:
         raise api.RenderFailed("render failed for " + "; ".join(failures))
     return [_manifest_of(clip, opts) for clip, opts in plan]
@@ -406,26 +432,23 @@ class LessonResult:
     files: list[Path]
 
 
-def render(lesson: Any, out: Any = "media", *, deck: bool = False, pptx: bool = False, pdf: bool = False,
-           storyboard: bool = False, offline: bool = False, jobs: int = 1, force: bool = False,
-           verbose: bool = False, report: ClipReport | None = None) -> LessonResult:
+def render(lesson: Any, run: LessonRun | None = None, report: ClipReport | None = None) -> LessonResult:
     """Render every clip of ``lesson`` (a path or a :class:`Lesson`) and build, in lesson order, the
-    files asked for, under ``OUT/<lesson-name>/``: ``deck/index.html``, ``<name>.pptx``, ``<name>.pdf``,
-    ``storyboards/NN_<topic>.png``. Those files are published together or not at all. ``offline``: the
-    deck carries its own copy of reveal.js (see :func:`exports.build_deck`)."""
+    files ``run`` asks for (default: none, into ``media``) under ``OUT/<lesson-name>/``:
+    ``deck/index.html``, ``<name>.pptx``, ``<name>.pdf``, ``storyboards/NN_<topic>.png``. Those files
+    are published together or not at all. ``offline``: the deck carries its own copy of reveal.js (see
+    :func:`exports.build_deck`)."""
     if not isinstance(lesson, Lesson):
         lesson = load(lesson)
-    api.make_options(out=out)  # an --out that cannot be used: refused before anything renders
+    run = run or LessonRun()
+    check_out(run.out)
 
-    folder = lesson_dir(lesson, out).absolute()
+    folder = lesson_dir(lesson, run.out).absolute()
     recover(folder / ".cache")
-    where = lesson_deck(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard)
-    _refuse_foreign([path for _, path in where.places()])
-    manifests = render_clips(lesson, out, jobs=jobs, force=force, verbose=verbose, report=report)
+    _refuse_foreign([path for _, path in lesson_deck(lesson, folder, run).places()])
+    manifests = render_clips(lesson, run, report)
     parts = [(clip, shown(clip, m, folder / clip.topic.slug)) for clip, m in zip(lesson.clips, manifests)]
-    files = build_files(lesson, folder, parts, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard,
-                        offline=offline)
-    return LessonResult(lesson, manifests, files)
+    return LessonResult(lesson, manifests, build_files(lesson, folder, parts, run))
 
 
 def _refuse_foreign(paths: list[Path]) -> None:
@@ -438,16 +461,16 @@ def _refuse_foreign(paths: list[Path]) -> None:
 
 def render_lesson(path: Any, out: Any = "media", **options: Any) -> list[Manifest]:
     """Render the lesson file ``path`` (and, with ``deck=True``, ``pptx``, ``pdf``, ``storyboard``, its
-    files) as ``python render.py lesson FILE`` does; the clips' manifests in lesson order. Bad input
-    raises :class:`LessonError` (a ``RenderError``) before anything renders."""
-    return render(path, out, **options).manifests
+    files; ``options``: the fields of :class:`LessonRun`) as ``python render.py lesson FILE`` does; the
+    clips' manifests in lesson order. Bad input raises :class:`LessonError` (a ``RenderError``) before
+    anything renders."""
+    return render(path, LessonRun(out, **options)).manifests
 
 
-def build_files(lesson: Lesson, folder: Path, parts: list, *, deck: bool, pptx: bool, pdf: bool,
-                storyboard: bool, offline: bool = False) -> list[Path]:
-    """The deck, pptx, handout and storyboards of ``parts`` ([(clip, (manifest, clips))]) in ``folder``,
-    published as one transaction (scenes/pipeline/slides.py); the published paths."""
-    where = lesson_deck(lesson, folder, deck=deck, pptx=pptx, pdf=pdf, storyboard=storyboard, offline=offline)
+def build_files(lesson: Lesson, folder: Path, parts: list, run: LessonRun) -> list[Path]:
+    """The deck, pptx, handout and storyboards ``run`` asks for, of ``parts`` ([(clip, (manifest, clips))]),
+    in ``folder``, published as one transaction (scenes/pipeline/slides.py); the published paths."""
+    where = lesson_deck(lesson, folder, run)
     where = where.with_sections([clip.title for clip, _ in parts], [clip.flags for clip, _ in parts])
     try:
         return slides.build([r for _, r in parts], where, folder / ".cache")
@@ -455,14 +478,14 @@ def build_files(lesson: Lesson, folder: Path, parts: list, *, deck: bool, pptx: 
         raise LessonError(str(err)) from None
 
 
-def lesson_deck(lesson: Lesson, folder: Path, *, deck: bool, pptx: bool, pdf: bool, storyboard: bool,
-                offline: bool = False) -> slides.Deck:
-    """The lesson's deck: its files in ``folder`` (OUT/<lesson-name>/), the ones asked for, titled as the lesson."""
-    return slides.Deck(folder=folder / "deck" if deck else None,
-                       pptx=folder / f"{lesson.name}.pptx" if pptx else None,
-                       pdf=folder / f"{lesson.name}.pdf" if pdf else None,
-                       storyboards=folder / "storyboards" if storyboard else None,
-                       title=lesson.title, offline=offline)
+def lesson_deck(lesson: Lesson, folder: Path, run: LessonRun) -> slides.Deck:
+    """The lesson's deck: its files in ``folder`` (OUT/<lesson-name>/), the ones ``run`` asks for, titled as
+    the lesson."""
+    return slides.Deck(folder=folder / "deck" if run.deck else None,
+                       pptx=folder / f"{lesson.name}.pptx" if run.pptx else None,
+                       pdf=folder / f"{lesson.name}.pdf" if run.pdf else None,
+                       storyboards=folder / "storyboards" if run.storyboard else None,
+                       title=lesson.title, offline=run.offline)
 
 
 # -- editing --------------------------------------------------------------------------------

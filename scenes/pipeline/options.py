@@ -21,11 +21,9 @@ Example::
 from __future__ import annotations
 
 import dataclasses
-import errno
 import json
 import os
 import re
-import secrets
 import socket
 import unicodedata
 from dataclasses import dataclass, field
@@ -37,6 +35,8 @@ from scenes.kit.i18n import DEFAULT as DEFAULT_LANGUAGE
 from scenes.kit.i18n import LANGUAGES
 from scenes.kit.narration import PAUSE, VoiceError, check_voice_installed, check_voice_model
 from scenes.kit.values import BadValue, checked, flag_of
+
+from .fsutil import NAME_MAX, FolderError, check_folder
 
 QUALITIES = {  # name -> (width, height, fps)
     "preview": (854, 480, 15),
@@ -320,7 +320,6 @@ def check_voice_language(opts: RenderOptions) -> None:
                           f"{opts.lang} voice")
 
 
-NAME_MAX = 255  # bytes in one file name on every common file system
 LONGEST_SUFFIX = "_storyboard.png"  # the longest ending tblock adds to a base name
 
 
@@ -337,55 +336,15 @@ def validate_name(name: str) -> None:
                           f"(e.g. {LONGEST_SUFFIX!r}), so use at most {NAME_MAX - len(LONGEST_SUFFIX)}")
 
 
-def _fs_type(path: Path) -> str | None:
-    """The file system type of the mount holding ``path`` (Linux: /proc/self/mounts), if known."""
-    try:
-        lines = Path("/proc/self/mounts").read_text().splitlines()
-    except OSError:
-        return None
-    best, kind = "", None
-    for line in lines:
-        fields = line.split()
-        if len(fields) >= 3:
-            point = fields[1].replace("\\040", " ")
-            inside = str(path) == point or str(path).startswith(point.rstrip("/") + "/")
-            if inside and len(point) >= len(best):
-                best, kind = point, fields[2]
-    return kind
-
-
 def validate_out_dir(out: Path) -> None:
-    """The output folder must exist and be writable, or be creatable (checked leaving nothing)."""
+    """The output folder must exist and be writable, or be creatable (:func:`fsutil.check_folder`: checked
+    leaving nothing)."""
     if str(out) == "":
         raise OptionError("--out must not be empty; give a folder, e.g. --out media")
-    target = Path(out).absolute()
-    for part in target.parts:
-        if len(part.encode("utf-8", "surrogateescape")) > NAME_MAX:
-            raise OptionError(f"--out {out} is not usable: the folder name {part[:24]!r}... is longer "
-                              f"than {NAME_MAX} bytes")
-    probe = target
     try:
-        while not probe.exists():
-            probe = probe.parent
-    except OSError as err:
-        raise OptionError(f"--out {out} is not usable: cannot look inside {probe.parent} "
-                          f"({err.strerror})") from None
-    if not probe.is_dir():
-        raise OptionError(f"--out {out} is not usable: {probe} is a file, not a folder")
-    trial = probe / f".tblock-probe-{os.getpid()}-{secrets.token_hex(3)}"
-    try:
-        os.mkdir(trial)
-    except OSError as err:
-        if err.errno in (errno.ENOENT, errno.ENOTDIR, errno.EINVAL, errno.ENOSYS) and probe.is_dir():
-            kind = _fs_type(probe)
-            why = (f"{probe} is on a {kind} file system, which does not hold new files" if kind
-                   else f"{probe} does not accept new files or folders")
-        else:
-            why = f"{probe}: {err.strerror}"
-        raise OptionError(f"--out {out} is not writable ({why})") from None
-    os.rmdir(trial)
-
-
+        check_folder(Path(out))
+    except FolderError as err:
+        raise OptionError(f"--out {out} {err}") from None
 
 
 def parallel(opts: RenderOptions) -> bool:

@@ -9,7 +9,7 @@ import hashlib
 from pathlib import Path
 from typing import Any
 
-from scenes.kit.base import flag_text
+from scenes.kit.params import flag_text
 from tblock.worlds.world_file import MAX_FILE, WorldError, checked_table, dump_world, parse_world, typed_table
 
 from .api import RenderError

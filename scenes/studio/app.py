@@ -28,7 +28,7 @@ from starlette.responses import FileResponse, JSONResponse, Response, StreamingR
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from scenes.kit.base import flag_text
+from scenes.kit.params import flag_text
 from scenes.pipeline import api
 from scenes.pipeline.fsutil import write_text
 from scenes.pipeline.manifest import parameters_json, srt_to_vtt

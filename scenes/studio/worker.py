@@ -89,7 +89,7 @@ class Progress:
 def render(request: dict, emit: Emit) -> None:
     """The render the request asks for (the CLI's checks, its progress), then its export."""
     # heavy (Manim): after the stop handlers, loaded by warm_up already
-    from scenes.kit.base import on_play
+    from scenes.kit.hooks import on_play
     from scenes.pipeline import api
     from scenes.pipeline.script_file import step_names
 

@@ -50,10 +50,10 @@ from .plan import SKIP_ALL, plan_scene
 from .replay import Recorder, ReplayNarrator
 from .runner import job_for, render_in_ranges, runner, steps_of
 from .skipping import watched
-from .tasks import Job, Plan, Played, RangeFailed, Segments, topic_in
+from .tasks import Plan, Played, RangeFailed, RangeJob, Segments, topic_in
 
 __all__ = [
-    "FROZEN_WEIGHT", "PLAY_WEIGHT", "RECORD", "SKIP_ALL", "Course", "Job", "Plan", "Played", "RangeFailed",
+    "FROZEN_WEIGHT", "PLAY_WEIGHT", "RECORD", "SKIP_ALL", "Course", "RangeJob", "Plan", "Played", "RangeFailed",
     "Recorder", "ReplayNarrator", "Segments", "assemble", "costs_of", "frame_costs", "job_for", "join",
     "place_segments", "plan_scene", "predicted_speedup", "read_record", "render_in_ranges", "render_range",
     "runner", "signature", "split", "steps_of", "topic_in", "watched", "write_record",

@@ -12,10 +12,10 @@ from pathlib import Path
 from ..fsutil import seed_cache
 from .replay import ReplayNarrator
 from .skipping import run_skipping, workspace
-from .tasks import Job, Played, RangeFailed, Segments
+from .tasks import Played, RangeFailed, RangeJob, Segments
 
 
-def render_range(job: Job, start: int, stop: int) -> Segments:
+def render_range(job: RangeJob, start: int, stop: int) -> Segments:
     """Draw animations ``start .. stop-1`` of ``job``'s scene, every other one skipped; their segments."""
     started = time.perf_counter()
     log: list[Played] = []

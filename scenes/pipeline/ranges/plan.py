@@ -14,12 +14,12 @@ from scenes.kit.narration import PiperService
 from ..options import QUALITIES
 from .replay import Recorder
 from .skipping import run_skipping, workspace
-from .tasks import Job, Plan, Played
+from .tasks import Plan, Played, RangeJob
 
 SKIP_ALL = 10**9  # a from_animation_number past any scene's end: the plan skips every animation
 
 
-def plan_scene(job: Job) -> Plan:
+def plan_scene(job: RangeJob) -> Plan:
     """Run ``job``'s scene with every animation skipped: the :class:`Plan` of the render."""
     started = time.perf_counter()
     log: list[Played] = []

@@ -16,14 +16,14 @@ from .balance import costs_of, split, write_record
 from .course import Course
 from .draw import render_range
 from .join import assemble
-from .tasks import Job, Plan, RangeFailed
+from .tasks import Plan, RangeFailed, RangeJob
 
 
-def job_for(run: SceneRun, as_bytes: bool = False) -> Job:
-    """The :class:`Job` of a run of a topic's scene, in the run's folders (its work folder, its glyph
+def job_for(run: SceneRun, as_bytes: bool = False) -> RangeJob:
+    """The :class:`RangeJob` of a run of a topic's scene, in the run's folders (its work folder, its glyph
     caches to seed from and merge into, its step cache and voice cache); the scene module is imported
     by name in the worker."""
-    return Job(run.topic.Scene.__module__, run.topic.slug, run.params,
+    return RangeJob(run.topic.Scene.__module__, run.topic.slug, run.params,
                replace(run.opts, out=Path("."), verbose=False), run.name, run.work,
                {"Tex": run.tex, "texts": run.text}, run.steps, run.voice_cache, as_bytes=as_bytes, pace=run.pace)
 

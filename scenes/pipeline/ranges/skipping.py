@@ -18,7 +18,7 @@ from scenes.kit.manim_patches import noting_plays
 
 from ..driver import SceneRun, play
 from ..fsutil import merge_cache, seed_cache
-from .tasks import Job, Played, RangeFailed, topic_in
+from .tasks import Played, RangeFailed, RangeJob, topic_in
 
 
 @contextlib.contextmanager
@@ -48,7 +48,7 @@ def where_failed(holder: dict) -> str:
 
 
 @contextlib.contextmanager
-def workspace(job: Job) -> Iterator[tuple[Path, dict[str, Path]]]:
+def workspace(job: RangeJob) -> Iterator[tuple[Path, dict[str, Path]]]:
     """A work folder and private glyph caches (seeded from the shared ones, merged back after)."""
     own = job.work is None
     work = Path(tempfile.mkdtemp(prefix=f"tblock-{job.slug}-")) if own else Path(job.work)
@@ -67,7 +67,7 @@ def workspace(job: Job) -> Iterator[tuple[Path, dict[str, Path]]]:
             shutil.rmtree(work, ignore_errors=True)
 
 
-def run_skipping(job: Job, work: Path, private: dict[str, Path], steps: Path, extra: dict, narrator: Any,
+def run_skipping(job: RangeJob, work: Path, private: dict[str, Path], steps: Path, extra: dict, narrator: Any,
                  log: list[Played], holder: dict) -> Any:
     """Play ``job``'s scene with Manim's ``extra`` settings (which animations to skip), every play
     noted in ``log``; the Manim scene, or one :class:`RangeFailed` line naming the step."""

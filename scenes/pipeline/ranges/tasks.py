@@ -18,7 +18,7 @@ class RangeFailed(RuntimeError):
 
 
 @dataclass(frozen=True)
-class Job:
+class RangeJob:
     """Everything a worker needs to run a topic's scene: no open files, no shared disk assumed.
 
     ``work``: a folder of this machine to work in (None: a temporary one, removed after).
