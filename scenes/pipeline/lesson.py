@@ -44,7 +44,7 @@ from .exports import section_clips
 from .fsutil import write_text
 from .manifest import Manifest
 from .naming import output_name
-from .options import OptionError, RenderOptions, flags, option_fields, validate_name
+from .options import CommandOptions, OptionError, RenderOptions, flags, option_fields, validate_name
 from .publish import recover
 from .script_file import ScriptError, checked_texts, every_step, read_toml, step_names, unknown_step
 from .uptodate import input_key, up_to_date
@@ -304,17 +304,18 @@ LESSON_FILES = ("deck", "pptx", "pdf", "storyboard")  # what a lesson can build 
 class LessonRun:
     """One render of a lesson as asked: into ``out``; the files it builds under ``OUT/<lesson-name>/``
     (``deck``, ``pptx``, ``pdf``, ``storyboard``; ``offline``: the deck carries its own reveal.js); how
-    its clips render (``jobs`` at a time, ``force`` even when up to date, ``verbose``: Manim's log)."""
+    its clips render (``jobs`` at a time, ``force`` even when up to date, ``verbose``: Manim's log).
+    Each default is the declaration's (scenes/pipeline/options.py)."""
 
-    out: Any = "media"
-    deck: bool = False
-    pptx: bool = False
-    pdf: bool = False
-    storyboard: bool = False
-    offline: bool = False
-    jobs: int = 1
-    force: bool = False
-    verbose: bool = False
+    out: Any = RenderOptions.out
+    deck: bool = CommandOptions.deck
+    pptx: bool = CommandOptions.pptx
+    pdf: bool = CommandOptions.pdf
+    storyboard: bool = CommandOptions.storyboard
+    offline: bool = CommandOptions.offline
+    jobs: int = RenderOptions.jobs
+    force: bool = RenderOptions.force
+    verbose: bool = RenderOptions.verbose
 
     def files(self) -> list[str]:
         """The files asked for beside the clips, by their names in :data:`LESSON_FILES` order."""
