@@ -350,7 +350,7 @@ class ClipState:
     up_to_date: bool
 
 
-def check(lesson: Lesson, out: Any = "media") -> list[ClipState]:
+def check(lesson: Lesson, out: Any = RenderOptions.out) -> list[ClipState]:
     """Each clip's video path and whether a render would skip it (nothing is rendered or written)."""
     states = []
     for clip in lesson.clips:
@@ -392,7 +392,7 @@ def render_clips(lesson: Lesson, run: LessonRun, report: ClipReport | None = Non
     return [_manifest_of(clip, opts) for clip, opts in plan]
 
 
-def render_clip(lesson: Lesson, index: int, out: Any = "media", *, force: bool = False) -> Manifest:
+def render_clip(lesson: Lesson, index: int, out: Any = RenderOptions.out, *, force: bool = False) -> Manifest:
     """Render (or find up to date) clip ``index`` (1-based) alone, as the whole lesson renders it: to
     preview a lesson clip by clip (the studio). Its manifest knows its folder."""
     if not 1 <= index <= len(lesson.clips):
@@ -460,7 +460,7 @@ def _refuse_foreign(paths: list[Path]) -> None:
         raise LessonError(str(err)) from None
 
 
-def render_lesson(path: Any, out: Any = "media", **options: Any) -> list[Manifest]:
+def render_lesson(path: Any, out: Any = RenderOptions.out, **options: Any) -> list[Manifest]:
     """Render the lesson file ``path`` (and, with ``deck=True``, ``pptx``, ``pdf``, ``storyboard``, its
     files; ``options``: the fields of :class:`LessonRun`) as ``python render.py lesson FILE`` does; the
     clips' manifests in lesson order. Bad input raises :class:`LessonError` (a ``RenderError``) before

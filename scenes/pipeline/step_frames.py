@@ -52,7 +52,8 @@ KEPT = 48  # frame sets kept per topic (the least recently used beyond that are 
 OnFrame = Callable[[int, str, Path], Any]
 
 
-def step_frames(topic: Any, out: Any = "media", *, on_frame: OnFrame | None = None, **values: Any) -> list[Path]:
+def step_frames(topic: Any, out: Any = RenderOptions.out, *, on_frame: OnFrame | None = None,
+                **values: Any) -> list[Path]:
     """Each step's end frame of ``topic`` (a slug or a Topic) with ``values``, as PNG paths in step order:
     its parameters and the render options that change a still (``frames`` in their declaration:
     ``quality``, ``theme``, ``lang``, ...; scenes/pipeline/options.py).

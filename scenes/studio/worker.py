@@ -34,12 +34,12 @@ PLAYS = "plays.json"  # OUT/.cache/studio/plays.json: how many animations each r
 
 def plays_key(request: dict) -> str:
     """What decides a render's number of animations: topic, parameters, look and narration."""
-    from scenes.kit.i18n import DEFAULT  # loaded by warm_up already (a request is read after it)
+    from scenes.pipeline.options import RenderOptions  # loaded by warm_up already (a request is read after it)
 
-    options = request.get("options", {})
-    what = [request["topic"], request.get("params", {}), options.get("quality", "preview"),
-            options.get("theme", "dark"), bool(options.get("voice")), request.get("script"),
-            *([options["lang"]] if options.get("lang", DEFAULT) != DEFAULT else [])]
+    options = {"quality": RenderOptions.quality, "theme": RenderOptions.theme, **request.get("options", {})}
+    what = [request["topic"], request.get("params", {}), options["quality"], options["theme"],
+            bool(options.get("voice")), request.get("script"),
+            *([options["lang"]] if options.get("lang", RenderOptions.lang) != RenderOptions.lang else [])]
     return hashlib.sha256(json.dumps(what, sort_keys=True, default=str).encode()).hexdigest()[:16]
 
 
