@@ -78,10 +78,24 @@ def drawn_strings(slug: str) -> set[str]:
     return seen
 
 
+def checks_in(drawn: set[str]) -> set[str]:
+    """The drawn texts that state a rounding-level bound (an equality check's "< 10⁻¹²"; the power of
+    ten is raised, so its base "< 10" is a text of its own or ends one)."""
+    return {text for text in drawn if re.search(r"<\s*10(?![0-9.,])", text)}
+
+
+def test_a_check_is_told_by_its_bound():
+    assert checks_in({"max |difference| < 10", "< 10⁻¹² is rounding", "largest difference: 0.43", "< 100",
+                      "p < 10.5"}) == {"max |difference| < 10", "< 10⁻¹² is rounding"}
+
+
 @pytest.mark.render
 @pytest.mark.parametrize("slug", sorted(TOPICS))
-def test_the_picture_writes_no_code(slug):
+def test_the_picture_writes_no_code_and_a_check_once_at_most(slug):
+    """No code words; an equality check is a footnote, drawn at most once in a topic (the manifest keeps
+    every measured difference)."""
     drawn = drawn_strings(slug)
     assert drawn, f"{slug}: no text collected (is the kit's text class still CachedText?)"
     found = {text: code_words(text) for text in drawn if code_words(text)}
     assert not found, f"{slug} draws code: {found}"
+    assert len(checks_in(drawn)) <= 1, f"{slug} draws several checks: {sorted(checks_in(drawn))}"

@@ -41,7 +41,7 @@ from scenes.kit.sums import shown_sum
 from scenes.positions.numbers import inverse, numbers, world_of
 from scenes.positions.params import Params
 from scenes.positions.parts import PositionTable, Rows, Sentence, SummaryTable, connector, powered
-from scenes.positions.script import BOUND_TEXT, NAMES, WHERE, changes, diff, only_offset, script
+from scenes.positions.script import BOUND_TEXT, NAMES, WHERE, changes, diff, only_offset, script, verdict
 
 COLUMNS = Columns(left=(-3.45, 6.4), right=(3.45, 6.4))
 SENTENCE_Y = SAFE_TOP - 0.3  # the chips' centre
@@ -106,8 +106,8 @@ class PositionsScene(StepScene):
                          for k in range(len(tokens))])
         self.play(Create(links), run_time=1.2)
         self.cue(3)
-        error = diff(self.numbers.equivariance["none"])
-        bound = note(_("largest difference after putting the rows back: {difference}", difference=error), t.muted)
+        bound = note(verdict(self.numbers.equivariance["none"], N_("put back in order, they are the same rows"),
+                             N_("largest difference after putting the rows back: {difference}")), t.text)
         bound.move_to([0, NOTE_Y, 0])
         self.play(FadeIn(bound), run_time=0.6)
         self.first_view = VGroup(permuted, links, bound)
@@ -122,8 +122,8 @@ class PositionsScene(StepScene):
         chips = VGroup(*[self.sentence.chips[k][0].copy().set_stroke(roles().focus, width=3) for k in (i, j)])
         text = note(_("'{word}' at positions {i} and {j}", word=self.numbers.tokens[i], i=i + 1, j=j + 1),
                     roles().focus)
-        value = note(_("difference of the rows: {difference}", difference=diff(self.numbers.pair_difference)),
-                     t.muted)
+        value = note(verdict(self.numbers.pair_difference, N_("the same row at both positions"),
+                             N_("difference of the rows: {difference}")), t.text)
         group = VGroup(text, value).arrange(DOWN, buff=0.3)
         group.move_to([0, 0, 0]).shift(UP * (NOTE_Y - 0.15 - group.get_bottom()[1]))
         self.play(Create(frames), Create(chips), run_time=0.8)
@@ -153,7 +153,8 @@ class PositionsScene(StepScene):
         rows = self.track("last_rows", self.place(
             Rows(both, [_("as given"), _("reversed")], _("'{word}' after each order", word=tokens[last]), scale),
             "right", ROWS_TOP))
-        same = note(_("difference: {difference}", difference=diff(self.numbers.last_row_difference)), t.muted)
+        same = note(verdict(self.numbers.last_row_difference, N_("the same row after both orders"),
+                            N_("difference: {difference}")), t.text)
         self.place(same, "right", NOTE_Y + same.height / 2)
         self.play(FadeIn(reordered), FadeIn(rows), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
@@ -226,7 +227,8 @@ class PositionsScene(StepScene):
             Rows(r.shifted_attn_scores, tokens, _("scores + bias, both {shift} later", shift=self.numbers.shift),
                  scale),
             "right", top_row))
-        same = note(_("change: {difference}", difference=diff(self.numbers.shift_invariance["relative"])), t.muted)
+        same = note(verdict(self.numbers.shift_invariance["relative"], N_("both positions shifted: the same scores"),
+                            N_("change: {difference}")), t.text)
         same.next_to(slope, UP, buff=0.25)
         self.play(FadeOut(weights), FadeIn(shifted), run_time=0.8)
         self.play(FadeIn(same), run_time=0.5)
@@ -274,8 +276,8 @@ class PositionsScene(StepScene):
             Rows(ro.shifted_attn_scores, tokens, _("at positions {first}-{last}", first=shift, last=shift + n - 1),
                  scale),
             "right", SAFE_TOP))
-        same = note(_("change of the scores: {difference}", difference=diff(self.numbers.shift_invariance["rope"])),
-                    t.muted)
+        same = note(verdict(self.numbers.shift_invariance["rope"], N_("both positions shifted: the same scores"),
+                            N_("change of the scores: {difference}")), t.text)
         moved = note(_("permuting the sentence changes the rows by {difference}",
                        difference=diff(self.numbers.equivariance["rope"])), t.text)
         moved.move_to([0, NOTE_Y, 0])

@@ -45,15 +45,22 @@ def say_diff(value: float) -> str:
     return _(SAY_BOUND) if rounding(value) else say_number(value)
 
 
+def verdict(value: float, same: str, differ: str) -> str:
+    """What the picture says of a measured difference: the words ``same`` when it is rounding (the topic's
+    one footnote says where rounding ends; the manifest keeps the exact value), else ``differ`` with the
+    difference in the house format. Both are message ids (marked ``N_``); ``differ`` has ``{difference}``."""
+    return _(same) if rounding(value) else _(differ, difference=fmt(value))
+
+
 def changes(value: float) -> str:
-    """The table's answer to 'does it change?': 'no (< 10⁻¹²)' or 'yes, by 2.02'."""
-    return _("no ({bound})", bound=BOUND_TEXT) if rounding(value) else _("yes, by {value}", value=fmt(value))
+    """The table's answer to 'does it change?': 'no' (rounding) or 'yes, by 2.02'."""
+    return _("no") if rounding(value) else _("yes, by {value}", value=fmt(value))
 
 
 def only_offset(value: float) -> str:
-    """The table's answer to 'do the scores depend only on the offset?'."""
-    return _("yes ({bound})", bound=BOUND_TEXT) if rounding(value) else \
-        _("no, they move by {value}", value=fmt(value))
+    """The table's answer to 'do the scores depend only on the offset?': 'yes' (rounding) or 'no, they
+    move by 0.31'."""
+    return _("yes") if rounding(value) else _("no, they move by {value}", value=fmt(value))
 
 
 def slope_text(slope: float) -> str:
