@@ -45,16 +45,16 @@ def test_folded_terms_add_up_to_the_stream(depth, position):
 def test_folded_terms_keep_first_and_last_block():
     _, st = bank_stack(12)
     labels = [t.label for t in folded_terms(st, RECEIVER)]
-    assert labels == ["x0", "attn 1", "ffn 1", "blocks 2-11", "attn 12", "ffn 12"]
+    assert labels == ["x0", "attn 0", "ffn 0", "blocks 1-10", "attn 11", "ffn 11"]
     _, st = bank_stack(3)
-    assert [t.label for t in folded_terms(st, RECEIVER)][1:3] == ["attn 1", "ffn 1"]
+    assert [t.label for t in folded_terms(st, RECEIVER)][1:3] == ["attn 0", "ffn 0"]
 
 
 def test_followed_points_pass_the_lessons_states():
     _, st = bank_stack(3)
     np.testing.assert_allclose(followed(st, "resid_pre", RECEIVER)[0], X0)
     np.testing.assert_allclose(followed(st, "resid_post", RECEIVER), AFTER_BLOCK, atol=1e-3)
-    pattern = followed(st, "pattern", RECEIVER)[0]  # block 1: (h, n)
+    pattern = followed(st, "pattern", RECEIVER)[0]  # block 0: (h, n)
     assert pattern.shape == (1, 4) and np.argmax(pattern[0]) == RIVER
     np.testing.assert_allclose(pattern[0].sum(), 1.0)
     assert pattern[0][RIVER] >= 0.5  # "its weights land mostly on river"
@@ -75,14 +75,14 @@ def test_bank_numbers_follow_the_flag_position_and_both_settings():
     np.testing.assert_allclose(nums.tracked[:, 0], [X0[0]] + [s[0] for s in AFTER_BLOCK], atol=1e-3)
     np.testing.assert_allclose(nums.tracked[:, 1], [X0[3]] + [s[3] for s in AFTER_BLOCK], atol=1e-3)
     assert TRACKED == (0, 3)  # geographic and bank identity
-    np.testing.assert_allclose(nums.map_scale, DRIFT[-1], atol=2e-3)  # the tallest bar: residual on, block 3
+    np.testing.assert_allclose(nums.map_scale, DRIFT[-1], atol=2e-3)  # the tallest bar: residual on, block 2 (the last)
     np.testing.assert_allclose(nums.bars[False], OFF_NORM, atol=0.05)
     assert nums.mlp_post.shape == (3, nums.d_ff)
     np.testing.assert_array_equal(nums.resid_post, nums.trace.stack_activation("resid_post")[:, RECEIVER])
     river = bank_numbers(depth=2, residual=False, position=RIVER)
     assert river.token == "river" and not river.residual
     np.testing.assert_allclose(river.x0, [1.0, 0.0, 0.2, 0.0])  # river's embedding: geographic
-    # without the residual the stream after block 2 is its FFN's output alone
+    # without the residual the stream after block 1 (the last) is its FFN's output alone
     np.testing.assert_allclose(river.final, river.mlp_out[1])
 
 
@@ -150,7 +150,7 @@ def test_default_script_says_the_lessons_numbers():
     assert "Its correction [0.70, −0.30, −0.20, 0.00]" in lines["first_attention"].caption
     assert "on 'river'" in lines["first_attention"].caption and "of its weight on river" in lines[
         "first_attention"].speech
-    assert "Block 1 leaves [1.30, −0.10, −0.40, 1.20]" in lines["first_ffn"].caption
+    assert "Block 0 leaves [1.30, −0.10, −0.40, 1.20]" in lines["first_ffn"].caption
     assert "goes 0.3 → 1.3 → 2.3 → 3.4" in lines["later_blocks"].caption
     assert "zero point three, then one point three, then two point three, then three point four" in lines[
         "later_blocks"].speech
@@ -167,8 +167,8 @@ def test_no_residual_script_says_the_input_is_gone():
     assert "written over" in lines["first_attention"].caption and "x₀ is gone" in lines["first_attention"].caption
     assert "about 0.40 long" in lines["depth_map"].caption and "zero point four long" in lines["depth_map"].speech
     assert "stay near 0.40" in lines["compare_maps"].caption
-    assert lines["later_blocks"].caption.startswith("Blocks 2 to 6 repeat")
-    assert script(Params(depth=2))["later_blocks"].caption.startswith("Block 2 repeats the pattern")
+    assert lines["later_blocks"].caption.startswith("Blocks 1 to 5 repeat")
+    assert script(Params(depth=2))["later_blocks"].caption.startswith("Block 1 repeats the pattern")
 
 
 # -- scenes/bank/parts.py: layout (builds mobjects, compiles LaTeX) ------------------------------------
@@ -293,7 +293,7 @@ def test_default_shows_the_engine_and_the_lesson(rendered):
     assert nums["attention_top"] == "river" and panel[0]["pattern"][RIVER] >= 50
     close(nums["plot"], [[X0[0], X0[3]]] + [[s[0], s[3]] for s in AFTER_BLOCK], atol=0.05)
     sums = nums["sum"]
-    assert sums["labels"] == ["x0", "attn 1", "ffn 1", "attn 2", "ffn 2", "attn 3", "ffn 3"]
+    assert sums["labels"] == ["x0", "attn 0", "ffn 0", "attn 1", "ffn 1", "attn 2", "ffn 2"]
     close(sums["total"], sums["final"], atol=DRAWN)
     close(sums["final"], AFTER_BLOCK[-1], atol=0.05)
     close(np.sum(sums["vectors"], axis=0), sums["final"], atol=7 * DRAWN)  # seven rounded columns

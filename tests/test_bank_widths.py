@@ -87,7 +87,7 @@ def test_the_header_states_the_config_the_numbers_run_under(flags):
     cfg = bank(p.depth, p.residual).cfg
     assert header_config(text) == stated(cfg)
     assert len(used) == p.depth and f"# Stack: {p.depth} blocks, tied" in text
-    assert f"followed at token {p.receiver_index + 1} " in text
+    assert f"followed at token {p.receiver_index} " in text
 
 
 def test_a_3_wide_worlds_header_states_its_widths(tmp_path):

@@ -153,7 +153,7 @@ def test_script_says_the_sizes_of_the_config():
     assert "all 24 numbers" in six["check"].caption and "twenty-four numbers" in six["check"].speech  # 6 x 4
     three = script(Params())
     assert "3 tokens, 4 numbers each" in three["input"].caption
-    assert "[1.00, 0.50, −0.30, 0.80]" in three["input"].caption  # token 1 is read on screen, not aloud
+    assert "[1.00, 0.50, −0.30, 0.80]" in three["input"].caption  # token 0 is read on screen, not aloud
     assert "three tokens, with four numbers each" in three["input"].speech
     assert "length 2.00" in three["norm1"].caption and "length two" in three["norm1"].speech  # sqrt(4)
     assert script(Params(stage="attention")).keys() == {"outline", "input", "norm1", "attention"}

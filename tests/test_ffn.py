@@ -70,7 +70,7 @@ def test_followed_position_is_the_ffn_written_out_by_hand(act):
     np.testing.assert_allclose(n.pos["mlp_out"], hand["mlp_out"], atol=1e-12)
     np.testing.assert_allclose(n.pos["resid_post"], n.pos["resid_mid"] + n.pos["mlp_out"], atol=1e-12)
     assert n.pos["update_norm"] == pytest.approx(math.sqrt(sum(v * v for v in hand["mlp_out"])), abs=1e-12)
-    assert n.pos["active_units"].tolist() == [j + 1 for j, v in enumerate(hand["mlp_pre"]) if v > 0]
+    assert n.pos["active_units"].tolist() == [j for j, v in enumerate(hand["mlp_pre"]) if v > 0]
     assert n.pos["n_active"] == sum(v > 0 for v in hand["mlp_pre"])
 
 
@@ -133,7 +133,7 @@ def test_position_counts_from_one_and_zero_is_the_last_token():
     assert Params().position == 2 and Params().index == 1
     assert Params(n_tokens=3, position=0).index == 2
     assert Params(n_tokens=3, position=3).index == 2
-    assert ffn_numbers(4, 16, "gelu", 3, Params(n_tokens=3, position=0).index, 0).token == 3
+    assert ffn_numbers(4, 16, "gelu", 3, Params(n_tokens=3, position=0).index, 0).index == 2
     with pytest.raises(ValueError, match=r"--position must be between 0 \(the last token\) and 3; got 4"):
         Params(n_tokens=3, position=4)
     with pytest.raises(ValueError, match="--d-ff must be at least --d-model"):
@@ -174,14 +174,14 @@ def test_every_step_has_a_caption_and_a_speech_without_symbols(flags):
 def test_script_speaks_the_lessons_numbers_in_words():
     lines = script(Params())
     # defaults: token 2 of 4, d 4, d_ff 16; GELU; its update has length 0.53 (as the storyboard prints)
-    assert lines["show_input"].speech.startswith("We follow token two of four.")
+    assert lines["show_input"].speech.startswith("We follow token one of four, counting from zero.")
     assert "four rows and sixteen columns" in lines["expand"].speech and "four times wider" in lines["expand"].speech
     assert "zero point five three" in lines["contract"].speech and "‖Δ‖ = 0.53" in lines["contract"].caption
     # a zero here is rounding's luck (another CPU gives 10^-14): caption and voice give the bound
     assert "below ten to the minus twelve: rounding" in lines["permute_rows"].speech
     assert "Largest difference < 10⁻¹²." in lines["permute_rows"].caption
     last = script(Params(n_tokens=3, position=0))
-    assert last["show_input"].caption.startswith("Token 3 of 3.")
+    assert last["show_input"].caption.startswith("Token 2 (of 0-2).")
     wide = script(Params(d_model=40, d_ff=170, n_tokens=2))
     assert "heat strip" in wide["show_input"].caption and "has forty numbers" in wide["show_input"].speech
     assert "one hundred seventy hidden numbers, four point two five times" not in wide["expand"].speech
@@ -235,14 +235,14 @@ def assert_shown_numbers_match(numbers, d_model=4, d_ff=16, act="gelu", n_tokens
     def shown(key, engine, numeric):
         np.testing.assert_allclose(numbers[key], np.round(engine, 2) if numeric else engine, atol=1e-12)
 
-    assert numbers["position"] == i + 1
+    assert numbers["position"] == i
     shown("ln2_normalized", tr["ln2_normalized", 0][i], look.stream_numbers)
     shown("mlp_pre", mtr["mlp_pre"][i], look.hidden_numbers)
     shown("mlp_post", mtr["mlp_post"][i], look.hidden_numbers)
     shown("mlp_out", out[i], look.stream_numbers)
     shown("resid_mid", tr["resid_mid", 0][i], look.stream_numbers)
     shown("resid_post", tr["resid_mid", 0][i] + out[i], look.stream_numbers)
-    assert numbers["active_units"] == (np.flatnonzero(mtr["mlp_pre"][i] > 0) + 1).tolist()
+    assert numbers["active_units"] == np.flatnonzero(mtr["mlp_pre"][i] > 0).tolist()
     assert numbers["ledger"]["n_active"] == len(numbers["active_units"])
     assert numbers["ledger"]["update_norm"] == pytest.approx(round(float(np.linalg.norm(out[i])), 2))
     perm = np.roll(np.arange(n_tokens), -1)

@@ -63,7 +63,7 @@ def test_trained_last_frame_manifest(cli, tmp_path):
     assert result.exit_code == 0, result.output
     shown = json.loads((out / "ffn" / "tiny.png.json").read_text())["numbers"]
     assert shown["checkpoint"] == "tiny" and shown["layer"] == 1 and shown["token_ids"] == IDS
-    assert shown["tokens"] == TEXT.split() and shown["position"] == 3
+    assert shown["tokens"] == TEXT.split() and shown["position"] == 2  # --position 3 (from 1): position 2
     np.testing.assert_allclose(shown["resid_post"], Z1[2], atol=1e-4)
 
 

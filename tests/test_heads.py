@@ -208,7 +208,7 @@ def test_toy_video_srt_manifest_and_numbers(render_heads, out_dir):
     for ext in ("mp4", "srt", "json"):
         assert (out_dir / "heads" / f"toy.{ext}").stat().st_size > 0
     drawn = manifest["numbers"]
-    assert drawn["position"] == 3 and drawn["token"] == "tower"
+    assert drawn["position"] == 2 and drawn["token"] == "tower"
     check_numbers(drawn, heads_world(4, 2, 2, TOKENS, seed=0, mask="causal"), receiver=2, shown=2, places=2)
     assert "changed" not in drawn and "change_wo" not in [s["name"] for s in manifest["steps"]]
     srt = (out_dir / "heads" / "toy.srt").read_text()

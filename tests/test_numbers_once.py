@@ -66,7 +66,7 @@ def test_a_render_computes_the_topics_numbers_once(monkeypatch, tmp_path):
     calls = counting(monkeypatch, residual, "residual_numbers")
     manifest = scenes.render("residual", quality="preview", last_frame=True, out=tmp_path)
     assert len(calls) == 1, f"residual's numbers were computed {len(calls)} times in one render"
-    assert manifest.numbers["position"] == 3  # the scene drew from them: the last of the three tokens
+    assert manifest.numbers["position"] == 2  # the scene drew from them: the last of the three tokens (from 0)
 
 
 @pytest.mark.render

@@ -143,7 +143,7 @@ def test_video_srt_manifest_and_numbers(render_topic_cli):
     assert drawn["resid_mid"] == [0.7517, 0.5035]
     np.testing.assert_allclose(drawn["runs"]["identity"]["resid_mid"], [1.2483, 0.5035], atol=5e-5)
     np.testing.assert_allclose(drawn["attn_scores"], [0.0, 1 / math.sqrt(2), 0.0], atol=1e-12)
-    assert drawn["position"] == 3 and drawn["token"] == "tower" and drawn["wo"] == "negate"
+    assert drawn["position"] == 2 and drawn["token"] == "tower" and drawn["wo"] == "negate"
     assert manifest["duration"] > 5
     srt = (folder / "residual.srt").read_text()
     assert len(manifest["steps"]) == 5

@@ -111,7 +111,7 @@ def contrast(a: str, b: str) -> float:
 def named_colours(theme_name: str) -> dict[str, str]:
     roles = ROLES[theme_name]
     named = {name: getattr(roles, name) for name in SINGLE_ROLES}
-    named.update({f"head {r + 1}": c for r, c in enumerate(roles.heads)})
+    named.update({f"head {r}": c for r, c in enumerate(roles.heads)})
     return named
 
 

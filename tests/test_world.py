@@ -342,7 +342,7 @@ def test_an_edited_ffn_world_renders_its_own_numbers(cli, tmp_path, render_topic
     from math import erf
 
     path = written(cli, tmp_path, "ffn")
-    path = edited(path, 'tokens = ["token 1", "token 2", "token 3", "token 4"]',
+    path = edited(path, 'tokens = ["token 0", "token 1", "token 2", "token 3"]',
                   'tokens = ["we", "like", "warm", "tea", "today"]', "tokens.toml")
     path = with_lines(path, "x = [", "  [0.9, -1.2, 0.3, 0.0],\n", "vector.toml")  # a new first position
     path = with_lines(path, "W_in = [", "  [" + ", ".join(["0.5", "-0.5"] * 8) + "],\n", "mine.toml", drop=1)
@@ -352,7 +352,7 @@ def test_an_edited_ffn_world_renders_its_own_numbers(cli, tmp_path, render_topic
     gelu = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / np.sqrt(2))))
     hand = block_by_hand(table, gelu)
     drawn, i = manifest.numbers, 1  # the default --position 2
-    assert drawn["world"]["tokens"] == ["we", "like", "warm", "tea", "today"] and drawn["position"] == 2
+    assert drawn["world"]["tokens"] == ["we", "like", "warm", "tea", "today"] and drawn["position"] == i
     for key in ("ln2_normalized", "mlp_pre", "mlp_post", "mlp_out", "resid_mid", "resid_post"):
         np.testing.assert_allclose(drawn[key], hand[key][i], atol=0.005 + 1e-12, err_msg=key)
     perm = drawn["perm"]  # the last step shows the rows permuted: the same FFN, row by row
@@ -365,7 +365,7 @@ def test_an_edited_block_world_renders_its_own_numbers(cli, tmp_path, render_top
     from math import erf
 
     path = written(cli, tmp_path, "block")
-    path = edited(path, 'tokens = ["token 1", "token 2", "token 3"]', 'tokens = ["my", "own", "four", "words"]',
+    path = edited(path, 'tokens = ["token 0", "token 1", "token 2"]', 'tokens = ["my", "own", "four", "words"]',
                   "tokens.toml")
     path = with_lines(path, "x = [", "  [2.0, -1.0, 0.0, 0.5],\n", "vector.toml")  # a new first token
     path = with_lines(path, "W_out = [", "  [1.0, 0.0, -1.0, 0.0],\n", "mine.toml", drop=1)  # hidden unit 1's write
@@ -624,7 +624,7 @@ def test_an_edited_positions_world_renders_its_own_numbers(cli, tmp_path, render
     t = {k: np.array(v) for k, v in tomllib.loads(path.read_text()).items() if k not in ("topic", "tokens")}
     gelu = np.vectorize(lambda v: 0.5 * v * (1 + erf(v / np.sqrt(2))))
     shown, n, order = manifest.numbers, 6, np.array([0, 5, 2, 3, 4, 1])  # six words: the second and last swap
-    assert shown["world"]["tokens"] == ["a", "big", "dog", "saw", "a", "cat"] and shown["order"] == [1, 6, 3, 4, 5, 2]
+    assert shown["world"]["tokens"] == ["a", "big", "dog", "saw", "a", "cat"] and shown["order"] == order.tolist()
 
     def block(x: np.ndarray) -> np.ndarray:
         return block_by_hand({**t, "x": x}, gelu, causal=False)["resid_post"]

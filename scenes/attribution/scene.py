@@ -241,7 +241,7 @@ class AttributionScene(StepScene):
     def record_numbers(self) -> None:
         """The values no part holds: the input, the prediction, the exact logit and sums."""
         self.record(checkpoint=self.numbers.name, ids=self.numbers.ids, tokens=list(self.numbers.strings),
-                    position=self.numbers.index + 1, predicted=self.numbers.predicted,
+                    position=self.numbers.index, predicted=self.numbers.predicted,
                     predicted_token=self.numbers.predicted_string, probability=self.numbers.probability,
                     against=self.numbers.against, logit=self.numbers.logit,
                     logit_sum_error=self.numbers.logit_sum_error, ablation=self.numbers.ablated[0].mode)

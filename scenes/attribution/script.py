@@ -131,7 +131,7 @@ def show_sum(n: AttributionNumbers) -> Line:
         _("Checkpoint '{name}' at position {position}, '{token}', predicts '{pred}' ({percent}). The stream it reads "
           "is a sum of {count} terms: the token and position embeddings, then per layer each head's output, b_O and "
           "the MLP's output. Their sum is the forward's stream to within {bound}.", name=n.name,
-          position=n.index + 1, token=token, pred=pred, percent=pct(n.probability, 1), count=count,
+          position=n.index, token=token, pred=pred, percent=pct(n.probability, 1), count=count,
           bound=power_of_ten(n.bound_exponent)),
         _("This is the trained checkpoint {name}, at the word {token}. It predicts {pred}, with {percent}. The "
           "stream it reads there is a sum of {count} vectors. First, the token embedding and the position "

@@ -55,10 +55,10 @@ def followed(trace: Trace, name: str, position: int) -> np.ndarray:
 class Term:
     """One summand of the sum shown on screen: x0, one correction, or several folded into one."""
 
-    label: str  # 'x0', 'attn 2', 'ffn 2', or 'blocks 2-11'
+    label: str  # 'x0', 'attn 1', 'ffn 1', or 'blocks 1-10' (blocks count from 0)
     keys: tuple[tuple[str, int], ...]  # the trace points it adds up: ('resid_pre', 0) for x0, ('attn_out', b), ...
-    first: int  # first block (1-based; 0 for x0)
-    last: int  # last block (1-based; 0 for x0)
+    first: int  # first block (0-based; -1 for x0)
+    last: int  # last block (0-based; -1 for x0)
     vector: np.ndarray  # (d,)
 
 
@@ -70,10 +70,10 @@ def folded_terms(trace: Trace, position: int, max_blocks: int = 3) -> list[Term]
     residual is on).
     """
     depth = len(trace.layers)
-    out = [Term("x0", (("resid_pre", 0),), 0, 0, trace["resid_pre", 0][position])]
+    out = [Term("x0", (("resid_pre", 0),), -1, -1, trace["resid_pre", 0][position])]
 
-    def block_terms(b: int) -> list[Term]:  # b is 0-based
-        return [Term(f"{name} {b + 1}", ((key, b),), b + 1, b + 1, trace[key, b][position])
+    def block_terms(b: int) -> list[Term]:
+        return [Term(f"{name} {b}", ((key, b),), b, b, trace[key, b][position])
                 for name, key in (("attn", "attn_out"), ("ffn", "mlp_out"))]  # fmt: skip
 
     if depth <= max_blocks:
@@ -82,9 +82,9 @@ def folded_terms(trace: Trace, position: int, max_blocks: int = 3) -> list[Term]
         return out
     middle = tuple((key, b) for b in range(1, depth - 1) for key in ("attn_out", "mlp_out"))
     folded = np.sum([trace[k][position] for k in middle], axis=0)  # (2 (depth - 2), d) -> (d,)
-    label = "block 2" if depth == 3 else f"blocks 2-{depth - 1}"
+    label = "block 1" if depth == 3 else f"blocks 1-{depth - 2}"
     out += block_terms(0)
-    out.append(Term(label, middle, 2, depth - 1, folded))
+    out.append(Term(label, middle, 1, depth - 2, folded))
     out += block_terms(depth - 1)
     return out
 
@@ -228,6 +228,6 @@ def world_of(p: Params) -> tuple[WorldSpec, tuple[str, ...], tuple[str, ...], di
     (the config the numbers use, ``depth`` tied blocks, the followed token)."""
     world = None if p.world is None else read_world(p.world)
     ex = bank(p.depth, p.residual, world)
-    followed = f"token {p.receiver_index + 1} ({ex.tokens[p.receiver_index]!r}; --position)"
+    followed = f"token {p.receiver_index} ({ex.tokens[p.receiver_index]!r}; --position)"
     return (WORLD_SPEC, tuple(ex.tokens), tuple(ex.dims), {"x": ex.x, **ex.weights[0].to_dict()},
             Architecture(ex.cfg, p.depth, tied=ex.weights[0] is ex.weights[-1], followed=followed))

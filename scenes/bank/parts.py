@@ -189,11 +189,18 @@ class WalkColumn(VectorColumn):
         return dict(self.log_book)
 
 
+def block_title(b: int, depth: int) -> str:
+    """The panel's title for block ``b`` of ``depth`` tied blocks, counted from 0: 'block 1 (of 0-2)'."""
+    if depth == 1:
+        return _("block {b}", b=b)
+    return _("block {b} (of 0-{last})", b=b, last=depth - 1)
+
+
 class BlockPanel(VGroup):
     """The block's panel: a frame and title, the attention half (the weights over the sentence) and the
     feed-forward half (the normalised read and one bar per ReLU unit); a veil dims the idle half.
 
-    Built from block 1's numbers; :meth:`show_block` and :meth:`show_ffn` move it to a later block.
+    Built from block 0's numbers; :meth:`show_block` and :meth:`show_ffn` move it to a later block.
     ``displayed`` is per block, under the engine's trace keys, the attention weights ``pattern`` (head 0's
     row, in percent as drawn), the FFN's read ``ln2_normalized`` (None when drawn as colours alone) and its
     activations ``mlp_post``.
@@ -211,7 +218,7 @@ class BlockPanel(VGroup):
         divider = DashedLine([PANEL_LEFT + 0.15, PANEL_MID, 0], [PANEL_RIGHT - 0.15, PANEL_MID, 0],
                              color=theme().faint, stroke_width=1.5)
         self.frame = VGroup(box, divider)
-        self.title = label(_("block {b} of {n}", b=1, n=depth), 24).move_to([cx, PANEL_TOP - 0.3, 0])
+        self.title = label(block_title(0, depth), 24).move_to([cx, PANEL_TOP - 0.3, 0])
         self.attn_title = label(_("attention · reads norm(x)"), TEXT_SIZE, theme().muted)
         self.attn_title.move_to([PANEL_LEFT + 0.2, PANEL_TOP - 0.72, 0], aligned_edge=LEFT)
         self.ffn_title = label(_("FFN · reads norm(x)"), TEXT_SIZE, theme().muted)
@@ -296,8 +303,8 @@ class BlockPanel(VGroup):
         return self.veils[half]
 
     def show_block(self, b: int, weights: np.ndarray) -> list:
-        """Animations to block b (1-based): the title, and the attention bars (percentages switch at once)."""
-        anims = [Transform(self.title, label(_("block {b} of {n}", b=b, n=self.n_blocks), 24).move_to(self.title))]
+        """Animations to block b (from 0): the title, and the attention bars (percentages switch at once)."""
+        anims = [Transform(self.title, label(block_title(b, self.n_blocks), 24).move_to(self.title))]
         for (base, bar), pct_mob, w in zip(self.bars.bars, self.bars.percents, weights):
             height = max(float(w) * BARS["bar_height"], 1e-3)
             anims.append(bar.animate.stretch_to_fit_height(height).align_to(base, DOWN))
@@ -344,7 +351,7 @@ class RunningPlot(VGroup):
                 self.axes.c2p(0, v), LEFT, buff=0.12))
         for b in range(0, depth + 1, step_x):
             ticks.add(label(str(b), TEXT_SIZE, theme().muted).next_to(self.axes.c2p(b, lo), DOWN, buff=X_TICK_GAP))
-        x_name = label(_("after block"), TEXT_SIZE, theme().muted).next_to(self.axes, DOWN, buff=0.5)
+        x_name = label(_("blocks passed"), TEXT_SIZE, theme().muted).next_to(self.axes, DOWN, buff=0.5)
         self.colors = (roles().focus, roles().stream)
         legend = VGroup()
         self.legend_numbers = VGroup()
@@ -361,7 +368,8 @@ class RunningPlot(VGroup):
         self.drawn = 0  # blocks plotted so far
 
     def extend(self, b: int) -> list:
-        """Animations that draw block b's segments and dots; the legend numbers switch at once."""
+        """Animations that draw the stream after b blocks (x_b, written by block b - 1): its segments and dots;
+        the legend numbers switch at once."""
         v = self.values
         anims = []
         for k in range(2):
@@ -397,7 +405,7 @@ class SumRow(VGroup):
         super().__init__()
         self.terms, self.residual = terms, residual
         size = dict(cell_width=0.95, cell_height=cell_height(len(final), SUM_SPAN, most=1.1), font_size=NUMBER_SIZE)
-        depth = terms[-1].last
+        depth = terms[-1].last + 1  # blocks 0 .. depth - 1 write x_1 .. x_depth
         self.cols = VGroup(*[VectorColumn(t.vector, title=term_formula(t), **size) for t in terms])
         self.result = VectorColumn(final, title=formula(f"x_{depth}", 34, roles().stream),
                                    **size)
@@ -427,7 +435,7 @@ class SumRow(VGroup):
                                 SAFE_RIGHT - SAFE_LEFT, roles().stream)
             self.cross = VGroup()
         else:
-            self.note = label(_("overwritten: only block {depth}'s last output is left", depth=depth), 24,
+            self.note = label(_("overwritten: only block {block}'s last output is left", block=depth - 1), 24,
                               roles().focus)
             first = self.cols[0].cells
             self.cross = VGroup(Line(first.get_corner(UL), first.get_corner(DOWN + RIGHT)),
@@ -488,7 +496,7 @@ class DepthMap(VGroup):
             box = RoundedRectangle(corner_radius=0.06, width=block_w, height=h * 0.8, stroke_color=theme().muted,
                                    stroke_width=1.5, fill_color=theme().faint, fill_opacity=0.5)
             box.move_to([block_x, y, 0])
-            blocks.add(VGroup(box, label(_("block {b}", b=i + 1), font, theme().text).move_to(box)))
+            blocks.add(VGroup(box, label(_("block {b}", b=i), font, theme().text).move_to(box)))
             bar = Rectangle(width=max(float(v) / scale * bar_max, 0.02), height=h * 0.55,
                             fill_color=color, fill_opacity=0.9, stroke_width=0)
             bar.move_to([bar_left, y, 0], aligned_edge=LEFT)

@@ -3,8 +3,8 @@
 The residual-stream lesson's 4-D world (``tblock.worlds.bank``): "by the river
 bank", four named stream dimensions, one head, a small ReLU FFN, RMSNorm
 before each sublayer, the same weights in every block. We follow one
-word's stream: block 1's attention (its weights over the sentence, the
-correction Δ_attn, the addition entry by entry), block 1's feed-forward
+word's stream: block 0's attention (its weights over the sentence, the
+correction Δ_attn, the addition entry by entry), block 0's feed-forward
 (the normalised read, the ReLU units, Δ_ffn), the later blocks faster with
 a running plot of two dimensions, the final vector as x0 plus every
 correction, and the depth map: the x0 ribbon and a bar per block. With
@@ -102,7 +102,7 @@ class BankScene(StepScene):
                   FadeIn(panel.title), FadeIn(panel.attn_title), FadeIn(panel.ffn_title), FadeIn(self.plot))
 
     def build_block(self) -> None:
-        """The block panel (block 1's numbers) and the running plot: on screen, empty, from the first step."""
+        """The block panel (block 0's numbers) and the running plot: on screen, empty, from the first step."""
         self.panel = self.track("panel", BlockPanel(self.numbers.depth, self.numbers.tokens, self.numbers.pattern[0, 0],
                                                     self.numbers.ln2_normalized[0], self.numbers.mlp_post[0],
                                                     self.numbers.mlp_post_max))
@@ -128,7 +128,7 @@ class BankScene(StepScene):
         self.cue(_("entry by entry"))
         self.play(FadeIn(node), Write(self.formula))
         self.combine(self.numbers.resid_mid[0], "0_resid_mid", entry_by_entry=True)
-        self.status_to(_("after block {b} · attention", b=1))
+        self.status_to(_("after block {b} · attention", b=0))
         self.cue(3)
         self.play(Indicate(self.stream.entry(self.numbers.identity), color=roles().focus))
 
@@ -145,7 +145,7 @@ class BankScene(StepScene):
         self.swap_delta("ffn", self.numbers.mlp_out[0], "0_mlp_out", extra=[Create(out)])
         self.combine(self.numbers.resid_post[0], "0_resid_post", run_time=1.2)
         self.cue(_("plot"))
-        self.status_to(_("after block {b}", b=1))
+        self.status_to(_("after block {b}", b=0))
         self.play(*self.plot.extend(1), run_time=0.6)
 
     @step
@@ -155,7 +155,7 @@ class BankScene(StepScene):
         for b in range(1, d):
             if b == d - 1 and d > 2:
                 self.cue(_("goes"))  # the last block with the sentence that reads the track
-            self.play(*self.panel.show_block(b + 1, self.numbers.pattern[b, 0]), *self.panel.veil("ffn"),
+            self.play(*self.panel.show_block(b, self.numbers.pattern[b, 0]), *self.panel.veil("ffn"),
                       run_time=0.5 * speed)
             self.swap_delta("attn", self.numbers.attn_out[b], f"{b}_attn_out", run_time=0.4 * speed)
             self.combine(self.numbers.resid_mid[b], f"{b}_resid_mid", run_time=0.6 * speed)
@@ -164,7 +164,7 @@ class BankScene(StepScene):
                       run_time=0.5 * speed)
             self.swap_delta("ffn", self.numbers.mlp_out[b], f"{b}_mlp_out", run_time=0.4 * speed)
             self.combine(self.numbers.resid_post[b], f"{b}_resid_post", run_time=0.6 * speed)
-            self.status_to(_("after block {b}", b=b + 1), run_time=0.3 * speed)
+            self.status_to(_("after block {b}", b=b), run_time=0.3 * speed)
             self.play(*self.plot.extend(b + 1), run_time=0.4 * speed)
         self.cue(-1)  # the sentence that reads the identity's range
         self.play(Indicate(self.stream.entry(self.numbers.identity), color=roles().focus))

@@ -111,10 +111,10 @@ def first_attention(nums: BankNumbers) -> Line:
     ident, spoken_ident = identity_change(nums, nums.x0[nums.identity], nums.resid_mid[0, nums.identity])
     how = _("added to") if nums.residual else _("written over")
     return Line(
-        _("Block 1, attention: '{token}' puts {weight} of its weight on '{source}'. Its correction {delta} is "
+        _("Block 0, attention: '{token}' puts {weight} of its weight on '{source}'. Its correction {delta} is "
           "{how} the stream entry by entry; {identity}.", token=nums.token, weight=pct(weight, 1), source=source,
           delta=fmt_vec(nums.attn_out[0]), how=how, identity=ident),
-        _("In block one, attention: {token} puts {weight} of its weight on {source}. Out comes a correction, "
+        _("In block zero, attention: {token} puts {weight} of its weight on {source}. Out comes a correction, "
           "delta attention. It is {how} the stream, entry by entry. {identity}.", token=nums.token,
           weight=say_percent(100 * weight, 1), source=source, how=how,
           identity=capital(spoken_ident).rstrip(",")))
@@ -124,11 +124,11 @@ def first_ffn(nums: BankNumbers) -> Line:
     n_on, n_units = int(np.sum(nums.mlp_post[0] > 0)), nums.mlp_post.shape[1]
     how = _("added") if nums.residual else _("written over the stream")
     return Line(
-        _("Block 1, feed-forward: from the normalised stream {norm}, {on} of {units} ReLU units fire; their "
-          "correction {delta} is {how}. Block 1 leaves {out}.", norm=fmt_vec(nums.ln2_normalized[0]), on=n_on,
+        _("Block 0, feed-forward: from the normalised stream {norm}, {on} of {units} ReLU units fire; their "
+          "correction {delta} is {how}. Block 0 leaves {out}.", norm=fmt_vec(nums.ln2_normalized[0]), on=n_on,
           units=n_units, delta=fmt_vec(nums.mlp_out[0]), how=how, out=fmt_vec(nums.resid_post[0])),
-        _("Block one, feed-forward: it reads the normalised stream. {on} of its {units} ReLU units fire. Their "
-          "correction, delta F F N, is {how}. The plot marks where block one leaves the stream.",
+        _("Block zero, feed-forward: it reads the normalised stream. {on} of its {units} ReLU units fire. Their "
+          "correction, delta F F N, is {how}. The plot marks where block zero leaves the stream.",
           on=say_int(n_on).capitalize(), units=say_int(n_units), how=how))
 
 
@@ -162,9 +162,9 @@ def later_blocks(nums: BankNumbers) -> Line:
     track = nums.tracked  # (depth + 1, 2): geographic, identity
     dim0, spoken_dim0 = track_words(track[:, 0])
     tail, spoken_tail = identity_tail(nums, track[1:, 1].min(), track[1:, 1].max())
-    blocks = _("Block 2 repeats") if d == 2 else _("Blocks 2 to {depth} repeat", depth=d)
-    spoken_blocks = (_("Block two repeats") if d == 2 else _("Blocks two and three repeat") if d == 3
-                     else _("Blocks two to {depth} repeat", depth=say_int(d)))
+    blocks = _("Block 1 repeats") if d == 2 else _("Blocks 1 to {last} repeat", last=d - 1)
+    spoken_blocks = (_("Block one repeats") if d == 2 else _("Blocks one and two repeat") if d == 3
+                     else _("Blocks one to {last} repeat", last=say_int(d - 1)))
     geo, k = _(nums.dims[nums.geographic]), nums.geographic
     return Line(
         _("{blocks} the pattern with the same weights. The {name} dimension ({k}) goes {track}, {tail}.",
@@ -186,10 +186,10 @@ def the_sum(nums: BankNumbers) -> Line:
               "of it.", count=say_int(n_corr),
               folded=_(", with the middle blocks summed into one column") if folded else ""))
     return Line(
-        _("Without the residual nothing was summed: the final vector {final} is block {depth}'s last output alone; "
-          "x₀ and every earlier correction were overwritten.", final=fmt_vec(final), depth=nums.depth),
-        _("Without the residual, nothing was summed. The final vector is block {depth}'s last output alone. X zero "
-          "and every earlier correction were overwritten.", depth=say_int(nums.depth)))
+        _("Without the residual nothing was summed: the final vector {final} is block {block}'s last output alone; "
+          "x₀ and every earlier correction were overwritten.", final=fmt_vec(final), block=nums.depth - 1),
+        _("Without the residual, nothing was summed. The final vector is block {block}'s last output alone. X zero "
+          "and every earlier correction were overwritten.", block=say_int(nums.depth - 1)))
 
 
 def depth_map(nums: BankNumbers, verdict: bool = True) -> Line:

@@ -99,8 +99,8 @@ def stage_grid(values: np.ndarray, title: str | None = None, row_names: Sequence
                cols: Sequence[str] | None = None, cell_width: float = 0.85, scale: float | None = None,
                title_color: str | None = None, font_size: float | None = None,
                cell_height: float = CELL_H) -> MatrixGrid:
-    """A matrix grid (columns d1..dk unless given) whose first row sits at the walk's first row."""
-    cols = cols if cols is not None else [f"d{j + 1}" for j in range(values.shape[1])]
+    """A matrix grid (columns d0..d(k-1) unless given) whose first row sits at the walk's first row."""
+    cols = cols if cols is not None else [f"d{j}" for j in range(values.shape[1])]
     g = MatrixGrid(values, row_labels=row_names, col_labels=cols,
                    title=formula(title, TITLE_SIZE, title_color) if title else None, cell_width=cell_width,
                    cell_height=cell_height, gap=CELL_GAP, font_size=font_size or cell_font(cell_width, cell_height),
@@ -171,8 +171,13 @@ class BlockOutline(VGroup):
 
 
 def token_name(i: int) -> str:
-    """Row ``i``'s name as the walk and the charts write it: 'token 1' for i = 0."""
-    return _("token {index}", index=i + 1)
+    """Row ``i``'s name as the walk and the charts write it, counted from 0: 'token 0' for i = 0."""
+    return _("token {index}", index=i)
+
+
+def token_tag(i: int) -> str:
+    """Row ``i``'s short name where a grid's columns or rows are narrow: 't0' for i = 0."""
+    return f"t{i}"
 
 
 class Walk:
@@ -258,7 +263,7 @@ class HeadHeatmaps(VGroup):
                  row_names: Sequence[str] | None = None) -> None:
         super().__init__()
         h, n = pattern.shape[:2]
-        short = [f"t{i + 1}" for i in range(n)]
+        short = [token_tag(i) for i in range(n)]
         cell = min(cell_cap, (width - 0.5 * (h - 1)) / h / (n + 1.4) - CELL_GAP)
         kw = dict(cell_width=cell, scale=1.0, cell_height=cell_height, font_size=font_size)
         self.grids, self.sigmas = [], []
@@ -409,7 +414,7 @@ class SumCheck:
 
     def __init__(self, b: BlockNumbers) -> None:
         t = theme()
-        tokens = [f"t{i + 1}" for i in range(b.n)]
+        tokens = [token_tag(i) for i in range(b.n)]
         self.stacked = False  # the sum replaces its terms (two rows of grids do not fit at the floor's cells)
         kw = dict(cell_width=NUMBER_CELL, scale=b.colour_scale(), cols=[], cell_height=walk_cell(b.n)[1])
         r = roles()

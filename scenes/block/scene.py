@@ -45,6 +45,7 @@ from scenes.block.parts import (
     SharesChart,
     SumCheck,
     Walk,
+    token_tag,
 )
 from scenes.block.script import script, tokens_written
 from scenes.kit import (
@@ -160,7 +161,7 @@ class BlockScene(StepScene):
         pre, post = self.numbers.trace["mlp_pre", 0], self.numbers.trace["mlp_post", 0]
         s = self.numbers.act_summary
         act_name = f'"{ACT_NAMES[act]}"'
-        g = w.grid(pre, 'F W_"in" + b_"in"', cols=[f"h{k + 1}" for k in range(pre.shape[1])],
+        g = w.grid(pre, 'F W_"in" + b_"in"', cols=[f"h{k}" for k in range(pre.shape[1])],
                    scale=float(np.max(np.abs(pre))), title_color=roles().ffn)
         self.play(*w.show_formula(f'H = {act_name}(F thin W_"in" + b_"in"), quad '
                                   f"F = {self.numbers.placement.ffn_reads}"),
@@ -254,7 +255,7 @@ class BlockScene(StepScene):
         else:  # normalise: the stream itself
             self.play(*anims, *w.swap_note(None))
         self.cue(1)
-        if move.kind == "add":  # the caption's second sentence follows token 1: the camera on its row
+        if move.kind == "add":  # the caption's second sentence follows token 0: the camera on its row
             self.frame_part(w.stream.row_labels[0], w.stream.row(0), run_time=0.8)
         self.play(*w.stream.animate_values(values), *w.retitle_stream(title), run_time=1.4)
         if move.kind == "add":
@@ -290,7 +291,7 @@ class BlockScene(StepScene):
         height = min(0.95, 4.4 / n - CELL_GAP) if side else min(0.7, 4.7 / (2 * n) - CELL_GAP)
         maps = HeadHeatmaps(self.numbers.trace["pattern", 0], self.numbers.sums, cell_cap=1.25, title_size=36,
                             width=13.0 if side else 2 * 8.0, cell_height=height, font_size=NUMBER_SIZE,
-                            row_names=[f"t{i + 1}" for i in range(n)])
+                            row_names=[token_tag(i) for i in range(n)])
         lines = (_("row: token reading"), _("column: token read"), _("Σ: row sum"))
         reading = VGroup(*[label(t, TEXT_SIZE, theme().muted) for t in lines])
         bar = HeatStrip(np.linspace(0, 1, 101), width=3.0, height=0.3, scale=1.0)

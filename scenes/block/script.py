@@ -61,7 +61,7 @@ def outline(b: BlockNumbers, p: Params) -> Line:
 
 def input_(b: BlockNumbers, p: Params) -> Line:
     x0 = b.ex.x[0]
-    return Line(_("The input X: {tokens}, {d} numbers each (token 1 is {x}). Its rows stay lined up as they pass "
+    return Line(_("The input X: {tokens}, {d} numbers each (token 0 is {x}). Its rows stay lined up as they pass "
                   "every stage.", tokens=tokens_written(b.n), d=b.d, x=fmt_vec(x0)),
                 _("The input X holds {tokens}, with {d} numbers each. Its rows stay lined up as they pass every "
                   "stage.", tokens=tokens_phrase(b.n), d=say_int(b.d)))
@@ -95,17 +95,17 @@ def attention(b: BlockNumbers, p: Params) -> Line:
     source = _(SOURCES[p.placement])
     return Line(_("Each head weighs {reads}, reading {source}; a softmax makes every row sum to 1. Head 0 gives "
                   "token {token}'s largest weight, {percent}, to token {top}.", reads=_(reads), source=source,
-                  token=r + 1, percent=pct(pattern[0, r, top], 1), top=top + 1),
+                  token=r, percent=pct(pattern[0, r, top], 1), top=top),
                 _("Each head weighs {reads}, reading {source}. Head zero gives token {token}'s largest weight, "
                   "{percent}, to token {top}. A softmax makes every row sum to one.", reads=_(spoken_reads),
-                  source=source, token=say_int(r + 1), percent=say_percent(100 * pattern[0, r, top], 1),
-                  top=say_int(top + 1)))
+                  source=source, token=say_int(r), percent=say_percent(100 * pattern[0, r, top], 1),
+                  top=say_int(top)))
 
 
 def attn_out(b: BlockNumbers, p: Params) -> Line:
     d0 = b.trace["attn_out", 0][0]
     return Line(_("Each head's mixture of values, projected by the head's block of the output matrix and summed over "
-                  "heads, is the attention update Δattn, again {n} × {d} (token 1's: {x}).", n=b.n, d=b.d,
+                  "heads, is the attention update Δattn, again {n} × {d} (token 0's: {x}).", n=b.n, d=b.d,
                   x=fmt_vec(d0)),
                 _("Each head's mixture of values is projected by its block of the output matrix, and the heads are "
                   "summed. That is the attention update, delta attention, again {n} by {d}.", n=say_int(b.n),
@@ -126,14 +126,14 @@ def add1(b: BlockNumbers, p: Params) -> Line:
     x0, s0 = b.ex.x[0], b.stage[target][0]
     before, after = b.length_at("resid_pre")[0], b.length_at(target)[0]
     return with_rounding_note({
-        "pre": Line(_("The update is added to the stream: Y = X + Δattn. Token 1 goes from {x} to {y}.",
+        "pre": Line(_("The update is added to the stream: Y = X + Δattn. Token 0 goes from {x} to {y}.",
                       x=fmt_vec(x0), y=fmt_vec(s0)),
-                    _("The update is added to the stream: Y is X plus delta attention. Token one's length goes from "
+                    _("The update is added to the stream: Y is X plus delta attention. Token zero's length goes from "
                       "{before} to {after}.", before=say_number(before), after=say_number(after))),
-        "post": Line(_("The update is added to the stream: X + Δattn (token 1: {x}), not yet normalised.",
+        "post": Line(_("The update is added to the stream: X + Δattn (token 0: {x}), not yet normalised.",
                        x=fmt_vec(s0)),
                      _("The update is added to the stream, giving X plus delta attention. It is not yet normalised: "
-                       "token one's length is {length}.", length=say_number(after))),
+                       "token zero's length is {length}.", length=say_number(after))),
     }[p.placement], b, "add1", p)
 
 
@@ -163,16 +163,16 @@ def ffn_hidden(b: BlockNumbers, p: Params) -> Line:
                       zeroed=say_int(s["zeroed"]), kept=say_int(s["kept"])))
     return Line(_("The FFN's first matrix widens each row to {d_ff} numbers; {act} bends them: negatives are pulled "
                   "toward 0 (token {token}: {before} → {after}), positives shrink a little.", d_ff=d_ff,
-                  act=ACT_NAMES[p.act], token=i + 1, before=fmt(s["before"]), after=fmt(s["after"])),
+                  act=ACT_NAMES[p.act], token=i, before=fmt(s["before"]), after=fmt(s["after"])),
                 _("The first matrix, W in, widens each row to {d_ff} numbers. {act} bends them: negatives are pulled "
                   "toward zero, and positives shrink a little. In token {token}, {before} becomes {after}.",
-                  d_ff=say_int(d_ff), act=SPOKEN_ACTS[p.act].capitalize(), token=say_int(i + 1),
+                  d_ff=say_int(d_ff), act=SPOKEN_ACTS[p.act].capitalize(), token=say_int(i),
                   before=say_number(s["before"]), after=say_number(s["after"])))
 
 
 def ffn_out(b: BlockNumbers, p: Params) -> Line:
     d0 = b.trace["mlp_out", 0][0]
-    return Line(_("The FFN's second matrix brings each row back to {d} numbers: the FFN update Δffn (token 1's: "
+    return Line(_("The FFN's second matrix brings each row back to {d} numbers: the FFN update Δffn (token 0's: "
                   "{x}). Each row was computed from its own token alone.", d=b.d, x=fmt_vec(d0)),
                 _("The second matrix, W out, brings each row back to {d} numbers, each from its own token alone. "
                   "That is the feed-forward update, delta F F N.", d=say_int(b.d)))
@@ -182,12 +182,12 @@ def add2(b: BlockNumbers, p: Params) -> Line:
     target = b.placement.moves["add2"].target
     s0 = b.stage[target][0]
     return with_rounding_note({
-        "pre": Line(_("Added to the stream: Z = Y + Δffn, the block's output, {n} × {d} like X (token 1: {x}).",
+        "pre": Line(_("Added to the stream: Z = Y + Δffn, the block's output, {n} × {d} like X (token 0: {x}).",
                       n=b.n, d=b.d, x=fmt_vec(s0)),
                     _("The feed-forward update is added to the stream: Z is Y plus delta F F N. Z, the block's "
                       "output, is {n} by {d}, like X.", n=say_int(b.n), d=say_int(b.d))),
-        "post": Line(_("The FFN's update is added to the stream: Y + Δffn (token 1: {x}).", x=fmt_vec(s0)),
-                     _("The feed-forward update is added to the stream, giving Y plus delta F F N. Token one's length "
+        "post": Line(_("The FFN's update is added to the stream: Y + Δffn (token 0: {x}).", x=fmt_vec(s0)),
+                     _("The feed-forward update is added to the stream, giving Y plus delta F F N. Token zero's length "
                        "is now {length}.", length=say_number(b.length_at(target)[0]))),
     }[p.placement], b, "add2", p)
 
@@ -196,7 +196,7 @@ def lengths(b: BlockNumbers, p: Params) -> Line:
     x, y, z = (b.length_at(k)[0] for k in ("resid_pre", "resid_mid", "resid_post"))
     return {
         "pre": Line(_("Each token's vector length through the stages. The normalised reads sit at {read}; the stream "
-                      "X → Y → Z is never normalised (token 1: {x} → {y} → {z}).", read=fmt(b.stage_len[0, 1]),
+                      "X → Y → Z is never normalised (token 0: {x} → {y} → {z}).", read=fmt(b.stage_len[0, 1]),
                       x=fmt(x), y=fmt(y), z=fmt(z)),
                     _("Here is each token's vector length through the stages. The normalised reads sit at {read}. "
                       "The stream, from X to Y to Z, is never normalised.", read=say_number(b.stage_len[0, 1]))),

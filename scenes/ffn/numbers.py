@@ -63,7 +63,7 @@ def ffn_position(trace: Trace, p: int) -> dict:
     hidden layer before / after the activation (d_ff,); mlp_out, the update Δ
     (d,); resid_post, Z = Y + Δ (d,). (A gated FFN's mlp_pre is its gate and mlp_post the activated
     gate times the up projection; :func:`world_numbers` adds mlp_act, the activated gate alone.)
-    And active: bool mask (d_ff,); active_units: their 1-based numbers; n_active; update_norm: |Δ|.
+    And active: bool mask (d_ff,); active_units: their numbers (from 0); n_active; update_norm: |Δ|.
     """
     n = trace["mlp_out", 0].shape[0]
     if not 0 <= p < n:
@@ -74,7 +74,7 @@ def ffn_position(trace: Trace, p: int) -> dict:
     return {
         "resid_mid": trace["resid_mid", 0][p], "ln2_normalized": trace["ln2_normalized", 0][p], "mlp_pre": pre,
         "mlp_post": trace["mlp_post", 0][p], "mlp_out": delta, "resid_post": trace["resid_post", 0][p],
-        "active": active, "active_units": np.flatnonzero(active) + 1, "n_active": int(active.sum()),
+        "active": active, "active_units": np.flatnonzero(active), "n_active": int(active.sum()),
         "update_norm": float(np.linalg.norm(delta)),
     }  # fmt: skip
 
@@ -135,11 +135,6 @@ class FFNNumbers:
     curves: dict
     trained: TrainedInput | None = None  # the checkpoint and layer, when not the seeded world
     world_file: World | None = None  # the world file, when the numbers are a teacher's own
-
-    @property
-    def token(self) -> int:
-        """The followed token, counted from 1."""
-        return self.index + 1
 
     @property
     def n_tokens(self) -> int:

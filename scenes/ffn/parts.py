@@ -224,8 +224,8 @@ class ActiveMarks(Group):
 
     @property
     def displayed(self) -> list[int]:
-        """The marked units, counted from 1."""
-        return (np.flatnonzero(self.active) + 1).tolist()
+        """The marked units, counted from 0."""
+        return np.flatnonzero(self.active).tolist()
 
 
 class ActivationPlot(VGroup):

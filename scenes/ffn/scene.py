@@ -181,7 +181,7 @@ class FFNScene(StepScene):
         if trained is not None:
             self.record(checkpoint=trained.name, layer=trained.layer, token_ids=trained.ids,
                         tokens=list(self.numbers.world.tokens))
-        self.record(position=self.numbers.token, perm=self.numbers.check["perm"], d_ff=self.p.d_ff,
+        self.record(position=self.numbers.index, perm=self.numbers.check["perm"], d_ff=self.p.d_ff,
                     numbers_shown={"stream": look.stream_numbers, "hidden": look.hidden_numbers,
                                    "table": look.table_numbers})
 

@@ -97,24 +97,25 @@ def listed(p: Params) -> bool:
 
 
 def show_input(nums: FFNNumbers, p: Params) -> Line:
-    pos, d, n, t = nums.pos, p.d_model, p.n_tokens, nums.token
-    said = {"t": say_int(t), "n": say_int(n), "d": say_int(d)}
+    pos, d, n, t = nums.pos, p.d_model, p.n_tokens, nums.index
+    said, last = {"t": say_int(t), "n": say_int(n), "d": say_int(d)}, n - 1
     if listed(p):
-        caption = _("Token {t} of {n}. After attention its stream vector is Y = {y}; the FFN reads its normalised "
-                    "copy u = LN₂(Y) = {u}.", t=t, n=n, y=fmt_vec(pos["resid_mid"]), u=fmt_vec(pos["ln2_normalized"]))
+        caption = _("Token {t} (of 0-{last}). After attention its stream vector is Y = {y}; the FFN reads its "
+                    "normalised copy u = LN₂(Y) = {u}.", t=t, last=last, y=fmt_vec(pos["resid_mid"]),
+                    u=fmt_vec(pos["ln2_normalized"]))
     elif Look(p.d_model, p.d_ff).stream_numbers:
-        caption = _("Token {t} of {n}. After attention its stream vector Y has {d} numbers; the FFN reads its "
-                    "normalised copy u = LN₂(Y).", t=t, n=n, d=d)
+        caption = _("Token {t} (of 0-{last}). After attention its stream vector Y has {d} numbers; the FFN reads "
+                    "its normalised copy u = LN₂(Y).", t=t, last=last, d=d)
     else:
-        caption = _("Token {t} of {n}. Its stream vector Y has {d} numbers, drawn as a heat strip (blue positive, "
-                    "red negative); the FFN reads its normalised copy u = LN₂(Y).", t=t, n=n, d=d)
+        caption = _("Token {t} (of 0-{last}). Its stream vector Y has {d} numbers, drawn as a heat strip (blue "
+                    "positive, red negative); the FFN reads its normalised copy u = LN₂(Y).", t=t, last=last, d=d)
     if Look(p.d_model, p.d_ff).stream_numbers:
-        speech = _("We follow token {t} of {n}. After attention, its stream vector Y has {d} numbers. The "
-                   "feed-forward network reads a normalised copy, u: layer norm two of Y.", **said)
+        speech = _("We follow token {t} of {n}, counting from zero. After attention, its stream vector Y has {d} "
+                   "numbers. The feed-forward network reads a normalised copy, u: layer norm two of Y.", **said)
     else:
-        speech = _("We follow token {t} of {n}. Its stream vector Y has {d} numbers, drawn as a heat strip: blue for "
-                   "positive, red for negative. The feed-forward network reads a normalised copy, u: layer norm two "
-                   "of Y.", **said)
+        speech = _("We follow token {t} of {n}, counting from zero. Its stream vector Y has {d} numbers, drawn as a "
+                   "heat strip: blue for positive, red for negative. The feed-forward network reads a normalised "
+                   "copy, u: layer norm two of Y.", **said)
     written, spoken_origin = origin(nums)
     return Line(written + caption, spoken_origin + speech)
 
@@ -192,9 +193,9 @@ def every_position(nums: FFNNumbers, p: Params) -> Line:
 def permute_rows(nums: FFNNumbers, p: Params) -> Line:
     diff = nums.check["max_diff"]
     return Line(
-        _("Permute the rows (each moves up one, token 1 goes last) and run the FFN again: the outputs are the old "
+        _("Permute the rows (each moves up one, token 0 goes last) and run the FFN again: the outputs are the old "
           "outputs, permuted the same way. Largest difference {bound}.", bound=fmt_bound(diff)),
-        _("Now permute the rows: each moves up one, and token one goes last. Run the feed-forward network again, "
+        _("Now permute the rows: each moves up one, and token zero goes last. Run the feed-forward network again, "
           "and the outputs are the old outputs, permuted the same way. The largest difference is {bound}.",
           bound=say_bound(diff)))
 
@@ -204,7 +205,7 @@ def permute_rows(nums: FFNNumbers, p: Params) -> Line:
 def row_labels(p: Params, nums: FFNNumbers) -> dict[str, tuple[str, str]]:
     """(name, detail) of each row in the single-position view."""
     act, pos, d = ACT_NAMES[p.act], nums.pos, p.d_model
-    where = _("token {token} · d = {d}", token=nums.token, d=d)
+    where = _("token {token} · d = {d}", token=nums.index, d=d)
     return {"y_top": (_("Y, the stream"), where), "u": ("u = LN₂(Y)", where),
             "pre": (hidden_in(nums), _("{count} numbers", count=p.d_ff)),
             "post": (hidden_out(nums, act), _("{count} of {total} active", count=pos["n_active"],
@@ -251,7 +252,7 @@ def hidden_in(nums: FFNNumbers) -> str:
 
 
 def token_names(nums: FFNNumbers) -> list[str]:
-    """The rows' names in the table: the seeded world's 'token 3' in the video's language, other tokens as they are."""
+    """The rows' names in the table: the seeded world's 'token 2' in the video's language, other tokens as they are."""
     return [_("token {index}", index=m[1]) if (m := re.fullmatch(r"token (\d+)", t)) else t for t in nums.world.tokens]
 
 
@@ -275,7 +276,7 @@ def ledger_text(p: Params, nums: FFNNumbers, look: Look) -> str:
         units = _("units {units}", units=units_text(pos["active_units"])) if pos["n_active"] else _("none")
     else:
         units = pct(pos["n_active"] / p.d_ff)
-    return _("token {token}: {count} of {total} hidden units active ({units})  ·  ‖Δ‖ = {norm}", token=nums.token,
+    return _("token {token}: {count} of {total} hidden units active ({units})  ·  ‖Δ‖ = {norm}", token=nums.index,
              count=pos["n_active"], total=p.d_ff, units=units, norm=fmt(pos["update_norm"]))
 
 

@@ -241,14 +241,15 @@ class AttentionRows(VGroup):
 
 def token_names(tokens: Sequence[str], followed: int, xs: Sequence[float], cell_w: float) -> VGroup:
     """The token names over the attention cells at ``xs``: on one line, on two staggered lines when a name is wider
-    than its cell, or the positions' numbers when a name is wider than two cells; the followed token in the accent."""
+    than its cell, or the positions' numbers (from 0) when a name is wider than two cells; the followed token in the
+    accent."""
     n = len(tokens)
     names = [label(tok, LABEL_SIZE) for tok in tokens]
     ys = [Y_HEAD2] * n
     if any(name.width > cell_w + 0.02 for name in names):  # too long for one line: two staggered lines
         ys = [Y_HEAD2 - 0.06 + (STAGGER if j % 2 == 0 else -STAGGER) for j in range(n)]
         if any(name.width > 2 * cell_w for name in names):  # still too long: number the positions
-            names, ys = [label(str(j + 1), LABEL_SIZE) for j in range(n)], [Y_HEAD2] * n
+            names, ys = [label(str(j), LABEL_SIZE) for j in range(n)], [Y_HEAD2] * n
     group = VGroup()
     for j, name in enumerate(names):
         name.set_color(roles().focus if j == followed else theme().muted)

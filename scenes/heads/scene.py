@@ -401,13 +401,13 @@ class HeadsScene(StepScene):
         if trained is not None:
             self.record(checkpoint=trained.name, layer=trained.layer, token_ids=trained.ids)
         tokens, receiver = self.numbers.world.tokens, self.numbers.receiver
-        self.record(position=receiver + 1, token=tokens[receiver], tokens=list(tokens),
+        self.record(position=receiver, token=tokens[receiver], tokens=list(tokens),
                     folded_heads=self.more, write_rank=v["write_rank"][:self.k],
                     concat_difference=float(v["concat_difference"]),
                     concat_difference_shown=fmt_bound(v["concat_difference"]),
                     bypass_difference=float(v["bypass_difference"]))
         if changed is not None:
-            self.record(changed={"scale_wo": self.params.scale_wo, "head": 1, "pattern": changed["pattern"][0],
+            self.record(changed={"scale_wo": self.params.scale_wo, "head": 0, "pattern": changed["pattern"][0],
                                  "result": changed["result"][0], "result_norm": float(changed["result_norm"][0]),
                                  "attn_out": changed["attn_out"], "attn_out_norm": float(changed["attn_out_norm"]),
                                  "concat_difference": float(changed["concat_difference"])})

@@ -115,10 +115,10 @@ def show_circuit(n: HeadsNumbers) -> Line:
     return Line(
         _("Pre-norm attention adds to the stream what its heads read from a normalised copy: Y = X + "
           "Attention(LayerNorm(X)). We follow position {position}, '{token}', in a stream of {d} coordinates read "
-          "by {heads}; {origin}.", position=i + 1, token=token, d=d, heads=heads, origin=written),
+          "by {heads}; {origin}.", position=i, token=token, d=d, heads=heads, origin=written),
         " ".join([_("This is pre-norm attention: Y is X plus attention of the layer norm of X."), spoken,
                   _("We follow position {position}, the token {token}, a stream of {d} coordinates.",
-                    position=say_int(i + 1), token=token, d=say_int(d)), feeds]))
+                    position=say_int(i), token=token, d=say_int(d)), feeds]))
 
 
 def fan_out(n: HeadsNumbers) -> Line:

@@ -8,8 +8,8 @@ the engine's row-vector convention.
 
 Example::
 
-    grid = MatrixGrid(x, row_labels=["token 1", "token 2", "token 3"],
-                      col_labels=["d1", "d2", "d3", "d4"], title="X")
+    grid = MatrixGrid(x, row_labels=["token 0", "token 1", "token 2"],
+                      col_labels=["d0", "d1", "d2", "d3"], title="X")
     self.play(FadeIn(grid))
     self.play(*grid.animate_values(trace["ln1_normalized"]), run_time=1.5)
 """

@@ -75,11 +75,11 @@ MEANING = {
     "positive": "positive value",
     "negative": "negative value",
     "focus": "focus: what is said now",
-    "heads": "head 1, 2, 3, 4 (cycles)",
+    "heads": "head 0, 1, 2, 3 (cycles)",
 }
 
 
 def role_swatches(roles: Roles) -> list[tuple[str, str]]:
     """(meaning, colour) pairs for a legend: every single role, then each head."""
     rows = [(MEANING[name], getattr(roles, name)) for name in SINGLE_ROLES]
-    return rows + [(f"head {r + 1}", c) for r, c in enumerate(roles.heads)]
+    return rows + [(f"head {r}", c) for r, c in enumerate(roles.heads)]

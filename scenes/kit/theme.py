@@ -137,7 +137,7 @@ def head_color(r: int) -> str:
 
 
 def token_color(i: int, n: int) -> str:
-    """Token ``i`` of ``n`` as one line of a per-token chart: a neutral, from the text colour (token 1)
+    """Token ``i`` of ``n`` as one line of a per-token chart: a neutral, from the text colour (token 0)
     to the muted one (the last). Tokens are no role: a token's line is told by its key, never by a
     role's hue (a head's, the stream's)."""
     t = 0.0 if n <= 1 else i / (n - 1)

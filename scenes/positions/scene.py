@@ -120,7 +120,7 @@ class PositionsScene(StepScene):
         self.play(FadeOut(self.first_view), FadeOut(self.out_p_group), run_time=0.6)
         frames = VGroup(self.out.frame(i, roles().focus), self.out.frame(j, roles().focus))
         chips = VGroup(*[self.sentence.chips[k][0].copy().set_stroke(roles().focus, width=3) for k in (i, j)])
-        text = note(_("'{word}' at positions {i} and {j}", word=self.numbers.tokens[i], i=i + 1, j=j + 1),
+        text = note(_("'{word}' at positions {i} and {j}", word=self.numbers.tokens[i], i=i, j=j),
                     roles().focus)
         value = note(verdict(self.numbers.pair_difference, N_("the same row at both positions"),
                              N_("difference of the rows: {difference}")), t.text)
@@ -301,7 +301,7 @@ class PositionsScene(StepScene):
         for k, (row, rule) in enumerate(zip(table.body, table.rules)):
             self.cue(k + 1)  # sentence k + 1 speaks row k
             self.play(FadeIn(row), Create(rule), run_time=0.5)
-        permute = ",".join(str(i + 1) for i in self.numbers.order)  # with --world, maybe not --permute's
+        permute = ",".join(str(i) for i in self.numbers.order)  # with --world, maybe not --permute's
         text = _("measured: permute {permute}; shift both positions by {shift}; {bound} is rounding",
                  permute=permute, shift=self.numbers.shift, bound=BOUND_TEXT)
         cut = text.rindex("; ") + 1  # each translation keeps the '; ' before its last part
@@ -314,10 +314,10 @@ class PositionsScene(StepScene):
         i, j = self.numbers.pair
         relative, world = self.numbers.relative, self.numbers.world
         self.record(tokens=list(self.numbers.tokens), permuted_tokens=list(self.numbers.permuted_tokens),
-                    order=(self.numbers.order + 1).tolist(), schemes=list(self.numbers.schemes),
+                    order=self.numbers.order.tolist(), schemes=list(self.numbers.schemes),
                     equivariance_error=dict(self.numbers.equivariance),
                     shift_invariance_error=dict(self.numbers.shift_invariance),
-                    alibi_slopes=relative.slopes.tolist(), alibi_head=relative.head, pair=[i + 1, j + 1],
+                    alibi_slopes=relative.slopes.tolist(), alibi_head=relative.head, pair=[i, j],
                     pair_difference=self.numbers.pair_difference,
                     causal_pair_difference=self.numbers.causal_pair_difference,
                     last_row_difference=self.numbers.last_row_difference, shift=self.numbers.shift,

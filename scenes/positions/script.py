@@ -125,11 +125,11 @@ def same_token(s: PositionsNumbers) -> Line:
     word = s.tokens[i]
     return Line(
         _("The same word at two positions leaves with the same vector: '{word}' at positions {i} and {j} gets "
-          "identical rows (difference {difference}). Nothing tells them apart.", word=word, i=i + 1, j=j + 1,
+          "identical rows (difference {difference}). Nothing tells them apart.", word=word, i=i, j=j,
           difference=diff(s.pair_difference)),
         _("The same word at two positions gets the same vector. The word {word}, at positions {i} and {j}, leaves "
           "with two rows whose largest difference is {difference}. Nothing tells them apart.", word=word,
-          i=say_int(i + 1), j=say_int(j + 1), difference=say_diff(s.pair_difference)))
+          i=say_int(i), j=say_int(j), difference=say_diff(s.pair_difference)))
 
 
 def causal_mask(s: PositionsNumbers) -> Line:

@@ -176,7 +176,7 @@ class ResidualScene(StepScene):
     def record_numbers(self) -> None:
         """The values no part shows at the end; the rows and bars are tracked."""
         receiver, runs = self.numbers.receiver, self.numbers.runs
-        self.record(position=receiver + 1, token=self.numbers.tokens[receiver], wo=list(runs)[-1],
+        self.record(position=receiver, token=self.numbers.tokens[receiver], wo=list(runs)[-1],
                     attn_scores=self.numbers.last["attn_scores"],
                     runs={wo: {"attn_out": r["attn_out"], "resid_mid": r["resid_mid"]} for wo, r in runs.items()})
 

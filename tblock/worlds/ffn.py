@@ -6,7 +6,7 @@ head as wide as the stream. NumPy only; imports only the engine and the lessons.
 
 >>> ex = ffn_world(d_model=4, d_ff=16, act="gelu", n_tokens=3, seed=0)
 >>> ex.x.shape, ex.weights.W_in.shape, ex.tokens
-((3, 4), (4, 16), ('token 1', 'token 2', 'token 3'))
+((3, 4), (4, 16), ('token 0', 'token 1', 'token 2'))
 """
 
 from __future__ import annotations
@@ -46,7 +46,7 @@ def ffn_world(d_model: int = 4, d_ff: int = 16, act: str = "gelu", n_tokens: int
         x = tiny(seed=seed, n_tokens=n_tokens).x  # (n, 4)
     else:
         x = np.round(np.random.default_rng(seed + 1).standard_normal((n_tokens, d_model)), 1)  # (n, d)
-    tokens = tuple(f"token {i + 1}" for i in range(n_tokens))
+    tokens = tuple(f"token {i}" for i in range(n_tokens))
     return Example("ffn", cfg, w, x, tokens, None, 0)
 
 

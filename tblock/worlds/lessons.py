@@ -131,7 +131,7 @@ def tiny(seed: int = 0, norm: str = "rms", act: str = "gelu", placement: str = "
     shape = (TINY_MAX_TOKENS - len(TINY_X), cfg.d_model)  # the rows after the lesson's three: (3, d)
     extra = np.round(np.random.default_rng(seed + 1000).uniform(-1, 1, shape), 1)  # (3, d)
     x = np.concatenate([TINY_X, extra])[:n_tokens]  # (6, d) -> (n_tokens, d)
-    tokens = tuple(f"token {i + 1}" for i in range(n_tokens))
+    tokens = tuple(f"token {i}" for i in range(n_tokens))
     return Example("tiny", cfg, w, x, tokens, None, n_tokens - 1)
 
 
