@@ -109,3 +109,18 @@ def test_the_studios_deck_export_refuses_a_users_zip(tmp_path):
     with pytest.raises(api.RenderError, match="tiny_deck.zip, which tblock did not write"):
         worker.export("deck", out, TINY, TINY.Params(), api.make_options(out=out))
     assert zipped.read_text() == "the user's own file" and not (out / "tiny").exists()
+
+
+@pytest.mark.parametrize("name", ["../outside", "a/b"])
+def test_a_deck_name_is_one_folder_inside_out(tmp_path, cli, name):
+    """``--name ../outside`` once put the deck beside OUT, in a folder of the user's: refused in one line
+    (exit 2) by the name's rule, through the CLI and the API, and nothing is written."""
+    from scenes.pipeline import slides
+    from scenes.pipeline.options import OptionError
+
+    with pytest.raises(OptionError, match="plain file name"):
+        slides.Deck.in_out(tmp_path / "out", name)
+    result = cli("deck", "residual", "--name", name, "--out", tmp_path / "out")
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines()[-1].startswith("Error: --name must be a plain file name")
+    assert not (tmp_path / "outside").exists() and not (tmp_path / "out").exists()

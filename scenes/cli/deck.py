@@ -84,10 +84,10 @@ def deck_command(topic: Any | None) -> click.Command:
         if scripts and len(parts) > 1:
             raise click.UsageError("--script goes with a deck of one topic; a deck of parts takes none")
         opts = render_options(shared, "deck", sections=True)
-        deck = api.Deck.in_out(opts.out, shared["name"], pdf=shared["pdf"], pptx=shared["pptx"],
-                               title=shared["title"] or "", offline=shared["offline"],
-                               reveal_js=shared["reveal_js"], cdn_url=shared["cdn_url"], loop=shared["loop"])
         with cli_errors():
+            deck = api.Deck.in_out(opts.out, shared["name"], pdf=shared["pdf"], pptx=shared["pptx"],
+                                   title=shared["title"] or "", offline=shared["offline"],
+                                   reveal_js=shared["reveal_js"], cdn_url=shared["cdn_url"], loop=shared["loop"])
             api.check_deck(deck, list(TOPICS))
             if scripts:
                 opts = api.with_script(topic, pieces[0][1], opts, scripts[0])

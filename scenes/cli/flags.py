@@ -166,7 +166,7 @@ def cli_errors() -> Iterator[None]:
     """The API's errors as click's: bad input a usage error (one line, exit 2), a failed render exit 1."""
     try:
         yield
-    except api.RenderError as err:
+    except (api.RenderError, options.OptionError) as err:
         raise click.UsageError(str(err)) from None
     except api.RenderFailed as err:
         raise click.ClickException(str(err)) from None

@@ -25,7 +25,7 @@ from scenes.kit import flag_text
 from . import exports
 from .fsutil import owned_dir
 from .manifest import Manifest
-from .options import COMMAND_FIELDS
+from .options import COMMAND_FIELDS, validate_name
 from .publish import Move, publish
 
 Render = tuple[Manifest, list[Path]]  # a render's manifest and its section clips, in step order
@@ -57,7 +57,9 @@ class Deck:
     def in_out(cls, out: Path, name: str = "deck", *, pdf: bool = False, pptx: bool = False,
                **look: object) -> Deck:
         """The deck ``tblock deck`` makes: ``OUT/<name>/index.html``, with ``<name>.pdf`` and ``<name>.pptx``
-        inside its folder when asked; ``look``: the other fields."""
+        inside its folder when asked; ``look``: the other fields. ``name`` is one plain file name
+        (``options.validate_name``: ``../x`` would put the deck outside OUT), else :class:`OptionError`."""
+        validate_name(name)
         folder = Path(out) / name
         return cls(folder=folder, pdf=folder / f"{name}.pdf" if pdf else None,
                    pptx=folder / f"{name}.pptx" if pptx else None, **look)
